@@ -1,0 +1,13 @@
+# Find parallel HDF5 (C API). Debian puts the Open MPI flavour under hdf5/openmpi.
+include_guard(GLOBAL)
+set(HDF5_PREFER_PARALLEL TRUE)
+find_package(HDF5 REQUIRED COMPONENTS C)
+if(NOT HDF5_IS_PARALLEL)
+  message(FATAL_ERROR "slab: HDF5 ${HDF5_VERSION} at ${HDF5_INCLUDE_DIRS} is not built with MPI; install libhdf5-openmpi-dev")
+endif()
+if(NOT TARGET slab_hdf5)
+  add_library(slab_hdf5 INTERFACE)
+  target_include_directories(slab_hdf5 SYSTEM INTERFACE ${HDF5_C_INCLUDE_DIRS} ${HDF5_INCLUDE_DIRS})
+  target_link_libraries(slab_hdf5 INTERFACE ${HDF5_C_LIBRARIES})
+  target_compile_definitions(slab_hdf5 INTERFACE ${HDF5_C_DEFINITIONS} ${HDF5_DEFINITIONS})
+endif()

@@ -1,0 +1,39 @@
+# slab_add_mpi_test(NAME name SOURCES ... [RANKS 1 2 3 4] [TIMEOUT s] [LABELS ...] [LIBRARIES ...])
+#
+# Builds one GoogleTest executable with the MPI main of tests/common and registers it once per rank count
+# as name.np1 ... name.np4, run by mpiexec with --oversubscribe (more ranks than cores) and root allowed.
+# Every test has a timeout, so a hang fails the suite instead of stalling CI. The rank counts come from
+# SLAB_TEST_RANKS, never from MPIEXEC_MAX_NUMPROCS (FindMPI sets that to the core count, which would
+# silently drop the 3- and 4-rank runs on a 2-core machine).
+include_guard(GLOBAL)
+find_package(GTest REQUIRED)
+
+if(NOT TARGET slab_test_main)
+  add_library(slab_test_main STATIC ${PROJECT_SOURCE_DIR}/tests/common/mpi_main.cpp)
+  target_link_libraries(slab_test_main PUBLIC GTest::gtest slab::slab)
+  target_include_directories(slab_test_main PUBLIC ${PROJECT_SOURCE_DIR}/tests/common)
+endif()
+
+set(SLAB_MPIEXEC_PREFLAGS "--oversubscribe;--bind-to;none" CACHE STRING "Flags before the rank count for test runs")
+set(SLAB_TEST_ENVIRONMENT
+  "OMPI_ALLOW_RUN_AS_ROOT=1;OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1;OMPI_MCA_rmaps_base_oversubscribe=1;OPENBLAS_NUM_THREADS=1;OMP_NUM_THREADS=1;OMPI_MCA_btl_vader_single_copy_mechanism=none")
+
+function(slab_add_mpi_test)
+  cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;RANKS;LABELS;LIBRARIES" ${ARGN})
+  if(NOT T_RANKS)
+    set(T_RANKS ${SLAB_TEST_RANKS})
+  endif()
+  if(NOT T_TIMEOUT)
+    set(T_TIMEOUT 120)
+  endif()
+  add_executable(${T_NAME} ${T_SOURCES})
+  target_link_libraries(${T_NAME} PRIVATE slab_test_main ${T_LIBRARIES})
+  target_include_directories(${T_NAME} PRIVATE ${PROJECT_SOURCE_DIR}/src)
+  foreach(np IN LISTS T_RANKS)
+    add_test(NAME ${T_NAME}.np${np}
+      COMMAND ${MPIEXEC_EXECUTABLE} ${SLAB_MPIEXEC_PREFLAGS} ${MPIEXEC_NUMPROC_FLAG} ${np}
+              $<TARGET_FILE:${T_NAME}> ${MPIEXEC_POSTFLAGS})
+    set_tests_properties(${T_NAME}.np${np} PROPERTIES TIMEOUT ${T_TIMEOUT} PROCESSORS ${np}
+      LABELS "mpi;np${np};${T_LABELS}" ENVIRONMENT "${SLAB_TEST_ENVIRONMENT}")
+  endforeach()
+endfunction()

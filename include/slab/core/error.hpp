@@ -1,0 +1,88 @@
+#pragma once
+/// @file error.hpp
+/// @brief slab's exception hierarchy and the SLAB_* checking macros.
+///
+/// Every error carries the source location and the MPI rank that raised it. Errors that every rank
+/// agrees on (see slab::Comm::agree) are rethrown on every rank with the same message.
+
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace slab {
+
+/**
+ * @brief Base class of every exception slab throws.
+ *
+ * what() reads "<message> (rank R, file:line)". message() is the bare message, the same on every rank
+ * when the error was agreed collectively.
+ */
+class Error : public std::runtime_error {
+public:
+  Error(std::string message, const char* file, int line);
+  /// The message without location or rank.
+  [[nodiscard]] const std::string& message() const noexcept { return message_; }
+  [[nodiscard]] const char* file() const noexcept { return file_; }
+  [[nodiscard]] int line() const noexcept { return line_; }
+  /// The MPI rank that raised the error (-1 before MPI is initialised).
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  /// A short name of the error class ("ShapeError", ...), used when an error is re-raised on other ranks.
+  [[nodiscard]] virtual const char* kind() const noexcept { return "Error"; }
+
+private:
+  std::string message_;
+  const char* file_;
+  int line_;
+  int rank_;
+};
+
+#define SLAB_DEFINE_ERROR(Name)                                                                          \
+  class Name : public Error {                                                                            \
+  public:                                                                                                \
+    using Error::Error;                                                                                  \
+    [[nodiscard]] const char* kind() const noexcept override { return #Name; }                           \
+  }
+
+/// A user-facing argument or setting is invalid (a bad flag, an impossible limit).
+SLAB_DEFINE_ERROR(InvalidArgument);
+/// Shapes, counts or extents do not match.
+SLAB_DEFINE_ERROR(ShapeError);
+/// A dtype is not the one expected.
+SLAB_DEFINE_ERROR(TypeError);
+/// A file could not be read, written or validated.
+SLAB_DEFINE_ERROR(IoError);
+/// A memory limit cannot be met, even after spilling.
+SLAB_DEFINE_ERROR(OutOfMemory);
+/// An MPI or NCCL call failed, or another rank reported a failure.
+SLAB_DEFINE_ERROR(CommError);
+/// Data read back (a spill file) does not match what was written.
+SLAB_DEFINE_ERROR(IntegrityError);
+/// The feature needs a backend this build does not have (CUDA, NCCL).
+SLAB_DEFINE_ERROR(NotCompiled);
+/// A CUDA runtime, cuBLAS or cuSOLVER call failed.
+SLAB_DEFINE_ERROR(CudaError);
+/// An error raised on another rank, re-raised here by a collective agreement.
+SLAB_DEFINE_ERROR(RemoteError);
+
+#undef SLAB_DEFINE_ERROR
+
+namespace detail {
+/// Print a fatal message with rank and location to stderr and abort (for destructors and noexcept paths).
+[[noreturn]] void fatal(std::string_view message, const char* file, int line) noexcept;
+/// The current MPI world rank, or -1 when MPI is not initialised (or already finalised).
+int world_rank_or_minus_one() noexcept;
+}  // namespace detail
+
+}  // namespace slab
+
+/// Throw `ErrorType(message)` unless `cond` holds. The message is evaluated only on failure.
+#define SLAB_EXPECTS(cond, ErrorType, message)                                                           \
+  do {                                                                                                   \
+    if (!(cond)) throw ErrorType((message), __FILE__, __LINE__);                                         \
+  } while (0)
+
+/// Throw `ErrorType(message)` unconditionally.
+#define SLAB_FAIL(ErrorType, message) throw ErrorType((message), __FILE__, __LINE__)
+
+/// Print and abort; for paths that must not throw.
+#define SLAB_FATAL(message) ::slab::detail::fatal((message), __FILE__, __LINE__)

@@ -1,0 +1,86 @@
+#pragma once
+/// @file runtime.hpp
+/// @brief slab::Runtime: one per process. Initialises MPI and Kokkos, picks this rank's device, creates the
+/// NCCL communicator on GPU builds, and owns the settings and the trace sink.
+
+#include <mpi.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "slab/runtime/options.hpp"
+#include "slab/trace/tracer.hpp"
+
+namespace slab {
+
+/// How device buffers travel between ranks.
+enum class DeviceCommPath {
+  host,          ///< host build: there are no device buffers, everything goes over MPI
+  nccl,          ///< one GPU per rank: NCCL
+  host_staging,  ///< several ranks share a GPU (NCCL refuses that): copy to host, MPI, copy back
+};
+
+std::string_view to_string(DeviceCommPath path) noexcept;
+
+/// What this rank runs on.
+struct DeviceInfo {
+  int id = -1;                 ///< CUDA device ordinal, -1 on host builds or when no GPU exists
+  std::string name = "host";   ///< "NVIDIA A100-SXM4-40GB", or "host"
+  std::uint64_t total_memory = 0;  ///< bytes of the device (host build: this rank's share of the node's memory)
+};
+
+/**
+ * @brief The process-wide runtime.
+ *
+ * Collective over MPI_COMM_WORLD (construction and destruction). Initialises MPI with at least
+ * MPI_THREAD_FUNNELED and Kokkos unless they already are; finalises only what it initialised. With several
+ * GPUs per node, local rank r uses device r % count; where ranks outnumber the node's GPUs the device
+ * path is host staging (reported by slab-info).
+ */
+class Runtime {
+public:
+  /**
+   * @brief Read SLAB_* variables, consume the runtime flags from argv (see RuntimeOptions), initialise.
+   * @throws InvalidArgument naming the flag or variable, on every rank (every rank parses the same argv).
+   */
+  Runtime(int& argc, char**& argv);
+  /// Initialise with explicit options (MPI is initialised without arguments if it is not already).
+  explicit Runtime(RuntimeOptions options);
+  ~Runtime();
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  [[nodiscard]] MPI_Comm world() const noexcept;
+  [[nodiscard]] int rank() const noexcept;
+  [[nodiscard]] int size() const noexcept;
+  /// Rank among the ranks on this node, and their number.
+  [[nodiscard]] int local_rank() const noexcept;
+  [[nodiscard]] int local_size() const noexcept;
+  [[nodiscard]] const std::string& hostname() const noexcept;
+  [[nodiscard]] const DeviceInfo& device() const noexcept;
+  [[nodiscard]] DeviceCommPath device_comm_path() const noexcept;
+
+  [[nodiscard]] const RuntimeOptions& options() const noexcept;
+  /// The device tier limit in bytes (a fraction resolved against the device's memory).
+  [[nodiscard]] std::uint64_t device_memory_limit() const noexcept;
+  /// The host tier limit in bytes (a fraction resolved against this rank's share of the node's memory).
+  [[nodiscard]] std::uint64_t host_memory_limit() const noexcept;
+  /// The folder in which spill directories are made (checked writable at start-up).
+  [[nodiscard]] const std::string& spill_root() const noexcept;
+
+  [[nodiscard]] Tracer& tracer() noexcept;
+
+  /// Opaque handles for the comm layer on GPU builds (ncclComm_t, cudaStream_t); nullptr otherwise.
+  [[nodiscard]] void* nccl_handle() const noexcept;
+  [[nodiscard]] void* stream_handle() const noexcept;
+
+  /// The MPI library's version string, HDF5 and Kokkos versions, CUDA/NCCL where built.
+  [[nodiscard]] std::string versions() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace slab
