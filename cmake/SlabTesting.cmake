@@ -10,7 +10,7 @@ find_package(GTest REQUIRED)
 
 if(NOT TARGET slab_test_main)
   add_library(slab_test_main STATIC ${PROJECT_SOURCE_DIR}/tests/common/mpi_main.cpp)
-  target_link_libraries(slab_test_main PUBLIC GTest::gtest slab::slab)
+  target_link_libraries(slab_test_main PUBLIC GTest::gtest slab::slab nlohmann_json::nlohmann_json)
   target_include_directories(slab_test_main PUBLIC ${PROJECT_SOURCE_DIR}/tests/common)
 endif()
 

@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "slab/runtime/options.hpp"
 #include "slab/trace/tracer.hpp"
@@ -71,9 +73,15 @@ public:
 
   [[nodiscard]] Tracer& tracer() noexcept;
 
-  /// Opaque handles for the comm layer on GPU builds (ncclComm_t, cudaStream_t); nullptr otherwise.
-  [[nodiscard]] void* nccl_handle() const noexcept;
+  /// This rank's CUDA stream (an opaque cudaStream_t) on GPU builds with a device; nullptr otherwise.
   [[nodiscard]] void* stream_handle() const noexcept;
+
+  /**
+   * @brief Collective: write the trace file named by --trace / SLAB_TRACE (no-op without one) and, with
+   * --verbose, print the per-rank summary table with the extra columns given. Apps call this at the end.
+   * @throws IoError on every rank when the trace cannot be written.
+   */
+  void finish(const std::vector<std::pair<std::string, std::uint64_t>>& extra_summary_columns = {});
 
   /// The MPI library's version string, HDF5 and Kokkos versions, CUDA/NCCL where built.
   [[nodiscard]] std::string versions() const;
