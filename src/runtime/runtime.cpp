@@ -218,6 +218,10 @@ void Runtime::finish(const std::vector<std::pair<std::string, std::uint64_t>>& e
   if (impl_->options.verbose) impl_->tracer->print_summary(extra_summary_columns);
 }
 
+void detail::finalize_kokkos() noexcept {
+  if (Kokkos::is_initialized()) Kokkos::finalize();
+}
+
 std::string Runtime::versions() const {
   char mpi[MPI_MAX_LIBRARY_VERSION_STRING] = {0};
   int len = 0;

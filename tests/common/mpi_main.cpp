@@ -7,24 +7,29 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdio>
+#include <string>
 
 namespace {
 
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
 public:
   RankFailurePrinter(int rank, int size) : rank_(rank), size_(size) {}
+  // The name is taken here: UnitTest::current_test_info() inside OnTestPartResult would wait on a lock
+  // GoogleTest holds while it reports the failure.
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    test_ = std::string(info.test_suite_name()) + "." + info.name();
+  }
   void OnTestPartResult(const ::testing::TestPartResult& result) override {
     if (!result.failed()) return;
-    const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-    std::fprintf(stderr, "[rank %d/%d] FAILED %s.%s at %s:%d\n%s\n", rank_, size_, info ? info->test_suite_name() : "?",
-                 info ? info->name() : "?", result.file_name() ? result.file_name() : "?", result.line_number(),
-                 result.message());
+    std::fprintf(stderr, "[rank %d/%d] FAILED %s at %s:%d\n%s\n", rank_, size_, test_.c_str(),
+                 result.file_name() ? result.file_name() : "?", result.line_number(), result.message());
     std::fflush(stderr);
   }
 
 private:
   int rank_;
   int size_;
+  std::string test_;
 };
 
 }  // namespace

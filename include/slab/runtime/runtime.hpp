@@ -91,4 +91,9 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
+namespace detail {
+/// Finalise Kokkos if it is initialised (for programs that own MPI and let a Runtime start Kokkos).
+void finalize_kokkos() noexcept;
+}  // namespace detail
+
 }  // namespace slab

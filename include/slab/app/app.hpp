@@ -1,0 +1,125 @@
+#pragma once
+/// @file app.hpp
+/// @brief slab::App: the conventions every slab program in apps/ shares (and users' own apps can use):
+/// --help/--version, the runtime flags, --json, --quiet progress, --input/--output FILE.h5:/path, clean
+/// errors on every rank with the right exit code.
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <variant>
+
+#include "slab/app/progress.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/runtime/runtime.hpp"
+#include "slab/task/task_queue.hpp"
+
+namespace slab {
+
+/// "file.h5:/group/dataset" split into file and object path.
+struct DatasetPath {
+  std::string file;
+  std::string object;
+  /// @throws InvalidArgument naming `what` when `text` has no ":/" or an empty part.
+  static DatasetPath parse(const std::string& text, std::string_view what);
+  [[nodiscard]] std::string str() const { return file + ":" + object; }
+};
+
+/// A check value printed under "checks" in the --json line.
+using CheckValue = std::variant<std::int64_t, double, std::string, bool>;
+
+/**
+ * @brief Everything an app's body needs: the runtime, the world communicator, this rank's memory manager
+ * and task queue, plus the --json report. Made by App::run.
+ */
+class AppContext {
+public:
+  AppContext(Runtime& runtime, Comm& comm, MemoryManager& memory, TaskQueue& tasks, bool json, bool progress);
+
+  [[nodiscard]] Runtime& runtime() noexcept { return runtime_; }
+  [[nodiscard]] Comm& comm() noexcept { return comm_; }
+  [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
+  [[nodiscard]] TaskQueue& tasks() noexcept { return tasks_; }
+  [[nodiscard]] Tracer& tracer() noexcept { return runtime_.tracer(); }
+  [[nodiscard]] int rank() const noexcept { return runtime_.rank(); }
+  [[nodiscard]] int size() const noexcept { return runtime_.size(); }
+  /// Whether --json was given (apps print their human-readable report only without it).
+  [[nodiscard]] bool json() const noexcept { return json_; }
+
+  /// Collective: barrier, then start the job's clock ("seconds" in --json: from here to job_end()).
+  void job_begin();
+  /// Collective: barrier, then stop the job's clock.
+  void job_end();
+  [[nodiscard]] double job_seconds() const noexcept { return job_seconds_; }
+
+  /// Record a check value for --json (call with the same names on every rank; rank 0's values are printed).
+  void check(const std::string& name, CheckValue value);
+  [[nodiscard]] const std::map<std::string, CheckValue>& checks() const noexcept { return checks_; }
+
+  /// A progress bar on rank 0 (a no-op on other ranks, with --quiet, or when stdout is not a terminal).
+  [[nodiscard]] ProgressBar progress(std::string label, std::uint64_t total);
+  /// Show the task queue's progress during persist() with this label (empty label: stop showing).
+  void show_task_progress(const std::string& label);
+
+  /// Rank 0 prints `text` to stdout (nothing with --json, which keeps stdout to the one JSON line).
+  void print(const std::string& text) const;
+
+private:
+  Runtime& runtime_;
+  Comm& comm_;
+  MemoryManager& memory_;
+  TaskQueue& tasks_;
+  bool json_;
+  bool progress_;
+  double job_start_ = 0;
+  double job_seconds_ = 0;
+  std::map<std::string, CheckValue> checks_;
+  std::shared_ptr<ProgressBar> task_bar_;
+};
+
+/**
+ * @brief An SPMD program with slab's conventions.
+ *
+ * @code
+ *   slab::App app("slab-info", "Describe the ranks and measure the interconnect");
+ *   int reps = 10;
+ *   app.cli().add_option("--reps", reps, "repetitions");
+ *   return app.run(argc, argv, [&](slab::AppContext& ctx) { ... });
+ * @endcode
+ *
+ * run() initialises the runtime (consuming the runtime flags), parses the app's own flags with CLI11, makes
+ * the world communicator, memory manager and task queue, calls the body, writes the trace and summary, and
+ * prints the --json line. Exit codes: 0 success (also --help, --version), 2 bad flags or settings, 1 an
+ * error in the body. An error agreed by every rank (slab's collectives and task queue agree on failures)
+ * ends every rank cleanly with the same message; an error on some ranks only ends the job with MPI_Abort
+ * after printing it, so no rank is left waiting.
+ */
+class App {
+public:
+  App(std::string name, std::string description);
+  /// The app's own flags (the runtime flags are added by run()).
+  [[nodiscard]] CLI::App& cli() noexcept { return cli_; }
+  /// Add --input FILE.h5:/path (required or not); the parsed value lands in `target`.
+  void add_input(std::optional<DatasetPath>& target, const std::string& help, bool required = false);
+  /// Add --output FILE.h5:/path.
+  void add_output(std::optional<DatasetPath>& target, const std::string& help);
+
+  /// Collective over MPI_COMM_WORLD. Returns the process exit code.
+  int run(int argc, char** argv, const std::function<void(AppContext&)>& body);
+
+private:
+  std::string name_;
+  CLI::App cli_;
+  bool json_ = false;
+  std::vector<std::pair<std::optional<DatasetPath>*, std::string>> dataset_targets_;
+  std::deque<std::string> dataset_texts_;  // stable addresses: CLI11 keeps pointers to them
+};
+
+}  // namespace slab

@@ -1,0 +1,118 @@
+#pragma once
+/// @file memory_manager.hpp
+/// @brief Per-rank memory: buffers in three tiers (device, host, disk), byte accounting against limits,
+/// reserve-before-allocate, LRU spilling with checksummed spill files. Modelled on rapidsmpf's
+/// BufferResource / SpillManager. Nothing here is collective: each rank has its own manager.
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "slab/memory/buffer.hpp"
+#include "slab/memory/tier.hpp"
+
+namespace slab {
+
+class Tracer;
+
+/// Limits and settings of one rank's MemoryManager.
+struct MemoryConfig {
+  std::uint64_t device_limit = 0;         ///< bytes resident on the device tier may never exceed this
+  std::uint64_t host_limit = 0;           ///< bytes resident on the host tier may never exceed this
+  std::uint64_t disk_limit = UINT64_MAX;  ///< cap on spilled payload bytes in the spill directory
+  std::string spill_root;    ///< folder in which the private spill directory is made; empty: $TMPDIR or /tmp
+  bool use_gpu = false;      ///< device tier is cudaMalloc'd memory (false: host memory)
+  void* stream = nullptr;    ///< cudaStream_t for device<->host copies (null: default stream)
+  Tracer* tracer = nullptr;  ///< spill/reload events and memory samples go here when set
+};
+
+/// Bytes resident in one tier.
+struct TierUsage {
+  std::uint64_t current = 0;     ///< bytes resident now
+  std::uint64_t high_water = 0;  ///< the most ever resident at once
+  std::uint64_t buffers = 0;     ///< buffers resident now
+};
+
+/// Counters of one MemoryManager since construction.
+struct MemoryStats {
+  TierUsage device;  ///< device tier (high_water never exceeds MemoryConfig::device_limit)
+  TierUsage host;
+  TierUsage disk;                     ///< payload bytes in spill files (the 32-byte file headers are not counted)
+  std::uint64_t pinned_bytes = 0;     ///< bytes of buffers pinned now
+  std::uint64_t allocated_bytes = 0;  ///< total ever allocated
+  std::uint64_t allocated_count = 0;
+  std::uint64_t spilled_to_host_bytes = 0;  ///< device -> host
+  std::uint64_t spilled_to_host_count = 0;
+  std::uint64_t spilled_to_disk_bytes = 0;  ///< host -> disk, and device -> disk when the host tier is too small
+  std::uint64_t spilled_to_disk_count = 0;
+  std::uint64_t reloaded_from_host_bytes = 0;  ///< host -> device
+  std::uint64_t reloaded_from_host_count = 0;
+  std::uint64_t reloaded_from_disk_bytes = 0;  ///< disk -> device
+  std::uint64_t reloaded_from_disk_count = 0;
+  double spill_seconds = 0;   ///< wall time spent spilling (copies, checksums, writes)
+  double reload_seconds = 0;  ///< wall time spent reloading (reads, checksums, copies)
+};
+
+/**
+ * @brief One rank's memory. Owns the accounting for every Buffer it allocates and a private spill
+ * directory `<spill_root>/slab-spill-<pid>-XXXXXX` (mode 0700, made on the first spill or by
+ * check_spill_dir()) holding one file per spilled buffer (mode 0600, named by a counter). Not collective;
+ * thread-safe (one mutex).
+ *
+ * Buffers may outlive the manager: their device and host bytes stay valid, but the spill directory is
+ * removed with the manager, so a buffer then on disk is lost (pinning it throws IoError).
+ */
+class MemoryManager {
+ public:
+  /**
+   * @brief Set the limits; creates no file yet.
+   * @throws InvalidArgument when device_limit is 0.
+   */
+  explicit MemoryManager(MemoryConfig config);
+  /** @brief Remove every spill file and the spill directory. Never throws. */
+  ~MemoryManager();
+  MemoryManager(const MemoryManager&) = delete;
+  MemoryManager& operator=(const MemoryManager&) = delete;
+
+  /**
+   * @brief A new buffer of `bytes` resident (not pinned) on the device tier, most recently used. Room is
+   * made first (reserve-before-allocate) by spilling least-recently-used unpinned buffers device -> host,
+   * and host -> disk where the host tier would exceed its limit, so the device limit is never crossed.
+   * The bytes are uninitialised.
+   * @throws OutOfMemory when `bytes` exceeds the device limit (a chunk larger than the memory limit), or
+   * when not enough unpinned bytes can be spilled; the message names the request, the limit and the
+   * pinned bytes.
+   * @throws OutOfMemory or IoError when a spill this needs fails (disk cap reached, disk full).
+   */
+  [[nodiscard]] BufferPtr allocate(std::uint64_t bytes, std::string_view label = {});
+
+  /**
+   * @brief Spill unpinned device buffers (least recently used first) until at least `bytes` are free
+   * below the device limit or nothing unpinned is left. Returns the bytes moved off the device tier.
+   * @throws OutOfMemory or IoError when a spill fails.
+   */
+  std::uint64_t spill(std::uint64_t bytes);
+
+  /**
+   * @brief Create the private spill directory now if it does not exist yet (the runtime calls this at
+   * start-up so that a bad --spill-dir is reported before any work). The spill root is created if
+   * missing.
+   * @throws IoError naming the path and the system's reason when the directory cannot be made.
+   */
+  void check_spill_dir();
+
+  /** @brief The private spill directory, or "" while it has not been created. Never throws. */
+  [[nodiscard]] std::string spill_dir() const;
+
+  /** @brief Current usage, high-water marks and spill/reload counters. Never throws. */
+  [[nodiscard]] MemoryStats stats() const;
+
+  /** @brief The configuration (spill_root resolved). Never throws. */
+  [[nodiscard]] const MemoryConfig& config() const noexcept;
+
+ private:
+  std::shared_ptr<detail::MemoryState> state_;
+};
+
+}  // namespace slab

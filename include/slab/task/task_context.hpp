@@ -1,0 +1,73 @@
+#pragma once
+/// @file task_context.hpp
+/// @brief What a task's function sees while it runs: its pinned inputs and a place for its output.
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "slab/memory/buffer.hpp"
+
+namespace slab {
+
+class MemoryManager;
+class Comm;
+class Tracer;
+
+/**
+ * @brief Given to a task function. Inputs are pinned on the device tier for the whole call (reloaded
+ * transparently if they were spilled). The task writes its output into output(), which is allocated through
+ * the memory manager (spilling others first if needed) and stays pinned until the function returns.
+ */
+class TaskContext {
+public:
+  TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs) noexcept
+      : memory_(memory), comm_(comm), tracer_(tracer), inputs_(inputs) {}
+
+  [[nodiscard]] std::size_t num_inputs() const noexcept { return inputs_.size(); }
+  /// Input i's bytes (empty for an input task without output).
+  [[nodiscard]] std::span<const std::byte> input(std::size_t i) const;
+  /// Input i viewed as an array of T. @throws ShapeError when its size is not a multiple of sizeof(T).
+  template <class T>
+  [[nodiscard]] std::span<const T> input_as(std::size_t i) const {
+    auto bytes = input(i);
+    check_multiple(i, bytes.size(), sizeof(T));
+    return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
+  }
+  /// The pinned input itself: a task that folds into its input may write here when it owns it.
+  [[nodiscard]] Pin& input_pin(std::size_t i) { return inputs_.at(i); }
+
+  /**
+   * @brief Allocate this task's output of `bytes` (once per task) and return it, pinned until the task ends.
+   * @throws OutOfMemory when the memory limit cannot make room; InvalidArgument when called twice.
+   */
+  std::span<std::byte> output(std::uint64_t bytes);
+  template <class T>
+  std::span<T> output_as(std::size_t count) {
+    auto bytes = output(count * sizeof(T));
+    return {reinterpret_cast<T*>(bytes.data()), count};
+  }
+  /// Adopt an existing buffer as the output (no copy). @throws InvalidArgument when an output exists.
+  void set_output(BufferPtr buffer);
+
+  [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
+  [[nodiscard]] Comm& comm() noexcept { return comm_; }
+  [[nodiscard]] Tracer& tracer() noexcept { return tracer_; }
+
+  /// @private The output, taken by the queue when the task returns.
+  BufferPtr take_output() noexcept;
+
+private:
+  void check_multiple(std::size_t i, std::size_t bytes, std::size_t elem) const;
+
+  MemoryManager& memory_;
+  Comm& comm_;
+  Tracer& tracer_;
+  std::vector<Pin>& inputs_;
+  BufferPtr output_;
+  Pin output_pin_;
+};
+
+}  // namespace slab

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Install slab's dependencies from Debian 12's packages, then configure and build slab in ./build.
+# Idempotent and non-interactive: packages already present are not fetched again, and a configured build
+# is only brought up to date. Run as root (or with sudo available).
+#
+#   bash scripts/setup.sh                 # Release build in ./build
+#   SLAB_BUILD_DIR=b SLAB_CMAKE_ARGS="-DSLAB_ENABLE_CUDA=OFF" bash scripts/setup.sh
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  openmpi-bin libopenmpi-dev            # MPI
+  libhdf5-openmpi-dev hdf5-tools        # parallel HDF5 (h5dump for checking files)
+  libtrilinos-kokkos-dev                # Kokkos 3.4.1 (Serial)
+  libopenblas-dev liblapacke-dev        # BLAS / LAPACK
+  libgtest-dev libgmock-dev             # tests
+  libcli11-dev libfmt-dev nlohmann-json3-dev
+  python3 python3-venv                  # perf/ harness (peers are installed into a venv by perf/)
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get update -q
+  $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
+fi
+
+build_dir="${SLAB_BUILD_DIR:-build}"
+jobs="$(nproc)"
+if [ ! -f "$build_dir/build.ninja" ]; then
+  # shellcheck disable=SC2086
+  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SLAB_CMAKE_ARGS:-}
+fi
+cmake --build "$build_dir" -j "$jobs"

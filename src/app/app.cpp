@@ -1,0 +1,219 @@
+#include "slab/app/app.hpp"
+
+#include <mpi.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "slab/comm/world.hpp"
+#include "slab/core/error.hpp"
+#include "slab/core/version.hpp"
+
+namespace slab {
+
+DatasetPath DatasetPath::parse(const std::string& text, std::string_view what) {
+  const auto colon = text.rfind(":/");
+  SLAB_EXPECTS(colon != std::string::npos && colon > 0 && colon + 2 < text.size(), InvalidArgument,
+               std::string(what) + ": '" + text + "' is not FILE.h5:/path/to/dataset");
+  return DatasetPath{text.substr(0, colon), text.substr(colon + 1)};
+}
+
+AppContext::AppContext(Runtime& runtime, Comm& comm, MemoryManager& memory, TaskQueue& tasks, bool json, bool progress)
+    : runtime_(runtime), comm_(comm), memory_(memory), tasks_(tasks), json_(json), progress_(progress) {}
+
+void AppContext::job_begin() {
+  comm_.barrier();
+  job_start_ = runtime_.tracer().now();
+}
+
+void AppContext::job_end() {
+  comm_.barrier();
+  job_seconds_ = runtime_.tracer().now() - job_start_;
+}
+
+void AppContext::check(const std::string& name, CheckValue value) { checks_[name] = std::move(value); }
+
+ProgressBar AppContext::progress(std::string label, std::uint64_t total) {
+  return ProgressBar(std::move(label), total, progress_ && rank() == 0);
+}
+
+void AppContext::show_task_progress(const std::string& label) {
+  if (label.empty() || !progress_ || rank() != 0) {
+    tasks_.set_progress(nullptr);
+    task_bar_.reset();
+    return;
+  }
+  task_bar_ = std::make_shared<ProgressBar>(label, 0, true);
+  auto bar = task_bar_;
+  tasks_.set_progress([bar](std::uint64_t done, std::uint64_t total) {
+    bar->update(done, total);
+    if (total && done == total) bar->finish();
+  });
+}
+
+void AppContext::print(const std::string& text) const {
+  if (json_ || rank() != 0) return;
+  std::cout << text << std::flush;
+}
+
+App::App(std::string name, std::string description) : name_(std::move(name)), cli_(std::move(description), name_) {
+  cli_.set_version_flag("--version", std::string(name_) + " (slab " + version_string + ")");
+  cli_.add_flag("--json", json_, "print one line of JSON with timings, memory and check values on rank 0");
+  std::string runtime_help = "\nRuntime flags (every slab app):\n";
+  for (const auto& [flag, help] : RuntimeOptions::flag_help()) {
+    runtime_help += "  " + flag + std::string(flag.size() < 24 ? 24 - flag.size() : 1, ' ') + help + "\n";
+  }
+  cli_.footer(runtime_help);
+}
+
+void App::add_input(std::optional<DatasetPath>& target, const std::string& help, bool required) {
+  dataset_texts_.emplace_back();
+  auto* opt = cli_.add_option("--input", dataset_texts_.back(), help + " (FILE.h5:/path)");
+  if (required) opt->required();
+  dataset_targets_.emplace_back(&target, "--input");
+}
+
+void App::add_output(std::optional<DatasetPath>& target, const std::string& help) {
+  dataset_texts_.emplace_back();
+  cli_.add_option("--output", dataset_texts_.back(), help + " (FILE.h5:/path)");
+  dataset_targets_.emplace_back(&target, "--output");
+}
+
+namespace {
+
+bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+
+void print_error(const std::string& app, int rank, const std::string& message) {
+  std::fprintf(stderr, "%s: error (rank %d): %s\n", app.c_str(), rank, message.c_str());
+  std::fflush(stderr);
+}
+
+nlohmann::json to_json(const CheckValue& v) {
+  return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
+}
+
+}  // namespace
+
+int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body) {
+  // The app owns MPI (not the Runtime) so that an error found while starting is printed on every rank
+  // before any rank exits: mpirun ends the whole job when the first process exits with an error.
+  int mpi_ready = 0;
+  MPI_Initialized(&mpi_ready);
+  if (!mpi_ready) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
+  }
+  struct Finalizer {
+    bool owned;
+    ~Finalizer() {
+      detail::finalize_kokkos();
+      int done = 0;
+      MPI_Finalized(&done);
+      if (owned && !done) MPI_Finalize();
+    }
+  } finalizer{!mpi_ready};
+  auto fail_everywhere = [&](int rank, const std::string& message, int code) {
+    print_error(name_, rank, message);
+    MPI_Barrier(MPI_COMM_WORLD);  // every rank has the same error: all print, then all exit
+    return code;
+  };
+  int world_rank = 0;
+  MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
+
+  std::unique_ptr<Runtime> runtime;
+  try {
+    runtime = std::make_unique<Runtime>(argc, argv);
+  } catch (const Error& e) {
+    // Every rank parsed the same flags and the runtime agreed on its settings.
+    return fail_everywhere(world_rank, e.message(), 2);
+  }
+  const int rank = runtime->rank();
+  try {
+    cli_.parse(argc, argv);
+    for (std::size_t i = 0; i < dataset_targets_.size(); ++i)
+      if (!dataset_texts_[i].empty())
+        *dataset_targets_[i].first = DatasetPath::parse(dataset_texts_[i], dataset_targets_[i].second);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) {  // --help, --version
+      if (rank == 0) cli_.exit(e);
+      return 0;
+    }
+    if (rank == 0) std::fprintf(stderr, "Run with --help for more information.\n");
+    return fail_everywhere(rank, e.what(), 2);
+  } catch (const Error& e) {
+    return fail_everywhere(rank, e.message(), 2);
+  }
+
+  int exit_code = 0;
+  try {
+    Comm world = make_world_comm(*runtime);
+    MemoryConfig mc;
+    mc.device_limit = runtime->device_memory_limit();
+    mc.host_limit = runtime->host_memory_limit();
+    mc.disk_limit = runtime->options().disk_limit;
+    mc.spill_root = runtime->spill_root();
+    mc.use_gpu = runtime->device().id >= 0;
+    mc.stream = runtime->stream_handle();
+    mc.tracer = &runtime->tracer();
+    MemoryManager memory(mc);
+    world.run_collectively([&] { memory.check_spill_dir(); });
+    TaskQueue tasks(memory, world, runtime->tracer());
+    const bool progress = !runtime->options().quiet && !json_ && stdout_is_terminal();
+    AppContext ctx(*runtime, world, memory, tasks, json_, progress);
+    ctx.job_begin();
+    body(ctx);
+    if (ctx.job_seconds() == 0) ctx.job_end();
+
+    const MemoryStats ms = memory.stats();
+    const std::uint64_t spilled = ms.spilled_to_host_bytes + ms.spilled_to_disk_bytes;
+    runtime->finish({{"device peak", ms.device.high_water}, {"host peak", ms.host.high_water},
+                     {"disk peak", ms.disk.high_water}, {"spilled", spilled}});
+    if (json_) {
+      // Phases: the longest rank's time per kind of work; memory: the largest rank's high-water.
+      const TraceSummary s = runtime->tracer().summary();
+      double io_read = 0, io_write = 0;
+      for (const auto& e : runtime->tracer().events())
+        if (e.kind == TraceKind::io) (e.name.rfind("write", 0) == 0 ? io_write : io_read) += e.duration;
+      double phases[6] = {s.seconds[static_cast<int>(TraceKind::generate)], io_read,
+                          s.seconds[static_cast<int>(TraceKind::compute)], s.seconds[static_cast<int>(TraceKind::comm)],
+                          io_write, s.seconds[static_cast<int>(TraceKind::spill)]};
+      std::uint64_t peaks[3] = {ms.device.high_water, ms.host.high_water, ms.disk.high_water};
+      std::uint64_t spilled_total = 0;
+      world.allreduce(std::span<const double>(phases, 6), std::span<double>(phases, 6), ReduceOp::max);
+      world.allreduce(std::span<const std::uint64_t>(peaks, 3), std::span<std::uint64_t>(peaks, 3), ReduceOp::max);
+      world.allreduce(std::span<const std::uint64_t>(&spilled, 1), std::span<std::uint64_t>(&spilled_total, 1),
+                      ReduceOp::sum);
+      if (rank == 0) {
+        nlohmann::json checks = nlohmann::json::object();
+        for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
+        nlohmann::json out = {
+            {"app", name_},
+            {"ranks", runtime->size()},
+            {"seconds", ctx.job_seconds()},
+            {"phases",
+             {{"generate", phases[0]}, {"read", phases[1]}, {"compute", phases[2]}, {"communicate", phases[3]},
+              {"write", phases[4]}, {"spill", phases[5]}}},
+            {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
+            {"spilled_bytes", spilled_total},
+            {"checks", checks}};
+        std::cout << out.dump() << std::endl;
+      }
+    }
+  } catch (const std::exception& e) {
+    const Error* se = dynamic_cast<const Error*>(&e);
+    const std::string message = se ? se->message() : e.what();
+    if (is_agreed_error(e)) {
+      // Every rank has this error: report it on every rank and end cleanly.
+      exit_code = fail_everywhere(rank, message, 1);
+    } else {
+      // Only this rank knows; others may be waiting in a collective. Never hang: end the job.
+      print_error(name_, rank, message + " (this rank only; aborting the job)");
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace slab

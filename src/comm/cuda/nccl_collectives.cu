@@ -1,0 +1,202 @@
+// Every CUDA and NCCL call of the comm layer (see nccl_collectives.hpp). Compiled with nvcc where the CUDA
+// toolkit exists; it runs only where Comm::set_device_path enabled the device path, i.e. on a GPU.
+#include "comm/cuda/nccl_collectives.hpp"
+
+#include <cuda_runtime.h>
+
+#include <string>
+#include <thread>
+
+#include "slab/comm/mpi_error.hpp"
+#include "slab/core/error.hpp"
+#include "slab/core/version.hpp"
+
+#if SLAB_HAVE_NCCL
+#include <nccl.h>
+#endif
+
+namespace slab::detail {
+
+namespace {
+
+void cuda_check(cudaError_t rc, const char* what, const char* file, int line) {
+  if (rc != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(rc), file, line);
+}
+#define SLAB_CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
+
+#if SLAB_HAVE_NCCL
+void nccl_check(ncclResult_t rc, const char* what, const char* file, int line) {
+  if (rc != ncclSuccess && rc != ncclInProgress)
+    throw CommError(std::string(what) + ": " + ncclGetErrorString(rc), file, line);
+}
+#define SLAB_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
+
+ncclComm_t as_comm(void* c) { return static_cast<ncclComm_t>(c); }
+cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
+
+ncclDataType_t nccl_type(DType dt) {
+  switch (dt) {
+    case DType::i8:
+      return ncclInt8;
+    case DType::u8:
+    case DType::bytes:
+      return ncclUint8;
+    case DType::i32:
+      return ncclInt32;
+    case DType::u32:
+      return ncclUint32;
+    case DType::i64:
+      return ncclInt64;
+    case DType::u64:
+      return ncclUint64;
+    case DType::f32:
+      return ncclFloat32;
+    case DType::f64:
+      return ncclFloat64;
+  }
+  return ncclUint8;
+}
+
+ncclRedOp_t nccl_op(ReduceOp op) {
+  switch (op) {
+    case ReduceOp::sum:
+      return ncclSum;
+    case ReduceOp::prod:
+      return ncclProd;
+    case ReduceOp::min:
+      return ncclMin;
+    case ReduceOp::max:
+      return ncclMax;
+    default:
+      break;
+  }
+  SLAB_FAIL(InvalidArgument, "NCCL has no logical and/or; the comm layer stages those through the host");
+}
+
+/// Wait for the stream while polling the communicator: an asynchronous NCCL error (a dead peer, a network
+/// failure) aborts the communicator instead of leaving this rank spinning in a kernel forever.
+void wait(void* comm, void* stream) {
+  for (;;) {
+    const cudaError_t q = cudaStreamQuery(as_stream(stream));
+    if (q == cudaSuccess) return;
+    if (q != cudaErrorNotReady) cuda_check(q, "cudaStreamQuery", __FILE__, __LINE__);
+    ncclResult_t async = ncclSuccess;
+    SLAB_NCCL_CHECK(ncclCommGetAsyncError(as_comm(comm), &async));
+    if (async != ncclSuccess && async != ncclInProgress) {
+      ncclCommAbort(as_comm(comm));
+      SLAB_FAIL(CommError, std::string("NCCL asynchronous error, communicator aborted: ") + ncclGetErrorString(async));
+    }
+    std::this_thread::yield();
+  }
+}
+#else
+[[noreturn]] void no_nccl(const char* what) {
+  SLAB_FAIL(NotCompiled, std::string(what) + ": slab was built with CUDA but without NCCL");
+}
+#endif
+
+}  // namespace
+
+bool device_pointer_query(const void* ptr) noexcept {
+  if (ptr == nullptr) return false;
+  cudaPointerAttributes attr{};
+  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
+    cudaGetLastError();  // clear the non-sticky error a host pointer may leave behind
+    return false;
+  }
+  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
+}
+
+void device_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
+  if (bytes == 0) return;
+  SLAB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
+  SLAB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+}
+
+#if SLAB_HAVE_NCCL
+
+void* nccl_comm_create(MPI_Comm comm, int device) {
+  int rank = 0, size = 1;
+  SLAB_MPI_TRY(MPI_Comm_rank(comm, &rank));
+  SLAB_MPI_TRY(MPI_Comm_size(comm, &size));
+  ncclUniqueId id{};
+  if (rank == 0) SLAB_NCCL_CHECK(ncclGetUniqueId(&id));
+  SLAB_MPI_TRY(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm));
+  SLAB_CUDA_CHECK(cudaSetDevice(device));
+  ncclComm_t nc = nullptr;
+  SLAB_NCCL_CHECK(ncclCommInitRank(&nc, size, id, rank));
+  return nc;
+}
+
+void nccl_comm_destroy(void* nccl_comm) noexcept {
+  if (nccl_comm != nullptr) ncclCommDestroy(as_comm(nccl_comm));
+}
+
+void nccl_allreduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, void* comm, void* stream) {
+  SLAB_NCCL_CHECK(ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), as_comm(comm), as_stream(stream)));
+  wait(comm, stream);
+}
+
+void nccl_reduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, int root, void* comm,
+                 void* stream) {
+  SLAB_NCCL_CHECK(ncclReduce(in, out, count, nccl_type(dt), nccl_op(op), root, as_comm(comm), as_stream(stream)));
+  wait(comm, stream);
+}
+
+void nccl_bcast(void* data, std::size_t count, DType dt, int root, void* comm, void* stream) {
+  SLAB_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dt), root, as_comm(comm), as_stream(stream)));
+  wait(comm, stream);
+}
+
+void nccl_allgather(const void* in, void* out, std::size_t count, DType dt, void* comm, void* stream) {
+  SLAB_NCCL_CHECK(ncclAllGather(in, out, count, nccl_type(dt), as_comm(comm), as_stream(stream)));
+  wait(comm, stream);
+}
+
+void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std::size_t* send_displs, void* recv,
+                    const std::size_t* recv_counts, const std::size_t* recv_displs, int nranks, DType dt, void* comm,
+                    void* stream) {
+  const std::size_t es = dtype_size(dt);
+  const auto* s = static_cast<const char*>(send);
+  auto* r = static_cast<char*>(recv);
+  SLAB_NCCL_CHECK(ncclGroupStart());
+  for (int k = 0; k < nranks; ++k) {
+    if (send_counts[k] > 0)
+      SLAB_NCCL_CHECK(
+          ncclSend(s + send_displs[k] * es, send_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)));
+    if (recv_counts[k] > 0)
+      SLAB_NCCL_CHECK(
+          ncclRecv(r + recv_displs[k] * es, recv_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)));
+  }
+  SLAB_NCCL_CHECK(ncclGroupEnd());
+  wait(comm, stream);
+}
+
+void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
+                   DType dt, void* comm, void* stream) {
+  SLAB_NCCL_CHECK(ncclGroupStart());
+  if (dest >= 0) SLAB_NCCL_CHECK(ncclSend(send, send_count, nccl_type(dt), dest, as_comm(comm), as_stream(stream)));
+  if (source >= 0) SLAB_NCCL_CHECK(ncclRecv(recv, recv_count, nccl_type(dt), source, as_comm(comm), as_stream(stream)));
+  SLAB_NCCL_CHECK(ncclGroupEnd());
+  wait(comm, stream);
+}
+
+#else  // CUDA without NCCL
+
+void* nccl_comm_create(MPI_Comm, int) { no_nccl("nccl_comm_create"); }
+void nccl_comm_destroy(void*) noexcept {}
+void nccl_allreduce(const void*, void*, std::size_t, DType, ReduceOp, void*, void*) { no_nccl("nccl_allreduce"); }
+void nccl_reduce(const void*, void*, std::size_t, DType, ReduceOp, int, void*, void*) { no_nccl("nccl_reduce"); }
+void nccl_bcast(void*, std::size_t, DType, int, void*, void*) { no_nccl("nccl_bcast"); }
+void nccl_allgather(const void*, void*, std::size_t, DType, void*, void*) { no_nccl("nccl_allgather"); }
+void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, const std::size_t*, const std::size_t*,
+                    int, DType, void*, void*) {
+  no_nccl("nccl_alltoallv");
+}
+void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, DType, void*, void*) {
+  no_nccl("nccl_sendrecv");
+}
+
+#endif
+
+}  // namespace slab::detail

@@ -1,0 +1,293 @@
+#include "slab/task/task_queue.hpp"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <exception>
+#include <map>
+#include <unordered_set>
+
+#include "slab/comm/comm.hpp"
+#include "slab/core/error.hpp"
+#include "slab/memory/device_allocator.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "task/task_node.hpp"
+
+namespace slab {
+
+using detail::TaskNode;
+using NodePtr = std::shared_ptr<TaskNode>;
+
+struct TaskQueue::Impl {
+  MemoryManager& memory;
+  Comm& comm;
+  Tracer& tracer;
+  std::shared_ptr<detail::TaskCounters> counters = std::make_shared<detail::TaskCounters>();
+  std::uint64_t next_seq = 0;
+  /// Collective tasks not yet run, by submission order. Held strongly: every rank runs each of them, in
+  /// this order, whether or not a handle to it is left.
+  std::map<std::uint64_t, NodePtr> pending_collectives;
+  /// Every task not yet run (weak: a task nobody needs any more is simply dropped).
+  std::vector<std::weak_ptr<TaskNode>> pending;
+  std::function<void(std::uint64_t, std::uint64_t)> progress;
+  std::uint64_t progress_done = 0;
+  std::uint64_t progress_total = 0;
+  std::chrono::steady_clock::time_point last_progress{};
+
+  Impl(MemoryManager& m, Comm& c, Tracer& t) : memory(m), comm(c), tracer(t) {}
+
+  void report_progress(bool force) {
+    if (!progress) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (force || now - last_progress > std::chrono::milliseconds(50)) {
+      last_progress = now;
+      progress(progress_done, progress_total);
+    }
+  }
+
+  // Tasks that running `targets` will execute (for the progress total only).
+  std::uint64_t count_undone(const std::vector<NodePtr>& targets) const {
+    std::unordered_set<const TaskNode*> seen;
+    std::vector<const TaskNode*> stack;
+    for (const auto& t : targets) stack.push_back(t.get());
+    for (const auto& [seq, node] : pending_collectives) stack.push_back(node.get());
+    while (!stack.empty()) {
+      const TaskNode* n = stack.back();
+      stack.pop_back();
+      if (!n || n->done || !seen.insert(n).second) continue;
+      for (const auto& in : n->inputs) stack.push_back(in.get());
+    }
+    return seen.size();
+  }
+
+  void execute(TaskNode& node) {
+    std::vector<Pin> pins;
+    pins.reserve(node.inputs.size());
+    for (const auto& in : node.inputs) {
+      if (in->output) pins.push_back(in->output->pin());
+      else pins.emplace_back();
+    }
+    TaskContext ctx(memory, comm, tracer, pins);
+    const double start = tracer.now();
+    node.fn(ctx);
+    node.output = ctx.take_output();
+    finish(node, start);
+  }
+
+  void finish(TaskNode& node, double start) {
+    const double duration = tracer.now() - start;
+    tracer.record(node.name, node.options.kind, start, duration, node.output ? node.output->size() : 0);
+    counters->stats.seconds += duration;
+    ++counters->stats.executed;
+    node.done = true;
+    node.inputs.clear();  // release what only this task needed
+    node.fn = nullptr;
+    node.combine = nullptr;
+    if (node.options.collective) pending_collectives.erase(node.seq);
+    ++progress_done;
+    report_progress(false);
+  }
+
+  // Fold the next ready input of a streaming reduction into its accumulator (node.output).
+  void fold(TaskNode& node, std::size_t i) {
+    NodePtr input = std::move(node.inputs[i]);
+    const double start = tracer.now();
+    SLAB_EXPECTS(input->output, InvalidArgument,
+                 "reduce '" + node.name + "': input '" + input->name + "' produced no output");
+    if (!node.output) {
+      // The first input becomes the accumulator; without a copy when nothing else holds it.
+      if (input.use_count() == 1 && input->output.use_count() == 1) {
+        node.output = std::move(input->output);
+      } else {
+        node.output = memory.allocate(input->output->size(), "reduce accumulator");
+        Pin dst = node.output->pin();
+        Pin src = input->output->pin();
+        if (memory.config().use_gpu)
+          detail::copy_device_to_device(dst.data(), src.data(), src.size(), memory.config().stream);
+        else
+          std::memcpy(dst.data(), src.data(), src.size());
+      }
+    } else {
+      SLAB_EXPECTS(input->output->size() == node.output->size(), InvalidArgument,
+                   "reduce '" + node.name + "': input '" + input->name + "' has " +
+                       std::to_string(input->output->size()) + " bytes, the accumulator " +
+                       std::to_string(node.output->size()));
+      Pin acc = node.output->pin();
+      Pin in = input->output->pin();
+      node.combine(std::span<std::byte>(acc.data(), acc.size()), std::span<const std::byte>(in.data(), in.size()));
+    }
+    tracer.record(node.name, node.options.kind, start, tracer.now() - start, 0);
+    // `input` goes out of scope here: its buffer is freed unless a user handle holds it.
+  }
+
+  // Run `target` and everything it needs, depth first, iteratively (chains may be millions long).
+  void run(const NodePtr& target) {
+    struct Frame {
+      NodePtr node;
+      std::size_t next = 0;
+    };
+    std::vector<Frame> stack;
+    if (!target->done) stack.push_back({target, 0});
+    while (!stack.empty()) {
+      Frame& frame = stack.back();
+      TaskNode& node = *frame.node;
+      if (node.done) {
+        stack.pop_back();
+        continue;
+      }
+      // Produce inputs in order; a reduction folds each one as soon as it is ready.
+      bool pushed = false;
+      while (frame.next < node.inputs.size()) {
+        const NodePtr& in = node.inputs[frame.next];
+        if (!in->done) {
+          stack.push_back({in, 0});
+          pushed = true;
+          break;
+        }
+        if (node.combine) fold(node, frame.next);
+        ++frame.next;
+      }
+      if (pushed) continue;
+      if (node.options.collective) {
+        // Earlier collectives first: every rank calls collectives in submission order.
+        auto first = pending_collectives.begin();
+        if (first != pending_collectives.end() && first->first < node.seq) {
+          stack.push_back({first->second, 0});
+          continue;
+        }
+        comm.agree(std::exception_ptr{});  // no rank failed since the last agreement
+      }
+      NodePtr keep = frame.node;  // `frame` may be invalidated by nothing below, but keep the node alive
+      if (node.combine) {
+        const double start = tracer.now();
+        finish(node, start);
+      } else {
+        execute(node);
+      }
+      stack.pop_back();
+    }
+  }
+
+  void persist(std::vector<NodePtr> targets) {
+    std::exception_ptr error;
+    if (progress) {
+      progress_done = 0;
+      progress_total = count_undone(targets);
+      report_progress(true);
+    }
+    try {
+      for (const auto& t : targets) run(t);
+      // Collectives submitted before these chunks were asked for run now too, in order, so that every
+      // rank has called the same collectives when persist returns.
+      while (!pending_collectives.empty()) run(pending_collectives.begin()->second);
+    } catch (const std::exception& e) {
+      // An agreed error was raised on every rank at the same point: agreeing again would make this rank
+      // call one collective more than the ranks that failed locally and are waiting at the final agree.
+      if (is_agreed_error(e)) throw;
+      error = std::current_exception();
+    } catch (...) {
+      error = std::current_exception();
+    }
+    comm.agree(error);
+    report_progress(true);
+    std::erase_if(pending, [](const std::weak_ptr<TaskNode>& w) {
+      auto n = w.lock();
+      return !n || n->done;
+    });
+  }
+};
+
+TaskQueue::TaskQueue(MemoryManager& memory, Comm& comm, Tracer& tracer)
+    : impl_(std::make_unique<Impl>(memory, comm, tracer)) {}
+TaskQueue::~TaskQueue() = default;
+
+Chunk TaskQueue::submit(std::string name, std::vector<Chunk> inputs, TaskFn fn, TaskOptions options) {
+  SLAB_EXPECTS(fn, InvalidArgument, "task '" + name + "' has no function");
+  auto node = std::make_shared<TaskNode>();
+  node->name = std::move(name);
+  node->seq = impl_->next_seq++;
+  node->options = options;
+  node->inputs.reserve(inputs.size());
+  for (auto& c : inputs) {
+    SLAB_EXPECTS(c.node_, InvalidArgument, "task '" + node->name + "' was given an empty chunk handle");
+    node->inputs.push_back(std::move(c.node_));
+  }
+  node->fn = std::move(fn);
+  node->counters = impl_->counters;
+  if (options.collective) impl_->pending_collectives.emplace(node->seq, node);
+  impl_->pending.push_back(node);
+  ++impl_->counters->stats.submitted;
+  return Chunk(std::move(node));
+}
+
+Chunk TaskQueue::reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine) {
+  SLAB_EXPECTS(!inputs.empty(), ShapeError, "reduce '" + name + "' of no chunks");
+  SLAB_EXPECTS(combine, InvalidArgument, "reduce '" + name + "' has no combine function");
+  auto node = std::make_shared<TaskNode>();
+  node->name = std::move(name);
+  node->seq = impl_->next_seq++;
+  node->inputs.reserve(inputs.size());
+  for (auto& c : inputs) {
+    SLAB_EXPECTS(c.node_, InvalidArgument, "reduce '" + node->name + "' was given an empty chunk handle");
+    node->inputs.push_back(std::move(c.node_));
+  }
+  inputs.clear();
+  node->combine = std::move(combine);
+  node->counters = impl_->counters;
+  impl_->pending.push_back(node);
+  ++impl_->counters->stats.submitted;
+  return Chunk(std::move(node));
+}
+
+void TaskQueue::persist(std::span<const Chunk> chunks) {
+  std::vector<NodePtr> targets;
+  targets.reserve(chunks.size());
+  for (const auto& c : chunks)
+    if (c.node_) targets.push_back(c.node_);
+  impl_->persist(std::move(targets));
+}
+
+void TaskQueue::persist_all() {
+  std::vector<NodePtr> targets;
+  for (const auto& w : impl_->pending)
+    if (auto n = w.lock()) targets.push_back(std::move(n));
+  impl_->persist(std::move(targets));
+}
+
+std::size_t TaskQueue::pending() const noexcept {
+  std::size_t n = 0;
+  for (const auto& w : impl_->pending) {
+    auto node = w.lock();
+    if (node && !node->done) ++n;
+  }
+  return n;
+}
+
+const TaskStats& TaskQueue::stats() const noexcept { return impl_->counters->stats; }
+
+void TaskQueue::set_progress(std::function<void(std::uint64_t, std::uint64_t)> callback) {
+  impl_->progress = std::move(callback);
+}
+
+MemoryManager& TaskQueue::memory() noexcept { return impl_->memory; }
+Comm& TaskQueue::comm() noexcept { return impl_->comm; }
+Tracer& TaskQueue::tracer() noexcept { return impl_->tracer; }
+
+void TaskQueue::copy_out(const Chunk& chunk, const std::function<void(std::span<const std::byte>)>& reader) {
+  SLAB_EXPECTS(chunk.ready(), InvalidArgument, std::string("chunk '") + chunk.name() + "' has not been computed");
+  BufferPtr buffer = chunk.buffer();
+  if (!buffer) {
+    reader({});
+    return;
+  }
+  Pin pin = buffer->pin();
+  if (impl_->memory.config().use_gpu) {
+    std::vector<std::byte> host(pin.size());
+    detail::copy_device_to_host(host.data(), pin.data(), pin.size(), impl_->memory.config().stream);
+    reader(host);
+  } else {
+    reader({pin.data(), static_cast<std::size_t>(pin.size())});
+  }
+}
+
+}  // namespace slab
