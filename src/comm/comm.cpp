@@ -244,6 +244,7 @@ Comm::Impl::Impl(MPI_Comm comm, bool owns, Tracer* t) : user(comm), owns_user(ow
 }
 
 Comm::Impl::~Impl() {
+  if (owns_nccl) detail::nccl_comm_destroy(nccl);
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (finalized) return;  // too late to free; MPI_Finalize released them
@@ -278,7 +279,9 @@ Tracer* Comm::tracer() const noexcept { return impl_->tracer; }
 void Comm::set_device_path(void* nccl_comm, void* stream, bool staging) {
   if (nccl_comm != nullptr && !built_with_nccl) SLAB_FAIL(NotCompiled, "set_device_path: slab was built without NCCL");
   if (staging && !built_with_cuda) SLAB_FAIL(NotCompiled, "set_device_path: slab was built without CUDA");
+  if (impl_->owns_nccl && impl_->nccl != nccl_comm) detail::nccl_comm_destroy(impl_->nccl);
   impl_->nccl = nccl_comm;
+  impl_->owns_nccl = nccl_comm != nullptr;
   impl_->stream = stream;
   impl_->staging = staging;
 }

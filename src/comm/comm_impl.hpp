@@ -22,6 +22,7 @@ struct Comm::Impl {
   int rank = 0;
   int size = 1;
   void* nccl = nullptr;    ///< ncclComm_t when the device path uses NCCL
+  bool owns_nccl = false;  ///< destroy `nccl` with this communicator
   void* stream = nullptr;  ///< cudaStream_t
   bool staging = false;    ///< device buffers go through host memory and MPI
 

@@ -85,7 +85,8 @@ class Comm {
    * @brief Enable the device path: collectives on CUDA device pointers use `nccl_comm` (an ncclComm_t over
    * the same ranks) on `stream` (a cudaStream_t), or, with `staging`, copy device buffers to host, go
    * through MPI and copy back (for several ranks per GPU, which NCCL refuses). Pass nullptr/false to
-   * disable. Not collective, but must be called identically on every rank. Affects every copy.
+   * disable. The communicator takes ownership of `nccl_comm` and destroys it with its last copy (or when
+   * another is set). Not collective, but must be called identically on every rank. Affects every copy.
    * @throws NotCompiled when nccl_comm is given and this build has no NCCL, or staging without CUDA.
    */
   void set_device_path(void* nccl_comm, void* stream, bool staging);
