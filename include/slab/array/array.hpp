@@ -1,0 +1,192 @@
+#pragma once
+/// @file array.hpp
+/// @brief slab::Array<T>: a distributed 1-D or 2-D array of float, double or std::int64_t, split by rows,
+/// by columns or replicated, each rank's block held as lazily computed chunks of its TaskQueue.
+///
+/// Operations record tasks; nothing runs until persist(), a reduction, gather or another collective asks for
+/// values. Elementwise operations (elementwise.hpp) build an unevaluated expression that runs as one fused
+/// pass per chunk when materialised. Creation: creation.hpp; reductions: reduction.hpp; slicing and
+/// redistribution: slicing.hpp; a Kokkos view of a local chunk: kokkos_view.hpp.
+
+#include <concepts>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "slab/array/layout.hpp"
+#include "slab/core/error.hpp"
+#include "slab/task/chunk.hpp"
+#include "slab/task/task_queue.hpp"
+
+namespace slab {
+
+/// The element types an Array may hold.
+template <class T>
+concept ArrayElement = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int64_t>;
+
+namespace detail {
+template <class T>
+struct ExprNode;  // an unevaluated elementwise expression (src/array/expr.hpp)
+template <class T>
+using ExprPtr = std::shared_ptr<const ExprNode<T>>;
+}  // namespace detail
+
+/// Result of reduce_stats(): every figure from one fused pass (count excludes nothing: NaN propagates).
+struct Stats {
+  std::int64_t count = 0;
+  double sum = 0;
+  double mean = 0;
+  double var = 0;  ///< with the ddof given to reduce_stats
+  double std = 0;
+  double min = 0;
+  double max = 0;
+};
+
+/**
+ * @brief A distributed array. A shared handle: copies refer to the same chunks (like a NumPy view of a
+ * lazily computed array). Element (i, j) of a chunk with extent e is at offset (i - e.row0) * e.cols +
+ * (j - e.col0) of the chunk's bytes viewed as T.
+ *
+ * Every constructor and operation must be called on every rank in the same order (SPMD), with the same
+ * global arguments; argument errors (shapes, splits) are detected from global information only, so every
+ * rank throws the same error together.
+ */
+template <class T>
+class Array {
+  static_assert(ArrayElement<T>, "slab::Array holds float, double or std::int64_t");
+
+public:
+  using value_type = T;
+
+  /// An empty handle (valid() is false).
+  Array() = default;
+  /**
+   * @brief Wrap existing chunks: `local_chunks[i]` is this rank's chunk i of `layout` (a task whose output is
+   * a row-major block of T for layout.chunk_extent(rank, i)). Not collective (but call it on every rank).
+   * @throws ShapeError when the number of chunks differs from layout.num_chunks(rank) or nranks differs from
+   * the queue's communicator size.
+   */
+  Array(TaskQueue& queue, Layout layout, std::vector<Chunk> local_chunks);
+  /// @private An unevaluated elementwise expression over `layout`.
+  Array(TaskQueue& queue, Layout layout, detail::ExprPtr<T> expr);
+
+  [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
+  [[nodiscard]] const Layout& layout() const;
+  [[nodiscard]] std::int64_t rows() const { return layout().rows; }
+  [[nodiscard]] std::int64_t cols() const { return layout().cols; }
+  [[nodiscard]] int ndim() const { return layout().ndim; }
+  [[nodiscard]] Split split() const { return layout().split; }
+  [[nodiscard]] Shape shape() const { return layout().shape(); }
+  [[nodiscard]] std::int64_t size() const { return layout().size(); }
+  [[nodiscard]] TaskQueue& queue() const;
+  /// This rank (the queue's communicator).
+  [[nodiscard]] int rank() const;
+
+  /// Number of chunks this rank holds (0 when its block is empty).
+  [[nodiscard]] std::size_t num_local_chunks() const;
+  /// Chunk i of this rank. An unevaluated expression is materialised first (one fused task per chunk,
+  /// recorded once; nothing runs). Not collective.
+  [[nodiscard]] const Chunk& local_chunk(std::size_t i) const;
+  /// All chunks of this rank (materialising as local_chunk does). Not collective.
+  [[nodiscard]] const std::vector<Chunk>& local_chunks() const;
+  /// The global extent of chunk i of this rank.
+  [[nodiscard]] ChunkExtent local_extent(std::size_t i) const;
+  /// This rank's whole block.
+  [[nodiscard]] ChunkExtent local_block() const;
+  /// Whether this is an elementwise expression not materialised yet.
+  [[nodiscard]] bool is_expression() const;
+  /// @private The expression this array reads from: its own (unevaluated) or a leaf over its chunks.
+  [[nodiscard]] detail::ExprPtr<T> expr() const;
+
+  /// @brief Compute every local chunk and keep them (spillable). Collective. @throws the agreed task error.
+  Array& persist();
+  /// @brief The global array, row-major, on `root` (empty elsewhere). Collective.
+  [[nodiscard]] std::vector<T> gather(int root = 0) const;
+  /// @brief The global array, row-major, on every rank. Collective.
+  [[nodiscard]] std::vector<T> gather_all() const;
+  /// @brief This rank's block, row-major (local_rows x local_cols). Collective (runs the graph).
+  [[nodiscard]] std::vector<T> local_data() const;
+
+  /**
+   * @brief An array from each rank's block of the balanced layout of `shape`: `local` holds this rank's block
+   * row-major (block_extent(rank).size() values). Collective (the sizes are checked together).
+   * @throws ShapeError on every rank when any rank's block has the wrong size.
+   */
+  [[nodiscard]] static Array from_local_blocks(TaskQueue& queue, Shape shape, Split split, std::vector<T> local,
+                                               std::int64_t chunk = 0);
+  /**
+   * @brief An array split by rows from any number of rows per rank (`local` is local_rows x cols row-major),
+   * stacked in rank order and rebalanced to even blocks. Collective.
+   * @throws ShapeError when local.size() != local_rows * cols or cols differ across ranks.
+   */
+  [[nodiscard]] static Array from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows,
+                                             std::int64_t cols, int ndim = 2);
+  /// @brief An array whose chunks are filled by `fill(extent, out)` (out: extent.size() values, row-major).
+  /// `fill` is copied into every chunk's task. Not collective (lazy).
+  [[nodiscard]] static Array from_chunk_fn(TaskQueue& queue, Shape shape, Split split,
+                                           std::function<void(const ChunkExtent&, std::span<T>)> fill,
+                                           std::int64_t chunk = 0, std::string name = "from_function");
+  /// @brief A(i, j) = f(i, j) (global indices; a 1-D array calls f(i, 0)). Not collective (lazy).
+  template <class F>
+  [[nodiscard]] static Array from_function(TaskQueue& queue, Shape shape, Split split, F f, std::int64_t chunk = 0) {
+    return from_chunk_fn(
+        queue, shape, split,
+        [f](const ChunkExtent& e, std::span<T> out) {
+          for (std::int64_t i = 0; i < e.rows; ++i)
+            for (std::int64_t j = 0; j < e.cols; ++j)
+              out[static_cast<std::size_t>(i * e.cols + j)] = static_cast<T>(f(e.row0 + i, e.col0 + j));
+        },
+        chunk);
+  }
+
+  // Member forms of the free functions in elementwise.hpp, reduction.hpp and slicing.hpp (same semantics).
+  [[nodiscard]] Array exp() const;
+  [[nodiscard]] Array log() const;
+  [[nodiscard]] Array sqrt() const;
+  [[nodiscard]] Array abs() const;
+  [[nodiscard]] Array sin() const;
+  [[nodiscard]] Array cos() const;
+  [[nodiscard]] Array pow(double exponent) const;
+  template <class U>
+  [[nodiscard]] Array<U> astype() const;
+
+  [[nodiscard]] T sum() const;
+  [[nodiscard]] double mean() const;
+  [[nodiscard]] double var(int ddof = 0) const;
+  [[nodiscard]] double std(int ddof = 0) const;
+  [[nodiscard]] T min() const;
+  [[nodiscard]] T max() const;
+
+  [[nodiscard]] Array transpose() const;
+  [[nodiscard]] Array row_range(std::int64_t begin, std::int64_t end) const;
+  [[nodiscard]] Array col_range(std::int64_t begin, std::int64_t end) const;
+  [[nodiscard]] Array head(std::int64_t n) const;
+  [[nodiscard]] Array rebalance() const;
+  [[nodiscard]] Array resplit(Split split) const;
+
+private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+extern template class Array<float>;
+extern template class Array<double>;
+extern template class Array<std::int64_t>;
+
+}  // namespace slab
+
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
+#include "slab/array/creation.hpp"
+
+namespace slab {
+template <class T>
+template <class U>
+Array<U> Array<T>::astype() const {
+  return slab::astype<U>(*this);
+}
+}  // namespace slab

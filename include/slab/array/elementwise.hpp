@@ -1,0 +1,118 @@
+#pragma once
+/// @file elementwise.hpp
+/// @brief Elementwise operations on slab::Array (include slab/array/array.hpp, which includes this).
+///
+/// Every function here is lazy and not collective: it records nothing but an expression. A chain of
+/// elementwise operations is evaluated as ONE fused task per chunk when the result is materialised
+/// (local_chunk(), persist(), a reduction, gather), tile by tile (4096 elements) so intermediates stay in
+/// cache: `(a * 2.0 + b).exp()` makes one task per chunk, not three. A reduction of an expression fuses too.
+///
+/// Broadcasting: an operand may be a scalar, a row vector (1 x cols, normally Split::none), or a column
+/// vector (rows x 1, or a 1-D array of length rows, with the same row blocks); operands with the full shape
+/// must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>
+/// holding 0 or 1 (NumPy's bool as an integer); where() takes such a condition (non-zero = true).
+///
+/// @throws ShapeError (on every rank, from global shapes only) naming the operation and both operands'
+/// shapes and splits when they cannot be broadcast or their blocks are not on the same ranks.
+
+#include <cstdint>
+#include <type_traits>
+
+namespace slab {
+
+template <class T>
+class Array;
+
+/// The binary operations.
+enum class BinaryOp { add, sub, mul, div, pow, min, max };
+/// The comparisons (result 0/1 as std::int64_t).
+enum class CompareOp { eq, ne, lt, le, gt, ge };
+/// The unary operations.
+enum class UnaryOp { neg, exp, log, sqrt, abs, sin, cos };
+
+template <class T>
+[[nodiscard]] Array<T> binary(BinaryOp op, const Array<T>& a, const Array<T>& b);
+template <class T>
+[[nodiscard]] Array<T> binary(BinaryOp op, const Array<T>& a, std::type_identity_t<T> b);
+template <class T>
+[[nodiscard]] Array<T> binary(BinaryOp op, std::type_identity_t<T> a, const Array<T>& b);
+template <class T>
+[[nodiscard]] Array<T> unary(UnaryOp op, const Array<T>& a);
+template <class T>
+[[nodiscard]] Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b);
+template <class T>
+[[nodiscard]] Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b);
+/// cond ? a : b elementwise (cond non-zero = true); the three broadcast together.
+template <class T>
+[[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T>& b);
+template <class T>
+[[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b);
+/// Convert elementwise with static_cast (float -> int64 truncates like NumPy's astype).
+template <class U, class T>
+[[nodiscard]] Array<U> astype(const Array<T>& a);
+
+#define SLAB_ARRAY_BINARY_OPERATOR(sym, op)                                                                \
+  template <class T>                                                                                       \
+  [[nodiscard]] Array<T> operator sym(const Array<T>& a, const Array<T>& b) {                              \
+    return binary(BinaryOp::op, a, b);                                                                     \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  [[nodiscard]] Array<T> operator sym(const Array<T>& a, std::type_identity_t<T> b) {                      \
+    return binary(BinaryOp::op, a, b);                                                                     \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  [[nodiscard]] Array<T> operator sym(std::type_identity_t<T> a, const Array<T>& b) {                      \
+    return binary(BinaryOp::op, a, b);                                                                     \
+  }
+SLAB_ARRAY_BINARY_OPERATOR(+, add)
+SLAB_ARRAY_BINARY_OPERATOR(-, sub)
+SLAB_ARRAY_BINARY_OPERATOR(*, mul)
+SLAB_ARRAY_BINARY_OPERATOR(/, div)
+#undef SLAB_ARRAY_BINARY_OPERATOR
+
+template <class T>
+[[nodiscard]] Array<T> operator-(const Array<T>& a) { return unary(UnaryOp::neg, a); }
+template <class T>
+[[nodiscard]] Array<T> pow(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::pow, a, b); }
+template <class T>
+[[nodiscard]] Array<T> pow(const Array<T>& a, std::type_identity_t<T> b) { return binary(BinaryOp::pow, a, b); }
+template <class T>
+[[nodiscard]] Array<T> minimum(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::min, a, b); }
+template <class T>
+[[nodiscard]] Array<T> maximum(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::max, a, b); }
+template <class T>
+[[nodiscard]] Array<T> exp(const Array<T>& a) { return unary(UnaryOp::exp, a); }
+template <class T>
+[[nodiscard]] Array<T> log(const Array<T>& a) { return unary(UnaryOp::log, a); }
+template <class T>
+[[nodiscard]] Array<T> sqrt(const Array<T>& a) { return unary(UnaryOp::sqrt, a); }
+template <class T>
+[[nodiscard]] Array<T> abs(const Array<T>& a) { return unary(UnaryOp::abs, a); }
+template <class T>
+[[nodiscard]] Array<T> sin(const Array<T>& a) { return unary(UnaryOp::sin, a); }
+template <class T>
+[[nodiscard]] Array<T> cos(const Array<T>& a) { return unary(UnaryOp::cos, a); }
+
+#define SLAB_ARRAY_COMPARE_OPERATOR(sym, op)                                                               \
+  template <class T>                                                                                       \
+  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, const Array<T>& b) {                   \
+    return compare(CompareOp::op, a, b);                                                                   \
+  }                                                                                                        \
+  template <class T>                                                                                       \
+  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, std::type_identity_t<T> b) {           \
+    return compare(CompareOp::op, a, b);                                                                   \
+  }
+SLAB_ARRAY_COMPARE_OPERATOR(<, lt)
+SLAB_ARRAY_COMPARE_OPERATOR(<=, le)
+SLAB_ARRAY_COMPARE_OPERATOR(>, gt)
+SLAB_ARRAY_COMPARE_OPERATOR(>=, ge)
+#undef SLAB_ARRAY_COMPARE_OPERATOR
+/// Elementwise ==, != (named: operator== on arrays would confuse value comparisons).
+template <class T>
+[[nodiscard]] Array<std::int64_t> equal(const Array<T>& a, const Array<T>& b) { return compare(CompareOp::eq, a, b); }
+template <class T>
+[[nodiscard]] Array<std::int64_t> not_equal(const Array<T>& a, const Array<T>& b) {
+  return compare(CompareOp::ne, a, b);
+}
+
+}  // namespace slab

@@ -1,0 +1,74 @@
+#pragma once
+/// @file reduction.hpp
+/// @brief Reductions of slab::Array (include slab/array/array.hpp, which includes this).
+///
+/// Full reductions are collective and run the graph: one task per local chunk computes a partial (fused
+/// with any pending elementwise expression, tile by tile); partials are merged on each rank in chunk order,
+/// then across ranks with Comm::tree_allreduce_bytes (a fixed tree), so results are bitwise identical from
+/// run to run at a fixed rank count, and every rank returns the same value. Variances merge (count, mean,
+/// M2) with Chan's formula. NaN follows NumPy: sum/mean/var/min/max of data with NaN are NaN; nansum and
+/// nanmean skip NaN. Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
+/// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a
+/// 1-D array: split like the source along the kept axis when that axis is the split one (lazy, no
+/// communication), replicated (Split::none, collective, runs the graph) otherwise.
+
+#include <cstdint>
+
+namespace slab {
+
+template <class T>
+class Array;
+struct Stats;
+
+/// sum/mean/var/std/min/max/count in ONE fused pass (one task per chunk). Collective.
+template <class T>
+[[nodiscard]] Stats reduce_stats(const Array<T>& a, int ddof = 0);
+
+template <class T>
+[[nodiscard]] T sum(const Array<T>& a);
+template <class T>
+[[nodiscard]] double mean(const Array<T>& a);
+/// Variance with `ddof` delta degrees of freedom (NumPy's var). Collective.
+template <class T>
+[[nodiscard]] double var(const Array<T>& a, int ddof = 0);
+template <class T>
+[[nodiscard]] double std(const Array<T>& a, int ddof = 0);
+/// @throws ShapeError (every rank) for an empty array.
+template <class T>
+[[nodiscard]] T min(const Array<T>& a);
+template <class T>
+[[nodiscard]] T max(const Array<T>& a);
+/// Flat global index i * cols + j of the first minimum (of the first NaN when there is one). Collective.
+template <class T>
+[[nodiscard]] std::int64_t argmin(const Array<T>& a);
+template <class T>
+[[nodiscard]] std::int64_t argmax(const Array<T>& a);
+/// 2-norm of a vector, Frobenius norm of a matrix. Collective.
+template <class T>
+[[nodiscard]] double norm(const Array<T>& a);
+template <class T>
+[[nodiscard]] std::int64_t count_nonzero(const Array<T>& a);
+template <class T>
+[[nodiscard]] T nansum(const Array<T>& a);
+template <class T>
+[[nodiscard]] double nanmean(const Array<T>& a);
+
+/// Which reduction along an axis.
+enum class AxisOp { sum, mean, var, std, min, max };
+/// Reduce along `axis` (0 or 1) to a 1-D Array<double> (see the file comment). @throws ShapeError for a bad axis.
+template <class T>
+[[nodiscard]] Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof = 0);
+template <class T>
+[[nodiscard]] Array<double> sum(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::sum, axis); }
+template <class T>
+[[nodiscard]] Array<double> mean(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::mean, axis); }
+template <class T>
+[[nodiscard]] Array<double> var(const Array<T>& a, int axis, int ddof) { return reduce_axis(a, AxisOp::var, axis, ddof); }
+template <class T>
+[[nodiscard]] Array<double> std(const Array<T>& a, int axis, int ddof) { return reduce_axis(a, AxisOp::std, axis, ddof); }
+template <class T>
+[[nodiscard]] Array<double> min(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::min, axis); }
+template <class T>
+[[nodiscard]] Array<double> max(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::max, axis); }
+
+}  // namespace slab

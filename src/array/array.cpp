@@ -1,0 +1,549 @@
+// slab::Array<T>: handles, materialisation, gather, creation and elementwise expressions.
+#include "slab/array/array.hpp"
+
+#include <cmath>
+#include <numbers>
+
+#include "array/expr.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/core/counter_rng.hpp"
+
+namespace slab {
+
+template <class T>
+struct Array<T>::State {
+  TaskQueue* queue = nullptr;
+  Layout layout;
+  std::vector<Chunk> chunks;
+  bool materialised = false;
+  detail::ExprPtr<T> expr;  // the unevaluated expression, or (once materialised) a leaf over `chunks`
+};
+
+template <class T>
+Array<T>::Array(TaskQueue& queue, Layout layout, std::vector<Chunk> local_chunks) : state_(std::make_shared<State>()) {
+  const int rank = queue.comm().rank();
+  SLAB_EXPECTS(layout.nranks == queue.comm().size(), ShapeError,
+               "Array: layout " + layout.to_string() + " is for " + std::to_string(layout.nranks) +
+                   " ranks, the communicator has " + std::to_string(queue.comm().size()));
+  SLAB_EXPECTS(static_cast<std::int64_t>(local_chunks.size()) == layout.num_chunks(rank), ShapeError,
+               "Array: " + std::to_string(local_chunks.size()) + " chunks given, layout " + layout.to_string() +
+                   " has " + std::to_string(layout.num_chunks(rank)) + " on rank " + std::to_string(rank));
+  state_->queue = &queue;
+  state_->layout = std::move(layout);
+  state_->chunks = std::move(local_chunks);
+  state_->materialised = true;
+}
+
+template <class T>
+Array<T>::Array(TaskQueue& queue, Layout layout, detail::ExprPtr<T> expr) : state_(std::make_shared<State>()) {
+  state_->queue = &queue;
+  state_->layout = std::move(layout);
+  state_->expr = std::move(expr);
+}
+
+template <class T>
+const Layout& Array<T>::layout() const {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  return state_->layout;
+}
+template <class T>
+TaskQueue& Array<T>::queue() const {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  return *state_->queue;
+}
+template <class T>
+int Array<T>::rank() const {
+  return queue().comm().rank();
+}
+template <class T>
+bool Array<T>::is_expression() const {
+  return state_ && !state_->materialised;
+}
+
+template <class T>
+const std::vector<Chunk>& Array<T>::local_chunks() const {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  if (!state_->materialised) {
+    state_->chunks = detail::materialise<T>(*state_->queue, state_->layout, state_->expr, "elementwise");
+    state_->materialised = true;
+    state_->expr = nullptr;
+  }
+  return state_->chunks;
+}
+template <class T>
+std::size_t Array<T>::num_local_chunks() const {
+  return static_cast<std::size_t>(layout().num_chunks(rank()));
+}
+template <class T>
+const Chunk& Array<T>::local_chunk(std::size_t i) const {
+  return local_chunks().at(i);
+}
+template <class T>
+ChunkExtent Array<T>::local_extent(std::size_t i) const {
+  return layout().chunk_extent(rank(), static_cast<std::int64_t>(i));
+}
+template <class T>
+ChunkExtent Array<T>::local_block() const {
+  return layout().block_extent(rank());
+}
+
+template <class T>
+detail::ExprPtr<T> Array<T>::expr() const {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  if (!state_->materialised) return state_->expr;
+  if (!state_->expr)  // cached, so that `a + a` reads one leaf (one set of inputs)
+    state_->expr = std::make_shared<detail::Leaf<T>>(state_->layout, state_->chunks, rank(), 0, 0, false, false);
+  return state_->expr;
+}
+
+template <class T>
+Array<T>& Array<T>::persist() {
+  queue().persist(std::span<const Chunk>(local_chunks()));
+  return *this;
+}
+
+template <class T>
+std::vector<T> Array<T>::local_data() const {
+  const auto& chunks = local_chunks();
+  queue().persist(std::span<const Chunk>(chunks));
+  const ChunkExtent b = local_block();
+  std::vector<T> out(static_cast<std::size_t>(b.size()));
+  for (std::size_t i = 0; i < chunks.size(); ++i) {
+    const ChunkExtent e = local_extent(i);
+    Pin pin = chunks[i].buffer()->pin();
+    const T* src = reinterpret_cast<const T*>(pin.data());
+    for (std::int64_t r = 0; r < e.rows; ++r)
+      std::memcpy(out.data() + (e.row0 - b.row0 + r) * b.cols + (e.col0 - b.col0), src + r * e.cols,
+                  static_cast<std::size_t>(e.cols) * sizeof(T));
+  }
+  return out;
+}
+
+namespace {
+// Column-split blocks arrive rank after rank; put them in row-major global order.
+template <class T>
+std::vector<T> interleave_cols(const Layout& l, const std::vector<T>& in) {
+  std::vector<T> out(in.size());
+  std::size_t off = 0;
+  for (int r = 0; r < l.nranks; ++r) {
+    const std::int64_t c0 = l.block_begin(r), lc = l.local_cols(r);
+    for (std::int64_t i = 0; i < l.rows; ++i)
+      std::memcpy(out.data() + i * l.cols + c0, in.data() + off + i * lc, static_cast<std::size_t>(lc) * sizeof(T));
+    off += static_cast<std::size_t>(l.rows * lc);
+  }
+  return out;
+}
+}  // namespace
+
+template <class T>
+std::vector<T> Array<T>::gather(int root) const {
+  std::vector<T> local = local_data();
+  const Comm& comm = queue().comm();
+  if (split() == Split::none) {
+    comm.barrier();
+    return comm.rank() == root ? local : std::vector<T>{};
+  }
+  std::vector<T> out;
+  comm.gatherv(std::span<const T>(local), out, root);
+  if (split() == Split::cols && comm.rank() == root) return interleave_cols(layout(), out);
+  return out;
+}
+
+template <class T>
+std::vector<T> Array<T>::gather_all() const {
+  std::vector<T> local = local_data();
+  if (split() == Split::none) return local;
+  std::vector<T> out;
+  queue().comm().allgatherv(std::span<const T>(local), out);
+  if (split() == Split::cols) return interleave_cols(layout(), out);
+  return out;
+}
+
+template <class T>
+Array<T> Array<T>::from_chunk_fn(TaskQueue& queue, Shape shape, Split split,
+                                 std::function<void(const ChunkExtent&, std::span<T>)> fill, std::int64_t chunk,
+                                 std::string name) {
+  Layout l = Layout::make(shape, split, queue.comm().size(), chunk, sizeof(T));
+  const int rank = queue.comm().rank();
+  std::vector<Chunk> chunks;
+  auto shared = std::make_shared<std::function<void(const ChunkExtent&, std::span<T>)>>(std::move(fill));
+  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
+    const ChunkExtent e = l.chunk_extent(rank, i);
+    chunks.push_back(queue.submit(name, {}, [shared, e](TaskContext& ctx) {
+      (*shared)(e, ctx.output_as<T>(static_cast<std::size_t>(e.size())));
+    }));
+  }
+  return Array(queue, std::move(l), std::move(chunks));
+}
+
+namespace detail {
+// An array of `layout` whose chunks are copied from this rank's block `data` (row-major).
+template <class T>
+Array<T> from_block(TaskQueue& queue, Layout layout, std::shared_ptr<const std::vector<T>> data) {
+  const int rank = queue.comm().rank();
+  const ChunkExtent b = layout.block_extent(rank);
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
+    const ChunkExtent e = layout.chunk_extent(rank, i);
+    chunks.push_back(queue.submit("from_local", {}, [data, e, b](TaskContext& ctx) {
+      auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
+      for (std::int64_t r = 0; r < e.rows; ++r)
+        std::memcpy(out.data() + r * e.cols, data->data() + (e.row0 - b.row0 + r) * b.cols + (e.col0 - b.col0),
+                    static_cast<std::size_t>(e.cols) * sizeof(T));
+    }));
+  }
+  return Array<T>(queue, std::move(layout), std::move(chunks));
+}
+}  // namespace detail
+
+template <class T>
+Array<T> Array<T>::from_local_blocks(TaskQueue& queue, Shape shape, Split split, std::vector<T> local,
+                                     std::int64_t chunk) {
+  Layout l = Layout::make(shape, split, queue.comm().size(), chunk, sizeof(T));
+  const ChunkExtent b = l.block_extent(queue.comm().rank());
+  queue.comm().run_collectively([&] {
+    SLAB_EXPECTS(static_cast<std::int64_t>(local.size()) == b.size(), ShapeError,
+                 "from_local_blocks: " + std::to_string(local.size()) + " values given, the block of " +
+                     l.to_string() + " has " + std::to_string(b.size()));
+  });
+  return detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local)));
+}
+
+template <class T>
+Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows,
+                                   std::int64_t cols, int ndim) {
+  const Comm& comm = queue.comm();
+  std::vector<std::int64_t> mine{local_rows, cols}, all(2 * static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const std::int64_t>(mine), std::span<std::int64_t>(all));
+  comm.run_collectively([&] {
+    SLAB_EXPECTS(local_rows >= 0 && static_cast<std::int64_t>(local.size()) == local_rows * cols, ShapeError,
+                 "from_local_rows: " + std::to_string(local.size()) + " values for " + std::to_string(local_rows) +
+                     " x " + std::to_string(cols));
+    for (int r = 0; r < comm.size(); ++r)
+      SLAB_EXPECTS(all[2 * r + 1] == cols, ShapeError,
+                   "from_local_rows: ranks give different column counts (" + std::to_string(all[2 * r + 1]) + " vs " +
+                       std::to_string(cols) + ")");
+  });
+  std::vector<std::int64_t> bounds{0};
+  for (int r = 0; r < comm.size(); ++r) bounds.push_back(bounds.back() + all[2 * r]);
+  const Shape shape = ndim == 1 ? Shape{bounds.back()} : Shape{bounds.back(), cols};
+  Layout l = Layout::make(shape, Split::rows, comm.size(), 0, sizeof(T));
+  l.bounds = std::move(bounds);
+  return slab::rebalance(detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local))));
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Elementwise expressions.
+
+bool detail::local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off,
+                              bool br, bool bc) {
+  for (int r = 0; r < dst.nranks; ++r) {
+    const ChunkExtent d = dst.block_extent(r);
+    if (d.size() == 0) continue;
+    const std::int64_t r0 = br ? 0 : d.row0 + row_off, r1 = br ? 1 : d.row0 + row_off + d.rows;
+    const std::int64_t c0 = bc ? 0 : d.col0 + col_off, c1 = bc ? 1 : d.col0 + col_off + d.cols;
+    const ChunkExtent s = src.block_extent(r);
+    if (r0 < s.row0 || r1 > s.row0 + s.rows || c0 < s.col0 || c1 > s.col0 + s.cols) return false;
+  }
+  return true;
+}
+
+namespace {
+
+std::string describe(const Layout& l) { return l.to_string(); }
+
+// The result layout of broadcasting a with b (shape errors thrown identically on every rank).
+Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
+  auto fail = [&](const std::string& why) {
+    SLAB_FAIL(ShapeError, std::string(op) + ": " + why + ": " + describe(a) + " and " + describe(b));
+  };
+  auto dim = [&](std::int64_t x, std::int64_t y) {
+    if (x == y || y == 1) return x;
+    if (x == 1) return y;
+    fail("shapes cannot be broadcast");
+    return x;
+  };
+  const std::int64_t rows = dim(a.rows, b.rows), cols = dim(a.cols, b.cols);
+  const int ndim = std::max(a.ndim, b.ndim);
+  const Shape s = ndim == 1 ? Shape{rows} : Shape{rows, cols};
+  Layout out;
+  bool found = false;
+  auto full = [&](const Layout& l) { return l.rows == rows && l.cols == cols; };
+  for (const Layout* l : {&a, &b})
+    if (!found && full(*l) && l->split != Split::none) out = *l, found = true;
+  for (const Layout* l : {&a, &b})
+    if (!found && full(*l)) out = *l, found = true;
+  for (const Layout* l : {&a, &b}) {
+    if (found) break;
+    if ((l->split == Split::rows && l->rows == rows) || (l->split == Split::cols && l->cols == cols)) {
+      out = Layout::make(s, l->split, l->nranks);
+      out.bounds = l->bounds;
+      found = true;
+    }
+  }
+  if (!found) out = Layout::make(s, Split::none, a.nranks);
+  out.ndim = ndim;
+  for (const Layout* l : {&a, &b})
+    if (!detail::local_compatible(*l, out, 0, 0, l->rows == 1 && rows != 1, l->cols == 1 && cols != 1))
+      fail("operands are split differently (their blocks are not on the same ranks)");
+  return out;
+}
+
+template <class R, class A, class B, class F>
+Array<R> combine(const char* op, const Array<A>& a, const Array<B>& b, F f) {
+  const Layout l = broadcast_layout(op, a.layout(), b.layout());
+  auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
+  auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
+  return Array<R>(a.queue(), l, std::make_shared<detail::BinaryNode<R, A, B, F>>(std::move(ea), std::move(eb), f));
+}
+
+template <class R, class T, class F>
+Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f) {
+  detail::ExprPtr<T> es = std::make_shared<detail::ScalarNode<T>>(s);
+  if (scalar_first)
+    return Array<R>(a.queue(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(es, a.expr(), f));
+  return Array<R>(a.queue(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(a.expr(), es, f));
+}
+
+template <class T>
+T divide(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : x / y;  // NumPy gives 0 (with a warning)
+  else return x / y;
+}
+template <class T>
+T power(T x, T y) {
+  if constexpr (std::is_integral_v<T>) return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+  else return std::pow(x, y);
+}
+template <class T>
+T vmin(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+  return y < x ? y : x;
+}
+template <class T>
+T vmax(T x, T y) {
+  if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+  return x < y ? y : x;
+}
+
+// Calls g(name, functor) with the functor of `op`.
+template <class T, class G>
+auto with_binary(BinaryOp op, G g) {
+  switch (op) {
+    case BinaryOp::add: return g("add", [](T x, T y) { return static_cast<T>(x + y); });
+    case BinaryOp::sub: return g("subtract", [](T x, T y) { return static_cast<T>(x - y); });
+    case BinaryOp::mul: return g("multiply", [](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::div: return g("divide", [](T x, T y) { return divide(x, y); });
+    case BinaryOp::pow: return g("power", [](T x, T y) { return power(x, y); });
+    case BinaryOp::min: return g("minimum", [](T x, T y) { return vmin(x, y); });
+    case BinaryOp::max: return g("maximum", [](T x, T y) { return vmax(x, y); });
+  }
+  SLAB_FAIL(InvalidArgument, "binary: unknown operation");
+}
+template <class T, class G>
+auto with_compare(CompareOp op, G g) {
+  using I = std::int64_t;
+  switch (op) {
+    case CompareOp::eq: return g("equal", [](T x, T y) { return I(x == y); });
+    case CompareOp::ne: return g("not_equal", [](T x, T y) { return I(x != y); });
+    case CompareOp::lt: return g("less", [](T x, T y) { return I(x < y); });
+    case CompareOp::le: return g("less_equal", [](T x, T y) { return I(x <= y); });
+    case CompareOp::gt: return g("greater", [](T x, T y) { return I(x > y); });
+    case CompareOp::ge: return g("greater_equal", [](T x, T y) { return I(x >= y); });
+  }
+  SLAB_FAIL(InvalidArgument, "compare: unknown operation");
+}
+
+}  // namespace
+
+template <class T>
+Array<T> binary(BinaryOp op, const Array<T>& a, const Array<T>& b) {
+  return with_binary<T>(op, [&](const char* name, auto f) { return combine<T>(name, a, b, f); });
+}
+template <class T>
+Array<T> binary(BinaryOp op, const Array<T>& a, std::type_identity_t<T> b) {
+  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(a, b, false, f); });
+}
+template <class T>
+Array<T> binary(BinaryOp op, std::type_identity_t<T> a, const Array<T>& b) {
+  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(b, a, true, f); });
+}
+template <class T>
+Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b) {
+  return with_compare<T>(op, [&](const char* name, auto f) { return combine<std::int64_t>(name, a, b, f); });
+}
+template <class T>
+Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b) {
+  return with_compare<T>(op, [&](const char*, auto f) { return combine_scalar<std::int64_t>(a, b, false, f); });
+}
+
+template <class T>
+Array<T> unary(UnaryOp op, const Array<T>& a) {
+  auto make = [&](auto f) {
+    return Array<T>(a.queue(), a.layout(), std::make_shared<detail::UnaryNode<T, T, decltype(f)>>(a.expr(), f));
+  };
+  using D = std::conditional_t<std::is_integral_v<T>, double, T>;  // integer math goes through double
+  switch (op) {
+    case UnaryOp::neg: return make([](T x) { return static_cast<T>(-x); });
+    case UnaryOp::exp: return make([](T x) { return static_cast<T>(std::exp(static_cast<D>(x))); });
+    case UnaryOp::log: return make([](T x) { return static_cast<T>(std::log(static_cast<D>(x))); });
+    case UnaryOp::sqrt: return make([](T x) { return static_cast<T>(std::sqrt(static_cast<D>(x))); });
+    case UnaryOp::abs: return make([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::sin: return make([](T x) { return static_cast<T>(std::sin(static_cast<D>(x))); });
+    case UnaryOp::cos: return make([](T x) { return static_cast<T>(std::cos(static_cast<D>(x))); });
+  }
+  SLAB_FAIL(InvalidArgument, "unary: unknown operation");
+}
+
+template <class T>
+Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T>& b) {
+  const Layout lab = broadcast_layout("where", a.layout(), b.layout());
+  const Layout l = broadcast_layout("where", cond.layout(), lab);
+  auto leaf = [&](const auto& x) {
+    return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
+  };
+  // a and b are checked against lab; check them against the final layout too.
+  broadcast_layout("where", a.layout(), l);
+  broadcast_layout("where", b.layout(), l);
+  return Array<T>(a.queue(), l, std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), leaf(b)));
+}
+template <class T>
+Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b) {
+  const Layout l = broadcast_layout("where", cond.layout(), a.layout());
+  auto leaf = [&](const auto& x) {
+    return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
+  };
+  return Array<T>(a.queue(), l,
+                  std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
+}
+
+template <class U, class T>
+Array<U> astype(const Array<T>& a) {
+  if constexpr (std::is_same_v<U, T>) {
+    return a;
+  } else {
+    auto f = [](T x) { return static_cast<U>(x); };
+    return Array<U>(a.queue(), a.layout(), std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f));
+  }
+}
+
+template <class T> Array<T> Array<T>::exp() const { return unary(UnaryOp::exp, *this); }
+template <class T> Array<T> Array<T>::log() const { return unary(UnaryOp::log, *this); }
+template <class T> Array<T> Array<T>::sqrt() const { return unary(UnaryOp::sqrt, *this); }
+template <class T> Array<T> Array<T>::abs() const { return unary(UnaryOp::abs, *this); }
+template <class T> Array<T> Array<T>::sin() const { return unary(UnaryOp::sin, *this); }
+template <class T> Array<T> Array<T>::cos() const { return unary(UnaryOp::cos, *this); }
+template <class T> Array<T> Array<T>::pow(double e) const { return binary(BinaryOp::pow, *this, static_cast<T>(e)); }
+template <class T> T Array<T>::sum() const { return slab::sum(*this); }
+template <class T> double Array<T>::mean() const { return slab::mean(*this); }
+template <class T> double Array<T>::var(int ddof) const { return slab::var(*this, ddof); }
+template <class T> double Array<T>::std(int ddof) const { return slab::std(*this, ddof); }
+template <class T> T Array<T>::min() const { return slab::min(*this); }
+template <class T> T Array<T>::max() const { return slab::max(*this); }
+template <class T> Array<T> Array<T>::transpose() const { return slab::transpose(*this); }
+template <class T> Array<T> Array<T>::row_range(std::int64_t b, std::int64_t e) const { return slab::row_range(*this, b, e); }
+template <class T> Array<T> Array<T>::col_range(std::int64_t b, std::int64_t e) const { return slab::col_range(*this, b, e); }
+template <class T> Array<T> Array<T>::head(std::int64_t n) const { return slab::head(*this, n); }
+template <class T> Array<T> Array<T>::rebalance() const { return slab::rebalance(*this); }
+template <class T> Array<T> Array<T>::resplit(Split s) const { return slab::resplit(*this, s); }
+
+// ---------------------------------------------------------------------------------------------------------
+// Creation.
+
+template <class T>
+Array<T> full(TaskQueue& q, Shape shape, T value, Split split, std::int64_t chunk) {
+  return Array<T>::from_chunk_fn(q, shape, split, [value](const ChunkExtent&, std::span<T> out) {
+    std::fill(out.begin(), out.end(), value);
+  }, chunk, "full");
+}
+template <class T>
+Array<T> zeros(TaskQueue& q, Shape shape, Split split, std::int64_t chunk) {
+  return full<T>(q, shape, T(0), split, chunk);
+}
+template <class T>
+Array<T> ones(TaskQueue& q, Shape shape, Split split, std::int64_t chunk) {
+  return full<T>(q, shape, T(1), split, chunk);
+}
+template <class T>
+Array<T> arange(TaskQueue& q, double start, double stop, double step, Split split, std::int64_t chunk) {
+  SLAB_EXPECTS(step != 0, InvalidArgument, "arange: step must not be 0");
+  const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
+  return Array<T>::from_function(q, Shape{n}, split, [=](std::int64_t i, std::int64_t) {
+    return static_cast<T>(start + static_cast<double>(i) * step);
+  }, chunk);
+}
+template <class T>
+Array<T> linspace(TaskQueue& q, double start, double stop, std::int64_t num, Split split, bool endpoint,
+                  std::int64_t chunk) {
+  SLAB_EXPECTS(num >= 0, InvalidArgument, "linspace: num must be >= 0");
+  const std::int64_t div = endpoint ? num - 1 : num;
+  const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
+  return Array<T>::from_function(q, Shape{num}, split, [=](std::int64_t i, std::int64_t) {
+    if (endpoint && num > 1 && i == num - 1) return static_cast<T>(stop);
+    return static_cast<T>(start + static_cast<double>(i) * step);
+  }, chunk);
+}
+template <class T>
+Array<T> eye(TaskQueue& q, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k, std::int64_t chunk) {
+  return Array<T>::from_function(q, Shape{rows, cols}, split,
+                                 [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); },
+                                 chunk);
+}
+
+Array<double> random_uniform(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double low, double high,
+                             std::int64_t chunk) {
+  const std::int64_t cols = shape.cols;
+  const bool unit = low == 0.0 && high == 1.0;
+  return Array<double>::from_chunk_fn(q, shape, split, [=](const ChunkExtent& e, std::span<double> out) {
+    for (std::int64_t i = 0; i < e.rows; ++i) {
+      const auto base = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0);
+      double* o = out.data() + i * e.cols;
+      for (std::int64_t j = 0; j < e.cols; ++j) {
+        const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
+        o[j] = unit ? u : low + (high - low) * u;
+      }
+    }
+  }, chunk, "random_uniform");
+}
+
+Array<double> random_normal(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
+                            std::int64_t chunk) {
+  const std::int64_t cols = shape.cols;
+  const std::uint64_t seed2 = seed ^ 0x80000u;
+  return Array<double>::from_chunk_fn(q, shape, split, [=](const ChunkExtent& e, std::span<double> out) {
+    for (std::int64_t i = 0; i < e.rows; ++i)
+      for (std::int64_t j = 0; j < e.cols; ++j) {
+        const auto k = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0 + j);
+        const double u1 = counter_uniform(seed, k), u2 = counter_uniform(seed2, k);
+        out[static_cast<std::size_t>(i * e.cols + j)] =
+            mean + stddev * std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
+      }
+  }, chunk, "random_normal");
+}
+
+#define SLAB_INSTANTIATE(T)                                                                                    \
+  template class Array<T>;                                                                                     \
+  template Array<T> binary(BinaryOp, const Array<T>&, const Array<T>&);                                        \
+  template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                                \
+  template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                                \
+  template Array<T> unary(UnaryOp, const Array<T>&);                                                           \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);                           \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);                   \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);                       \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>);               \
+  template Array<float> astype<float, T>(const Array<T>&);                                                     \
+  template Array<double> astype<double, T>(const Array<T>&);                                                   \
+  template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                                       \
+  template Array<T> full(TaskQueue&, Shape, T, Split, std::int64_t);                                          \
+  template Array<T> zeros(TaskQueue&, Shape, Split, std::int64_t);                                            \
+  template Array<T> ones(TaskQueue&, Shape, Split, std::int64_t);                                             \
+  template Array<T> arange(TaskQueue&, double, double, double, Split, std::int64_t);                          \
+  template Array<T> linspace(TaskQueue&, double, double, std::int64_t, Split, bool, std::int64_t);            \
+  template Array<T> eye(TaskQueue&, std::int64_t, std::int64_t, Split, std::int64_t, std::int64_t);           \
+  template Array<T> detail::from_block(TaskQueue&, Layout, std::shared_ptr<const std::vector<T>>);
+SLAB_INSTANTIATE(float)
+SLAB_INSTANTIATE(double)
+SLAB_INSTANTIATE(std::int64_t)
+#undef SLAB_INSTANTIATE
+
+}  // namespace slab

@@ -1,0 +1,335 @@
+#pragma once
+// Private to the array layer: unevaluated elementwise expressions, evaluated tile by tile (kTile elements)
+// into a chunk, and the helpers that turn an expression into one task per chunk (materialise) or into one
+// partial per chunk merged in a fixed order (reduce_partials).
+#include <algorithm>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "slab/array/array.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/memory/buffer.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::detail {
+
+inline constexpr std::int64_t kTile = 4096;
+
+class LeafBase;
+struct LeafInput {
+  const std::byte* data;
+  ChunkExtent ext;
+};
+struct EvalCtx {
+  ChunkExtent target;
+  std::vector<std::pair<const LeafBase*, std::vector<LeafInput>>> leaves;
+  [[nodiscard]] const std::vector<LeafInput>& inputs_of(const LeafBase* leaf) const {
+    for (const auto& [l, in] : leaves)
+      if (l == leaf) return in;
+    SLAB_FAIL(Error, "array expression: leaf without inputs (internal error)");
+  }
+};
+
+/// An operand read from chunks: the source array's chunks, seen through an offset and broadcasting.
+class LeafBase {
+public:
+  virtual ~LeafBase() = default;
+  /// The source chunks (with their extents) that target chunk `e` reads.
+  virtual void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const = 0;
+};
+
+template <class T>
+struct ExprNode {
+  virtual ~ExprNode() = default;
+  /// Elements [k0, k0 + n) of ctx.target (row-major); writes them to `out` and returns out, or returns a
+  /// pointer to them where they already exist.
+  virtual const T* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, T* out) const = 0;
+  virtual void leaves(std::vector<const LeafBase*>& out) const = 0;
+};
+
+template <class T>
+class Leaf final : public ExprNode<T>, public LeafBase {
+public:
+  Leaf(Layout src, std::vector<Chunk> chunks, int rank, std::int64_t row_off, std::int64_t col_off, bool bcast_rows,
+       bool bcast_cols)
+      : src_(std::move(src)), chunks_(std::move(chunks)), rank_(rank), row_off_(row_off), col_off_(col_off),
+        br_(bcast_rows), bc_(bcast_cols) {}
+
+  void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const override {
+    if (e.size() == 0) return;
+    const std::int64_t r0 = br_ ? 0 : e.row0 + row_off_, r1 = br_ ? 1 : e.row0 + row_off_ + e.rows;
+    const std::int64_t c0 = bc_ ? 0 : e.col0 + col_off_, c1 = bc_ ? 1 : e.col0 + col_off_ + e.cols;
+    const ChunkExtent b = src_.block_extent(rank_);
+    SLAB_EXPECTS(r0 >= b.row0 && r1 <= b.row0 + b.rows && c0 >= b.col0 && c1 <= b.col0 + b.cols, ShapeError,
+                 "array expression reads outside this rank's block of " + src_.to_string() + " (internal error)");
+    const bool by_cols = src_.split == Split::cols;
+    const std::int64_t base = by_cols ? b.col0 : b.row0;
+    const std::int64_t lo = (by_cols ? c0 : r0) - base, hi = (by_cols ? c1 : r1) - base;
+    for (std::int64_t i = lo / src_.chunk; i <= (hi - 1) / src_.chunk; ++i)
+      out.emplace_back(chunks_[static_cast<std::size_t>(i)], src_.chunk_extent(rank_, i));
+  }
+
+  const T* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, T* out) const override {
+    const auto& in = ctx.inputs_of(this);
+    const ChunkExtent& e = ctx.target;
+    const std::int64_t ti0 = k0 / e.cols, tj0 = k0 % e.cols;
+    if (!br_ && !bc_) {  // zero copy when the tile lies in one source chunk with the same columns
+      const std::int64_t s0 = e.row0 + row_off_ + ti0, s1 = e.row0 + row_off_ + (k0 + n - 1) / e.cols;
+      for (const auto& c : in)
+        if (c.ext.col0 == e.col0 + col_off_ && c.ext.cols == e.cols && c.ext.row0 <= s0 && s1 < c.ext.row0 + c.ext.rows)
+          return reinterpret_cast<const T*>(c.data) + (s0 - c.ext.row0) * c.ext.cols + tj0;
+    }
+    std::int64_t k = k0, ti = ti0, tj = tj0;
+    while (k < k0 + n) {
+      const std::int64_t seg = std::min(k0 + n - k, e.cols - tj);
+      const std::int64_t si = br_ ? 0 : e.row0 + ti + row_off_;
+      T* dst = out + (k - k0);
+      if (bc_) {
+        const T v = *at(in, si, 0);
+        std::fill(dst, dst + seg, v);
+      } else {
+        std::int64_t sj = e.col0 + tj + col_off_, left = seg;
+        while (left > 0) {
+          const LeafInput& c = find(in, si, sj);
+          const std::int64_t m = std::min(left, c.ext.col0 + c.ext.cols - sj);
+          std::memcpy(dst, reinterpret_cast<const T*>(c.data) + (si - c.ext.row0) * c.ext.cols + (sj - c.ext.col0),
+                      static_cast<std::size_t>(m) * sizeof(T));
+          dst += m;
+          sj += m;
+          left -= m;
+        }
+      }
+      k += seg;
+      ++ti;
+      tj = 0;
+    }
+    return out;
+  }
+  void leaves(std::vector<const LeafBase*>& out) const override { out.push_back(this); }
+
+private:
+  static const LeafInput& find(const std::vector<LeafInput>& in, std::int64_t i, std::int64_t j) {
+    for (const auto& c : in)
+      if (i >= c.ext.row0 && i < c.ext.row0 + c.ext.rows && j >= c.ext.col0 && j < c.ext.col0 + c.ext.cols) return c;
+    SLAB_FAIL(Error, "array expression: element outside its inputs (internal error)");
+  }
+  static const T* at(const std::vector<LeafInput>& in, std::int64_t i, std::int64_t j) {
+    const LeafInput& c = find(in, i, j);
+    return reinterpret_cast<const T*>(c.data) + (i - c.ext.row0) * c.ext.cols + (j - c.ext.col0);
+  }
+  Layout src_;
+  std::vector<Chunk> chunks_;
+  int rank_;
+  std::int64_t row_off_, col_off_;
+  bool br_, bc_;
+};
+
+template <class T>
+struct ScalarNode final : ExprNode<T> {
+  explicit ScalarNode(T v) : value(v) {}
+  const T* eval(const EvalCtx&, std::int64_t, std::int64_t n, T* out) const override {
+    std::fill(out, out + n, value);
+    return out;
+  }
+  void leaves(std::vector<const LeafBase*>&) const override {}
+  T value;
+};
+
+template <class R, class A, class F>
+struct UnaryNode final : ExprNode<R> {
+  UnaryNode(ExprPtr<A> a, F f) : a(std::move(a)), f(f) {}
+  const R* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, R* out) const override {
+    if constexpr (std::is_same_v<R, A>) {
+      const A* x = a->eval(ctx, k0, n, out);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    } else {
+      alignas(64) A buf[kTile];
+      const A* x = a->eval(ctx, k0, n, buf);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i]);
+    }
+    return out;
+  }
+  void leaves(std::vector<const LeafBase*>& out) const override { a->leaves(out); }
+  ExprPtr<A> a;
+  F f;
+};
+
+template <class R, class A, class B, class F>
+struct BinaryNode final : ExprNode<R> {
+  BinaryNode(ExprPtr<A> a, ExprPtr<B> b, F f) : a(std::move(a)), b(std::move(b)), f(f) {}
+  const R* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, R* out) const override {
+    alignas(64) B bbuf[kTile];
+    const B* y = b->eval(ctx, k0, n, bbuf);
+    if constexpr (std::is_same_v<R, A>) {
+      const A* x = a->eval(ctx, k0, n, out);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+    } else {
+      alignas(64) A abuf[kTile];
+      const A* x = a->eval(ctx, k0, n, abuf);
+      for (std::int64_t i = 0; i < n; ++i) out[i] = f(x[i], y[i]);
+    }
+    return out;
+  }
+  void leaves(std::vector<const LeafBase*>& out) const override {
+    a->leaves(out);
+    b->leaves(out);
+  }
+  ExprPtr<A> a;
+  ExprPtr<B> b;
+  F f;
+};
+
+template <class T>
+struct WhereNode final : ExprNode<T> {
+  WhereNode(ExprPtr<std::int64_t> c, ExprPtr<T> a, ExprPtr<T> b) : c(std::move(c)), a(std::move(a)), b(std::move(b)) {}
+  const T* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, T* out) const override {
+    alignas(64) std::int64_t cbuf[kTile];
+    alignas(64) T bbuf[kTile];
+    const std::int64_t* m = c->eval(ctx, k0, n, cbuf);
+    const T* y = b->eval(ctx, k0, n, bbuf);
+    const T* x = a->eval(ctx, k0, n, out);
+    for (std::int64_t i = 0; i < n; ++i) out[i] = m[i] ? x[i] : y[i];
+    return out;
+  }
+  void leaves(std::vector<const LeafBase*>& out) const override {
+    c->leaves(out);
+    a->leaves(out);
+    b->leaves(out);
+  }
+  ExprPtr<std::int64_t> c;
+  ExprPtr<T> a, b;
+};
+
+/// The inputs of one chunk's task and how to hand them to the leaves.
+struct TaskPlan {
+  std::vector<Chunk> inputs;
+  std::vector<const LeafBase*> leaves;
+  std::vector<std::vector<ChunkExtent>> extents;  // per leaf
+  ChunkExtent target;
+
+  template <class T>
+  static TaskPlan make(const ExprNode<T>& expr, const ChunkExtent& e) {
+    TaskPlan p;
+    p.target = e;
+    std::vector<const LeafBase*> all;
+    expr.leaves(all);
+    for (const LeafBase* l : all)
+      if (std::find(p.leaves.begin(), p.leaves.end(), l) == p.leaves.end()) p.leaves.push_back(l);
+    for (const LeafBase* l : p.leaves) {
+      std::vector<std::pair<Chunk, ChunkExtent>> need;
+      l->needed(e, need);
+      auto& ex = p.extents.emplace_back();
+      for (auto& [c, x] : need) {
+        p.inputs.push_back(std::move(c));
+        ex.push_back(x);
+      }
+    }
+    return p;
+  }
+  [[nodiscard]] EvalCtx context(TaskContext& ctx) const {
+    EvalCtx ec;
+    ec.target = target;
+    std::size_t slot = 0;
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      std::vector<LeafInput> in;
+      for (const auto& x : extents[k]) in.push_back({ctx.input(slot++).data(), x});
+      ec.leaves.emplace_back(leaves[k], std::move(in));
+    }
+    return ec;
+  }
+};
+
+/// One task per local chunk of `layout` evaluating `expr` (the fused pass).
+template <class T>
+std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr<T>& expr, const std::string& name) {
+  std::vector<Chunk> out;
+  const int rank = q.comm().rank();
+  for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
+    TaskPlan plan = TaskPlan::make(*expr, layout.chunk_extent(rank, i));
+    std::vector<Chunk> inputs = std::move(plan.inputs);
+    plan.inputs.clear();
+    out.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan)](TaskContext& ctx) {
+      const EvalCtx ec = plan.context(ctx);
+      const std::int64_t n = plan.target.size();
+      T* o = ctx.output_as<T>(static_cast<std::size_t>(n)).data();
+      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+        const std::int64_t m = std::min(kTile, n - k0);
+        const T* r = expr->eval(ec, k0, m, o + k0);
+        if (r != o + k0) std::memcpy(o + k0, r, static_cast<std::size_t>(m) * sizeof(T));
+      }
+    }));
+  }
+  return out;
+}
+
+/**
+ * One task per local chunk folds the chunk's tiles into a partial P (tile(p, x, n, extent, k0)); partials are
+ * merged on this rank in chunk order, then across ranks over the comm's fixed tree. Collective.
+ */
+template <class T, class P, class TileFn, class MergeFn>
+P reduce_partials(const Array<T>& a, const std::string& name, const P& identity, TileFn tile, MergeFn merge) {
+  static_assert(std::is_trivially_copyable_v<P>);
+  TaskQueue& q = a.queue();
+  const ExprPtr<T> expr = a.expr();
+  const Layout& layout = a.layout();
+  const int rank = q.comm().rank();
+  std::vector<Chunk> partials;
+  // A replicated array is reduced once, on rank 0; the others contribute the identity.
+  const std::int64_t nchunks = layout.split == Split::none && rank != 0 ? 0 : layout.num_chunks(rank);
+  for (std::int64_t i = 0; i < nchunks; ++i) {
+    TaskPlan plan = TaskPlan::make(*expr, layout.chunk_extent(rank, i));
+    std::vector<Chunk> inputs = std::move(plan.inputs);
+    plan.inputs.clear();
+    partials.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile](TaskContext& ctx) {
+      const EvalCtx ec = plan.context(ctx);
+      const std::int64_t n = plan.target.size();
+      std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
+      P p = identity;
+      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+        const std::int64_t m = std::min(kTile, n - k0);
+        tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
+      }
+      auto out = ctx.output(sizeof(P));
+      std::memcpy(out.data(), &p, sizeof(P));
+    }));
+  }
+  q.persist(std::span<const Chunk>(partials));
+  P acc = identity;
+  for (const Chunk& c : partials) {
+    P p;
+    Pin pin = c.buffer()->pin();
+    std::memcpy(&p, pin.data(), sizeof(P));
+    merge(acc, p);
+  }
+  std::vector<std::byte> bytes(sizeof(P));
+  std::memcpy(bytes.data(), &acc, sizeof(P));
+  q.comm().tree_allreduce_bytes(bytes, [&](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
+    P px, py;
+    std::memcpy(&px, x.data(), sizeof(P));
+    std::memcpy(&py, y.data(), sizeof(P));
+    merge(px, py);
+    std::memcpy(x.data(), &px, sizeof(P));
+  });
+  std::memcpy(&acc, bytes.data(), sizeof(P));
+  return acc;
+}
+
+/// An array of `layout` whose chunks are copied from this rank's block (row-major). Not collective.
+template <class T>
+Array<T> from_block(TaskQueue& queue, Layout layout, std::shared_ptr<const std::vector<T>> data);
+
+/// Whether every rank's block of `dst` reads only its own block of `src` (through offsets and broadcasting).
+bool local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off, bool br,
+                      bool bc);
+
+/// A leaf over a's chunks (or a's own expression when it has one and no offset/broadcast is needed).
+template <class T>
+ExprPtr<T> leaf_of(const Array<T>& a, std::int64_t row_off, std::int64_t col_off, bool br, bool bc) {
+  if (row_off == 0 && col_off == 0 && !br && !bc) return a.expr();
+  return std::make_shared<Leaf<T>>(a.layout(), a.local_chunks(), a.rank(), row_off, col_off, br, bc);
+}
+
+}  // namespace slab::detail

@@ -1,0 +1,38 @@
+#pragma once
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <Kokkos_Core.hpp>
+
+#include "slab/array/array.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/task/task_queue.hpp"
+#include "slab/trace/tracer.hpp"
+
+namespace slab_test {
+
+struct Engine {
+  explicit Engine(std::uint64_t device_limit = 1ull << 30)
+      : tracer(MPI_COMM_WORLD),
+        comm(MPI_COMM_WORLD, &tracer),
+        memory(slab::MemoryConfig{device_limit, 1ull << 30, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
+        queue(memory, comm, tracer) {
+    if (!Kokkos::is_initialized()) Kokkos::initialize();
+  }
+  slab::Tracer tracer;
+  slab::Comm comm;
+  slab::MemoryManager memory;
+  slab::TaskQueue queue;
+};
+
+/// The matrix f(i, j) row-major.
+template <class T, class F>
+std::vector<T> reference(std::int64_t rows, std::int64_t cols, F f) {
+  std::vector<T> out(static_cast<std::size_t>(rows * cols));
+  for (std::int64_t i = 0; i < rows; ++i)
+    for (std::int64_t j = 0; j < cols; ++j) out[static_cast<std::size_t>(i * cols + j)] = static_cast<T>(f(i, j));
+  return out;
+}
+
+}  // namespace slab_test
