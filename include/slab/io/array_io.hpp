@@ -1,0 +1,43 @@
+#pragma once
+/// @file array_io.hpp
+/// @brief Arrays from and to HDF5 datasets: lazy chunk-by-chunk hyperslab reads, atomic collective writes.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "slab/array/array.hpp"
+#include "slab/io/hdf5.hpp"
+
+namespace slab::io {
+
+/// How read_hdf5 lays the array out.
+struct ReadOptions {
+  /// Chunk length along the chunked axis (rows, or columns for Split::cols); 0: Layout's default, rounded to
+  /// a multiple of the file's chunk extent along that axis when at least one file chunk long.
+  std::int64_t chunk = 0;
+};
+
+/**
+ * @brief The dataset `dataset` of `file` as an Array<T> split along `split`, read lazily: chunk i of a rank is
+ * one task of kind TraceKind::io that reads its hyperslab independently when (and only when) the chunk is
+ * needed. Contiguous, chunked and compressed (deflate) datasets. Collective (validation: hdf5::inspect).
+ * @throws IoError / ShapeError / TypeError on every rank as hdf5::inspect with `expected` = T; the message
+ * names the file and dataset.
+ */
+template <ArrayElement T>
+Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string& dataset, Split split,
+                   ReadOptions options = {});
+
+/**
+ * @brief Write `array` to `dataset` of `file` (created when missing; other objects untouched) collectively
+ * and atomically: under a temporary name moved into place with H5Lmove only when every rank's chunks are
+ * written, replacing an existing dataset of that name only then. Chunks are computed one round at a time
+ * (round r: every rank's chunk r, one collective write), so a lazy array streams. `chunk`: the file's chunk
+ * extents (empty: contiguous). Collective. @throws IoError (every rank); the target is then untouched.
+ */
+template <ArrayElement T>
+void write_hdf5(const Array<T>& array, const std::string& file, const std::string& dataset,
+                std::vector<std::uint64_t> chunk = {});
+
+}  // namespace slab::io

@@ -1,0 +1,105 @@
+// Arrays from and to HDF5.
+#include "slab/io/array_io.hpp"
+
+#include <algorithm>
+
+#include "slab/memory/device_allocator.hpp"
+#include "slab/memory/memory_manager.hpp"
+
+namespace slab::io {
+
+template <ArrayElement T>
+Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string& dataset, Split split,
+                   ReadOptions options) {
+  Comm& comm = queue.comm();
+  const DatasetInfo info = hdf5::inspect(comm, file, dataset, element_type_v<T>);
+  const Shape shape = info.shape.size() == 1 ? Shape{static_cast<std::int64_t>(info.rows())}
+                                             : Shape{static_cast<std::int64_t>(info.rows()),
+                                                     static_cast<std::int64_t>(info.cols())};
+  std::int64_t chunk = options.chunk;
+  if (chunk <= 0) {
+    chunk = Layout::default_chunk(shape.rows, shape.cols, split, sizeof(T));
+    const std::size_t axis = split == Split::cols ? 1 : 0;
+    if (axis < info.chunk.size()) {
+      const auto fc = static_cast<std::int64_t>(info.chunk[axis]);
+      if (fc > 0 && chunk >= fc) chunk = chunk / fc * fc;
+    }
+  }
+  Layout layout;
+  comm.run_collectively([&] { layout = Layout::make(shape, split, comm.size(), chunk, sizeof(T)); });
+  const int rank = comm.rank();
+  const bool use_gpu = queue.memory().config().use_gpu;
+  void* stream = queue.memory().config().stream;
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
+    const ChunkExtent e = layout.chunk_extent(rank, i);
+    chunks.push_back(queue.submit(
+        "hdf5.read",
+        {},
+        [info, e, use_gpu, stream](TaskContext& ctx) {
+          auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
+          const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
+          const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
+          if (use_gpu) {
+            std::vector<T> host(out.size());
+            hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
+            detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
+          } else {
+            hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
+          }
+        },
+        {TraceKind::io, false}));
+  }
+  return Array<T>(queue, std::move(layout), std::move(chunks));
+}
+
+template <ArrayElement T>
+void write_hdf5(const Array<T>& array, const std::string& file, const std::string& dataset,
+                std::vector<std::uint64_t> chunk) {
+  TaskQueue& queue = array.queue();
+  Comm& comm = queue.comm();
+  const Layout& layout = array.layout();
+  std::vector<std::uint64_t> shape{static_cast<std::uint64_t>(layout.rows)};
+  if (layout.ndim == 2) shape.push_back(static_cast<std::uint64_t>(layout.cols));
+  if (layout.ndim == 1 && chunk.size() == 2) chunk.resize(1);
+  hdf5::DatasetWriter writer(comm, file, dataset, element_type_v<T>, shape, std::move(chunk));
+  // Split none: every rank holds everything; rank 0 alone writes.
+  const bool writes = layout.split != Split::none || comm.rank() == 0;
+  const std::int64_t mine = writes ? static_cast<std::int64_t>(array.num_local_chunks()) : 0;
+  const std::int64_t rounds = comm.allreduce(mine, ReduceOp::max);
+  const bool use_gpu = queue.memory().config().use_gpu;
+  void* stream = queue.memory().config().stream;
+  std::vector<T> host;
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    const bool have = r < mine;
+    const Chunk* c = have ? &array.local_chunk(static_cast<std::size_t>(r)) : nullptr;
+    queue.persist(have ? std::span<const Chunk>(c, 1) : std::span<const Chunk>());
+    ChunkExtent e{};
+    Pin pin;
+    const void* data = nullptr;
+    comm.run_collectively([&] {
+      if (!have) return;
+      e = array.local_extent(static_cast<std::size_t>(r));
+      pin = c->buffer()->pin();
+      data = pin.data();
+      if (use_gpu) {
+        host.resize(static_cast<std::size_t>(e.size()));
+        detail::copy_device_to_host(host.data(), pin.data(), host.size() * sizeof(T), stream);
+        data = host.data();
+      }
+    });
+    writer.write_collective(static_cast<std::uint64_t>(e.row0), static_cast<std::uint64_t>(e.rows),
+                            static_cast<std::uint64_t>(e.col0), static_cast<std::uint64_t>(e.cols), data);
+  }
+  writer.commit();
+}
+
+#define SLAB_IO_INSTANTIATE(T)                                                                                 \
+  template Array<T> read_hdf5<T>(TaskQueue&, const std::string&, const std::string&, Split, ReadOptions);      \
+  template void write_hdf5<T>(const Array<T>&, const std::string&, const std::string&, std::vector<std::uint64_t>);
+SLAB_IO_INSTANTIATE(float)
+SLAB_IO_INSTANTIATE(double)
+SLAB_IO_INSTANTIATE(std::int64_t)
+#undef SLAB_IO_INSTANTIATE
+
+}  // namespace slab::io

@@ -1,0 +1,59 @@
+// Gram kernels on the device: cuBLAS dsyrk on raw device pointers and a void* stream (no CUDA in headers).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+#include <string>
+
+#include "slab/core/error.hpp"
+
+namespace slab::detail {
+
+// Declared in slab/linalg/gram.hpp (not included: nvcc sees no MPI or task headers).
+bool gram_kernels_have_cuda() noexcept;
+void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                      std::uint64_t ldc, bool trans, void* stream);
+void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream);
+
+namespace {
+
+void check(cudaError_t rc, const char* what) {
+  if (rc != cudaSuccess)
+    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
+}
+
+void check(cublasStatus_t rc, const char* what) {
+  if (rc != CUBLAS_STATUS_SUCCESS) SLAB_FAIL(CudaError, std::string(what) + " failed: cuBLAS status " + std::to_string(rc));
+}
+
+// One handle per thread (tasks run on the rank's main thread), created on first use.
+cublasHandle_t handle() {
+  thread_local cublasHandle_t h = nullptr;
+  if (h == nullptr) check(cublasCreate(&h), "cublasCreate");
+  return h;
+}
+
+}  // namespace
+
+bool gram_kernels_have_cuda() noexcept { return true; }
+
+void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                      std::uint64_t ldc, bool trans, void* stream) {
+  if (n == 0 || k == 0) return;
+  cublasHandle_t h = handle();
+  check(cublasSetStream(h, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+  const double one = 1.0;
+  // Row-major C (upper) is column-major C^T (lower). Row-major A (n x k, lda) is column-major A^T (k x n):
+  // A A^T = (A^T)^T (A^T) -> op T. For trans (A k x n row-major = column-major n x k): A^T A -> op N.
+  check(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, trans ? CUBLAS_OP_N : CUBLAS_OP_T, static_cast<int>(n),
+                    static_cast<int>(k), &one, a, static_cast<int>(lda), &one, c, static_cast<int>(ldc)),
+        "cublasDsyrk");
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+}
+
+void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream) {
+  check(cudaMemsetAsync(ptr, 0, bytes, static_cast<cudaStream_t>(stream)), "cudaMemsetAsync");
+  check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+}
+
+}  // namespace slab::detail

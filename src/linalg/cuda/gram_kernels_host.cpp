@@ -1,0 +1,18 @@
+// Host twin of gram_kernels.cu: builds without CUDA have no device kernels (the host path uses cblas in gram.cpp).
+#include "slab/core/error.hpp"
+#include "slab/linalg/gram.hpp"
+
+namespace slab::detail {
+
+bool gram_kernels_have_cuda() noexcept { return false; }
+
+void gram_syrk_device(std::uint64_t, std::uint64_t, const double*, std::uint64_t, double*, std::uint64_t, bool,
+                      void*) {
+  SLAB_FAIL(NotCompiled, "gram: the cuBLAS dsyrk path needs a CUDA build of slab");
+}
+
+void gram_zero_device(void*, std::uint64_t, void*) {
+  SLAB_FAIL(NotCompiled, "gram: device memory needs a CUDA build of slab");
+}
+
+}  // namespace slab::detail
