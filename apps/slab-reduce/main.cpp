@@ -1,0 +1,56 @@
+// slab-reduce: sum, mean, std (ddof=0) and max of a[k] = U(11, k), k < N, in one fused pass (W6 of
+// WORKLOADS.md), by slab::reduce_stats: one task per chunk, a streamed combine, a fixed-tree reduction.
+//
+//   mpirun -n 2 slab-reduce --generate --n 200000000 --json
+#include <slab/app/app.hpp>
+#include <slab/array/array.hpp>
+#include <slab/core/counter_rng.hpp>
+#include <slab/linalg/linalg.hpp>
+
+#include <sstream>
+#include <vector>
+
+int main(int argc, char** argv) {
+  slab::App app("slab-reduce", "Sum, mean, standard deviation and maximum of a generated vector in one pass.");
+  bool generate = false;
+  std::int64_t n = 200000000, chunk = 0;
+  app.cli().add_flag("--generate", generate, "generate a[k] = U(11, k) (WORKLOADS.md W6)")->required();
+  app.cli().add_option("--n", n, "length N")->capture_default_str()->check(CLI::PositiveNumber);
+  app.cli().add_option("--chunk", chunk, "elements per chunk (0: about 32 MiB)")->capture_default_str();
+
+  return app.run(argc, argv, [&](slab::AppContext& ctx) {
+    slab::TaskQueue& queue = ctx.tasks();
+    const auto layout = slab::Layout::make(slab::Shape{n}, slab::Split::rows, ctx.size(), chunk);
+    std::vector<slab::Chunk> chunks;
+    for (std::int64_t i = 0; i < layout.num_chunks(ctx.rank()); ++i) {
+      const auto e = layout.chunk_extent(ctx.rank(), i);
+      chunks.push_back(queue.submit(
+          "generate_a", {},
+          [e](slab::TaskContext& t) {
+            auto out = t.output_as<double>(std::size_t(e.rows));
+            const bool gpu = t.memory().config().use_gpu;  // device buffers: fill on host, then copy
+            std::vector<double> host(gpu ? out.size() : 0);
+            double* dst = gpu ? host.data() : out.data();
+            for (std::int64_t k = 0; k < e.rows; ++k) dst[k] = slab::counter_uniform(11, std::uint64_t(e.row0 + k));
+            if (gpu) slab::linalg::copy_to_device(out.data(), host.data(), out.size(), t.memory().config().stream);
+          },
+          {slab::TraceKind::generate, false}));
+    }
+    slab::Array<double> a(queue, layout, std::move(chunks));
+    a.persist();
+
+    ctx.job_begin();
+    const slab::Stats s = slab::reduce_stats(a, 0);
+    ctx.job_end();
+
+    ctx.check("sum", s.sum);
+    ctx.check("mean", s.mean);
+    ctx.check("std", s.std);
+    ctx.check("max", s.max);
+    std::ostringstream out;
+    out.precision(17);
+    out << "N = " << n << " on " << ctx.size() << " ranks: " << ctx.job_seconds() << " s\n  sum " << s.sum << "\n  mean "
+        << s.mean << "\n  std " << s.std << "\n  max " << s.max << "\n";
+    ctx.print(out.str());
+  });
+}

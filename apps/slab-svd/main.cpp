@@ -1,0 +1,177 @@
+// slab-svd: thin SVD A = U S V^T of a tall-skinny matrix by TSQR (or randomized SVD), W1/W1b of WORKLOADS.md:
+//
+//   mpirun -n 2 slab-svd --generate --rows 100000 --cols 1000 --json
+//   mpirun -n 2 slab-svd --generate --rows 400000 --cols 1000 --stream --memory-limit 2GiB --json
+//
+// A[i, j] = U(1, i * cols + j). Without --stream, A is generated and persisted first (TraceKind::generate,
+// outside "seconds"; so is writing U with --output); with --stream, A is never held: its chunks are generated once for R and again for U.
+#include <slab/app/app.hpp>
+#include <slab/array/array.hpp>
+#include <slab/core/counter_rng.hpp>
+#include <slab/core/units.hpp>
+#include <slab/io/array_io.hpp>
+#include <slab/linalg/linalg.hpp>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstring>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+constexpr std::uint64_t stream_a = 1;
+
+slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, std::int64_t cols) {
+  return queue.submit(
+      "generate_A", {},
+      [e, cols](slab::TaskContext& ctx) {
+        std::vector<double> host;
+        const std::size_t count = std::size_t(e.rows * cols);
+        const bool gpu = ctx.memory().config().use_gpu;
+        auto out = ctx.output_as<double>(count);
+        double* dst = out.data();
+        if (gpu) {  // fill on host, the task queue's buffer is device memory: stage through a host array
+          host.resize(count);
+          dst = host.data();
+        }
+        for (std::int64_t i = 0; i < e.rows; ++i)
+          for (std::int64_t j = 0; j < cols; ++j)
+            dst[i * cols + j] = slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols + j));
+        if (gpu) slab::linalg::copy_to_device(out.data(), host.data(), count, ctx.memory().config().stream);
+      },
+      {slab::TraceKind::generate, false});
+}
+
+double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  slab::App app("slab-svd", "Thin SVD of a tall-skinny matrix by TSQR (or randomized SVD).");
+  bool generate = false, randomized = false, stream = false;
+  std::int64_t rows = 100000, cols = 1000, k = 0, oversample = 10, chunk_rows = 0;
+  int power_iters = 2;
+  std::optional<slab::DatasetPath> output;
+  std::string qr = "auto";
+  app.cli().add_option("--qr", qr, "how R is found: auto (Cholesky of the Gram, checked, else Householder), householder, cholesky")
+      ->capture_default_str()->check(CLI::IsMember({"auto", "householder", "cholesky"}));
+  app.cli().add_flag("--generate", generate, "generate A[i, j] = U(1, i * cols + j) (WORKLOADS.md W1)")->required();
+  app.cli().add_option("--rows", rows, "rows m")->capture_default_str()->check(CLI::PositiveNumber);
+  app.cli().add_option("--cols", cols, "columns n")->capture_default_str()->check(CLI::PositiveNumber);
+  app.cli().add_option("-k", k, "singular triplets to keep (0: all n; required with --randomized)")->capture_default_str();
+  app.cli().add_flag("--randomized", randomized, "randomized SVD (Halko et al.) instead of the exact TSQR SVD");
+  app.cli().add_option("--oversample", oversample, "randomized: extra sketch columns p")->capture_default_str();
+  app.cli().add_option("--power-iters", power_iters, "randomized: power iterations q")->capture_default_str();
+  app.cli().add_option("--chunk-rows", chunk_rows, "rows per chunk (0: about 32 MiB)")->capture_default_str();
+  app.cli().add_flag("--stream", stream, "never hold A: generate its chunks twice (R pass, U pass) to fit a memory limit");
+  app.add_output(output, "write U (rows x k float64) to FILE.h5:/path, after the timed SVD");
+
+  return app.run(argc, argv, [&](slab::AppContext& ctx) {
+    namespace la = slab::linalg;
+    slab::TaskQueue& queue = ctx.tasks();
+    slab::Comm& comm = ctx.comm();
+    SLAB_EXPECTS(!(randomized && stream), slab::InvalidArgument, "slab-svd: --randomized does not support --stream");
+    const auto layout = slab::Layout::make(slab::Shape{rows, cols}, slab::Split::rows, comm.size(), chunk_rows);
+    const int rank = comm.rank();
+    const std::int64_t nchunks = layout.num_chunks(rank);
+
+    // The dgemm rate of this run: one chunk-shaped (rows x n) x (n x n) product per rank, summed over ranks.
+    double rate = 0;
+    {
+      const std::int64_t mr = std::max<std::int64_t>(1, std::min<std::int64_t>(layout.chunk, 4096));
+      std::vector<double> a(std::size_t(mr * cols), 0.5), b(std::size_t(cols * cols), 0.25), c(a.size());
+      la::local_matmul(a.data(), std::size_t(mr), std::size_t(cols), b.data(), std::size_t(cols), c.data());  // warm-up
+      const double t0 = now();
+      la::local_matmul(a.data(), std::size_t(mr), std::size_t(cols), b.data(), std::size_t(cols), c.data());
+      rate = comm.allreduce(2.0 * double(mr) * double(cols) * double(cols) / (now() - t0), slab::ReduceOp::sum);
+    }
+
+    slab::Array<double> a;
+    la::RowSource source;
+    if (stream) {
+      source = {layout, [&queue, layout, rank, cols](std::size_t i) {
+                  return generate_chunk(queue, layout.chunk_extent(rank, std::int64_t(i)), cols);
+                }};
+    } else {
+      std::vector<slab::Chunk> chunks;
+      for (std::int64_t i = 0; i < nchunks; ++i) chunks.push_back(generate_chunk(queue, layout.chunk_extent(rank, i), cols));
+      a = slab::Array<double>(queue, layout, std::move(chunks));
+      a.persist();
+      source = la::row_source(a, "slab-svd");
+    }
+
+    ctx.job_begin();
+    la::SvdResult r;
+    if (randomized)
+      r = la::randomized_svd(a, {k == 0 ? std::min<std::int64_t>(10, cols) : k, oversample, power_iters, 77});
+    else
+      r = la::svd(queue, source, k,
+                  qr == "householder" ? la::QrMethod::householder
+                  : qr == "cholesky"  ? la::QrMethod::cholesky
+                                      : la::QrMethod::automatic);
+    r.u.persist();
+    ctx.job_end();
+    if (output) slab::io::write_hdf5(r.u, output->file, output->object);
+
+    // Checks (WORKLOADS.md): s1..s5, sum_s, resid_rows0_1000, orth_V.
+    const std::size_t kk = r.s.size(), n = std::size_t(cols);
+    const std::int64_t check_rows = std::min<std::int64_t>(1000, rows);
+    std::vector<slab::Chunk> head;
+    std::vector<slab::ChunkExtent> extents;
+    for (std::size_t i = 0; i < r.u.num_local_chunks(); ++i)
+      if (r.u.local_extent(i).row0 < check_rows) {
+        head.push_back(r.u.local_chunk(i));
+        extents.push_back(r.u.local_extent(i));
+      }
+    double sums[2] = {0, 0};  // ||A - U S VT||^2, ||A||^2 over rows [0, check_rows)
+    for (std::size_t c = 0; c < head.size(); ++c) {
+      const auto& e = extents[c];
+      slab::Pin pin = head[c].buffer()->pin();
+      std::vector<double> u(std::size_t(e.rows) * kk);
+      la::copy_to_host(u.data(), reinterpret_cast<const double*>(pin.data()), u.size(), ctx.memory().config().use_gpu,
+                       ctx.memory().config().stream);
+      for (std::int64_t i = 0; i < std::min(e.rows, check_rows - e.row0); ++i) {
+        for (std::size_t j = 0; j < n; ++j) {
+          double v = 0;
+          for (std::size_t t = 0; t < kk; ++t) v += u[std::size_t(i) * kk + t] * r.s[t] * r.vt[t * n + j];
+          const double aij = slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols) + j);
+          sums[0] += (aij - v) * (aij - v);
+          sums[1] += aij * aij;
+        }
+      }
+    }
+    comm.allreduce(std::span<double>(sums, 2), slab::ReduceOp::sum);
+    double orth = 0;
+    for (std::size_t i = 0; i < kk; ++i)
+      for (std::size_t j = 0; j < kk; ++j) {
+        double g = 0;
+        for (std::size_t t = 0; t < n; ++t) g += r.vt[i * n + t] * r.vt[j * n + t];
+        orth = std::max(orth, std::abs(g - (i == j ? 1.0 : 0.0)));
+      }
+    double sum_s = 0;
+    for (double s : r.s) sum_s += s;
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, kk); ++i) ctx.check("s" + std::to_string(i + 1), r.s[i]);
+    ctx.check("sum_s", sum_s);
+    ctx.check("resid_rows0_1000", std::sqrt(sums[0] / sums[1]));
+    ctx.check("orth_V", orth);
+    ctx.check("explicit_q", r.explicit_q);
+    const double ideal = 4.0 * double(rows) * double(cols) * double(cols) / rate;
+    ctx.check("dgemm_gflops", rate / 1e9);
+    ctx.check("ideal_seconds", ideal);
+    ctx.check("ratio_to_ideal", ctx.job_seconds() / ideal);
+    const auto mem = ctx.memory().stats();
+    ctx.check("device_high_water", static_cast<std::int64_t>(comm.allreduce(mem.device.high_water, slab::ReduceOp::max)));
+
+    std::ostringstream out;
+    out << "SVD of " << rows << " x " << cols << (randomized ? " (randomized)" : " (TSQR)") << " on " << comm.size()
+        << " ranks: " << ctx.job_seconds() << " s (ideal 4mn^2/dgemm " << ideal << " s at " << rate / 1e9
+        << " GFLOP/s)\n  s1.." << std::min<std::size_t>(5, kk) << ":";
+    for (std::size_t i = 0; i < std::min<std::size_t>(5, kk); ++i) out << " " << r.s[i];
+    out << "\n  sum_s " << sum_s << ", resid_rows0_1000 " << std::sqrt(sums[0] / sums[1]) << ", orth_V " << orth
+        << (r.explicit_q ? ", U from explicit Q" : ", U = A V S^-1") << "\n";
+    ctx.print(out.str());
+  });
+}

@@ -1,0 +1,118 @@
+#pragma once
+/// @file linalg.hpp
+/// @brief Distributed dense linear algebra on slab::Array<double> split by rows: matmul with a replicated
+/// matrix, A^T B, matrix-vector, TSQR (R, explicit Q), SVD via TSQR (truncated), randomized SVD / PCA and
+/// least squares. BLAS/LAPACK on host memory, cuBLAS/cuSOLVER when the memory manager's device tier is a GPU.
+///
+/// Every function is called on every rank in the same order with the same global arguments (SPMD). Argument
+/// errors are decided from global shapes only, so every rank throws the same ShapeError/InvalidArgument
+/// (naming the operation and the shapes) together, before any communication. Functions marked lazy only
+/// record tasks; the others are collective and run the graph they need.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <vector>
+
+#include "slab/array/array.hpp"
+#include "slab/linalg/dense.hpp"
+
+namespace slab::linalg {
+
+/**
+ * @brief A row-split matrix whose local chunks can be produced on demand, possibly more than once
+ * (regenerated or re-read): what lets the SVD stream A in two passes under a memory limit. chunk(i) returns
+ * a task handle whose output is the row-major block of layout.chunk_extent(rank, i).
+ */
+struct RowSource {
+  Layout layout;
+  std::function<Chunk(std::size_t i)> chunk;
+};
+/// @brief The source reading an array's own chunks (held by the array: computed once). Not collective.
+/// @throws ShapeError when the array is not 2-D split by rows.
+[[nodiscard]] RowSource row_source(const Array<double>& a, const char* op = "linalg");
+
+/// @brief C = A B, A row-split (m x k), B replicated (k x n row-major, on every rank): one dgemm per chunk.
+/// Lazy. @throws ShapeError when b.size() != k * n.
+[[nodiscard]] Array<double> matmul(const Array<double>& a, std::span<const double> b, std::int64_t n);
+/// @brief y = A x, x replicated (length A.cols()); y is 1-D, split like A's rows. Lazy.
+[[nodiscard]] Array<double> matvec(const Array<double>& a, std::span<const double> x);
+/**
+ * @brief A^T B (a.cols() x b.cols(), replicated, row-major) of two row-split arrays with the same rows
+ * distribution: a partial product per chunk, summed by the queue's streaming reduce, then a fixed-tree
+ * reduction across ranks (bitwise reproducible at a given rank count). Collective.
+ * @throws ShapeError when the row counts or row blocks differ.
+ */
+[[nodiscard]] std::vector<double> at_b(const Array<double>& a, const Array<double>& b);
+
+/// @brief R (n x n, diag >= 0, replicated) of A = QR by TSQR over chunks then ranks. Collective.
+/// @throws ShapeError when A is not tall-skinny (rows < cols) or not split by rows.
+[[nodiscard]] std::vector<double> tsqr_r(const Array<double>& a);
+/// @brief tsqr_r on a RowSource (each chunk produced once, streamed: one chunk resident at a time). Collective.
+[[nodiscard]] std::vector<double> tsqr_r(TaskQueue& queue, const RowSource& a);
+
+/// Result of tsqr().
+struct QrResult {
+  Array<double> q;        ///< m x n, split like A, orthonormal columns
+  std::vector<double> r;  ///< n x n upper triangular, diag >= 0, replicated
+};
+/// @brief Explicit TSQR: local QR of the rank's stacked chunks, binomial tree of 2n x n QRs, Q formed back down
+/// the tree. Collective. @throws ShapeError as tsqr_r.
+[[nodiscard]] QrResult tsqr(const Array<double>& a);
+
+/// Result of svd() / randomized_svd().
+struct SvdResult {
+  Array<double> u;         ///< m x k, split like A
+  std::vector<double> s;   ///< k, descending
+  std::vector<double> vt;  ///< k x n, replicated
+  bool explicit_q = false; ///< U came from an explicit Q (A ill-conditioned in its first k directions)
+};
+/// How svd() finds R.
+enum class QrMethod {
+  householder,  ///< Householder TSQR: dgeqrt per chunk, triangle-on-triangle dtpqrt combines, tree over ranks
+  cholesky,     ///< R = chol(sum of chunk Grams) per rank (dsyrk), then the same tree; falls back to Householder
+                ///< only when a Gram is not positive definite
+  automatic,    ///< cholesky, verified: Householder when cond(R) > 1e5 or some rank holds fewer than n rows
+};
+
+/**
+ * @brief Thin SVD via TSQR: R (see QrMethod), R = U_r S V^T (dgesdd on rank 0, broadcast), then
+ * U = A V_k S_k^-1, one dgemm per chunk (a second pass over A), when s_k / s_1 >= 1e-4; else U = Q U_r[:, :k]
+ * from an explicit Householder TSQR. k = 0 keeps all n. Collective; U is computed lazily in the first case.
+ * @throws InvalidArgument when k > n or k < 0; ShapeError when not tall-skinny.
+ */
+[[nodiscard]] SvdResult svd(const Array<double>& a, std::int64_t k = 0, QrMethod method = QrMethod::automatic);
+/// @brief svd() streaming A from `a`: once for R, once for U (the explicit-Q fallback needs the rank's chunks
+/// at once; a Cholesky R rejected by the check costs one more pass). Collective.
+[[nodiscard]] SvdResult svd(TaskQueue& queue, const RowSource& a, std::int64_t k = 0,
+                            QrMethod method = QrMethod::automatic);
+
+/// Options of randomized_svd().
+struct RandomizedOptions {
+  std::int64_t k = 10;           ///< singular triplets wanted
+  std::int64_t oversample = 10;  ///< extra sketch columns p
+  int power_iters = 2;           ///< q subspace iterations (each re-orthonormalised by TSQR)
+  std::uint64_t seed = 77;       ///< Omega(i, j) = standard normal from counter streams (seed, i * l + j)
+};
+/**
+ * @brief Randomized SVD (Halko-Martinsson-Tropp): Y = A Omega, q power iterations, Q = TSQR(Y), B = Q^T A,
+ * small SVD of B, U = Q U_B. Collective. @throws InvalidArgument when k < 1 or k + p > min(m, n).
+ */
+[[nodiscard]] SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& options);
+
+/**
+ * @brief Least squares min ||A x - b|| by TSQR of [A b]: R x = Q^T b without forming Q. b is 1-D with A's
+ * rows, split the same way. Returns x (A.cols(), replicated). Collective.
+ * @throws ShapeError on mismatched rows; InvalidArgument when R is singular (rank deficient A).
+ */
+[[nodiscard]] std::vector<double> lstsq(const Array<double>& a, const Array<double>& b);
+
+/// @brief Copy `count` doubles to host memory from `src`, which is device memory when `device` (the memory
+/// manager's use_gpu), else host memory. For apps reading their chunks. Not collective.
+/// @throws NotCompiled when device is true in a build without CUDA.
+void copy_to_host(double* dst, const double* src, std::size_t count, bool device, void* stream);
+/// @brief Copy `count` doubles from host memory to device memory `dst` (a chunk's buffer on a GPU build).
+/// Not collective. @throws NotCompiled in a build without CUDA.
+void copy_to_device(double* dst, const double* src, std::size_t count, void* stream);
+
+}  // namespace slab::linalg

@@ -1,0 +1,556 @@
+// The task-queue layer of linalg: per-chunk tasks (dgemm, local QR) on whatever tier the chunks live in
+// (host BLAS/LAPACK, or cuBLAS/cuSOLVER when the device tier is a GPU), streamed reductions over a rank's
+// chunks, and one collective task per operation for the cross-rank step.
+#include "slab/linalg/linalg.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <memory>
+#include <numbers>
+#include <string>
+
+#include "linalg/cuda/linalg_cuda.hpp"
+#include "slab/core/counter_rng.hpp"
+#include "slab/core/error.hpp"
+#include "slab/memory/memory_manager.hpp"
+
+namespace slab::linalg {
+namespace {
+
+using detail::gpu_copy;
+
+std::string shape_str(std::int64_t r, std::int64_t c) { return "(" + std::to_string(r) + ", " + std::to_string(c) + ")"; }
+std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
+
+struct Device {
+  bool gpu = false;
+  void* stream = nullptr;
+};
+Device device_of(TaskQueue& q) { return {q.memory().config().use_gpu, q.memory().config().stream}; }
+
+// Host copy of (possibly device) doubles.
+std::vector<double> to_host(const double* p, std::size_t count, const Device& d) {
+  std::vector<double> out(count);
+  if (count == 0) return out;
+  if (d.gpu)
+    gpu_copy(out.data(), p, count * sizeof(double), d.stream);
+  else
+    std::memcpy(out.data(), p, count * sizeof(double));
+  return out;
+}
+void from_host(double* dst, const double* src, std::size_t count, const Device& d) {
+  if (count == 0) return;
+  if (d.gpu)
+    gpu_copy(dst, src, count * sizeof(double), d.stream);
+  else
+    std::memcpy(dst, src, count * sizeof(double));
+}
+
+// A replicated matrix made resident where the chunks are (device tier on GPU builds), for one task.
+struct Resident {
+  BufferPtr buffer;
+  Pin pin;
+  const double* data = nullptr;
+};
+Resident resident(TaskContext& ctx, const std::vector<double>& host, const Device& d) {
+  Resident r;
+  if (!d.gpu) {
+    r.data = host.data();
+    return r;
+  }
+  r.buffer = ctx.memory().allocate(std::max<std::size_t>(1, host.size()) * sizeof(double), "linalg_operand");
+  r.pin = r.buffer->pin();
+  gpu_copy(r.pin.data(), host.data(), host.size() * sizeof(double), d.stream);
+  r.data = reinterpret_cast<const double*>(r.pin.data());
+  return r;
+}
+
+void check_row_split(const Layout& l, const char* op, const char* name) {
+  SLAB_EXPECTS(l.split == Split::rows, ShapeError,
+               std::string("linalg::") + op + ": " + name + " " + l.to_string() + " must be split by rows");
+}
+
+bool same_row_blocks(const Layout& a, const Layout& b) {
+  if (a.rows != b.rows || a.nranks != b.nranks) return false;
+  for (int r = 0; r < a.nranks; ++r)
+    if (a.block_begin(r) != b.block_begin(r) || a.block_end(r) != b.block_end(r)) return false;
+  return true;
+}
+
+// The pieces of b's local chunks covering global rows [row0, row0 + rows) (same rank, same row blocks).
+struct Piece {
+  std::size_t chunk, first_row, rows;
+};
+std::vector<Piece> overlapping(const Layout& b, int rank, std::int64_t row0, std::int64_t rows) {
+  std::vector<Piece> out;
+  const std::int64_t end = row0 + rows;
+  for (std::int64_t j = 0; j < b.num_chunks(rank); ++j) {
+    const auto e = b.chunk_extent(rank, j);
+    const std::int64_t lo = std::max(row0, e.row0), hi = std::min(end, e.row0 + e.rows);
+    if (lo < hi) out.push_back({std::size_t(j), std::size_t(lo - e.row0), std::size_t(hi - lo)});
+  }
+  return out;
+}
+
+Chunk zeros(TaskQueue& q, std::size_t count, const char* name) {
+  const Device d = device_of(q);
+  return q.submit(name, {}, [count, d](TaskContext& ctx) {
+    auto out = ctx.output_as<double>(count);
+    std::vector<double> z(count, 0.0);
+    from_host(out.data(), z.data(), count, d);
+  });
+}
+
+TaskQueue::CombineFn add_combine(const Device& d) {
+  return [d](std::span<std::byte> acc, std::span<const std::byte> in) {
+    auto* a = reinterpret_cast<double*>(acc.data());
+    const auto* b = reinterpret_cast<const double*>(in.data());
+    const std::size_t count = acc.size() / sizeof(double);
+    if (d.gpu)
+      detail::gpu_axpy(count, 1.0, b, a, d.stream);
+    else
+      cblas_daxpy(int(count), 1.0, b, 1, a, 1);
+  };
+}
+
+// Fixed-tree sum over ranks of a rank-local chunk of `count` doubles: reduce to 0 (binomial tree), bcast.
+Chunk allreduce_sum(TaskQueue& q, Chunk local, std::size_t count, const char* name) {
+  const Device d = device_of(q);
+  return q.submit(
+      name, {std::move(local)},
+      [count, d](TaskContext& ctx) {
+        auto in = ctx.input_as<double>(0);
+        auto host = to_host(in.data(), count, d);
+        std::vector<double> sum(count);
+        ctx.comm().reduce(std::span<const double>(host), std::span<double>(sum), ReduceOp::sum, 0);
+        ctx.comm().bcast(std::span<double>(sum), 0);
+        from_host(ctx.output_as<double>(count).data(), sum.data(), count, d);
+      },
+      {TraceKind::compute, true});
+}
+
+// R of a RowSource: local QR per chunk, streamed combine over the rank's chunks, tree across ranks.
+std::vector<double> tsqr_r_impl(TaskQueue& q, const RowSource& src) {
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t n = std::size_t(src.layout.cols);
+  std::vector<Chunk> rs;
+  for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
+    const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
+    rs.push_back(q.submit("tsqr_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
+      auto in = ctx.input_as<double>(0);
+      auto out = ctx.output_as<double>(n * n);
+      if (d.gpu && rows >= n) {
+        detail::gpu_qr_r(in.data(), rows, n, out.data(), d.stream);
+      } else if (d.gpu) {
+        auto a = to_host(in.data(), rows * n, d);
+        std::vector<double> r(n * n);
+        local_qr_r(a.data(), rows, n, r.data());
+        from_host(out.data(), r.data(), n * n, d);
+      } else {
+        local_qr_r(in.data(), rows, n, out.data());
+      }
+    }));
+  }
+  if (rs.empty()) rs.push_back(zeros(q, n * n, "tsqr_empty"));
+  Chunk local = rs.size() == 1 ? rs[0]
+                               : q.reduce("tsqr_combine", std::move(rs),
+                                          [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
+                                            auto* a = reinterpret_cast<double*>(acc.data());
+                                            const auto* b = reinterpret_cast<const double*>(in.data());
+                                            if (!d.gpu) return combine_r(a, b, n);
+                                            auto ha = to_host(a, n * n, d), hb = to_host(b, n * n, d);
+                                            combine_r(ha.data(), hb.data(), n);
+                                            from_host(a, ha.data(), n * n, d);
+                                          });
+  rs.clear();
+  Chunk r = q.submit(
+      "tsqr_tree", {std::move(local)},
+      [n, d](TaskContext& ctx) {
+        auto in = ctx.input_as<double>(0);
+        auto r = tree_r(ctx.comm(), to_host(in.data(), n * n, d), n);
+        from_host(ctx.output_as<double>(n * n).data(), r.data(), n * n, d);
+      },
+      {TraceKind::compute, true});
+  auto out = q.compute<double>(r);
+  if (d.gpu) out = to_host(out.data(), out.size(), Device{});  // compute() copied the pinned bytes out
+  return out;
+}
+
+// R by Cholesky of the Gram: dsyrk per chunk (dgemm speed), streamed sum over the rank's chunks, Cholesky per
+// rank, then the same TSQR tree of triangles across ranks. Returns an empty vector on every rank when some
+// rank's Gram is not positive definite (the caller falls back to Householder).
+std::vector<double> cholesky_r_impl(TaskQueue& q, const RowSource& src) {
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t n = std::size_t(src.layout.cols);
+  std::vector<Chunk> gs;
+  for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
+    const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
+    gs.push_back(q.submit("gram_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
+      auto in = ctx.input_as<double>(0);
+      auto out = ctx.output_as<double>(n * n);
+      if (d.gpu)
+        detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), d.stream);
+      else
+        local_gram(in.data(), rows, n, out.data(), false);
+    }));
+  }
+  if (gs.empty()) gs.push_back(zeros(q, n * n, "gram_empty"));
+  Chunk local = gs.size() == 1 ? gs[0] : q.reduce("gram_sum", std::move(gs), add_combine(d));
+  gs.clear();
+  Chunk r = q.submit(
+      "cholesky_tree", {std::move(local)},
+      [n, d](TaskContext& ctx) {
+        auto g = to_host(ctx.input_as<double>(0).data(), n * n, d);
+        const int ok = cholesky_r(g.data(), n) ? 1 : 0;
+        auto out = ctx.output_as<double>(n * n);
+        if (ctx.comm().allreduce(ok, ReduceOp::min) == 0) {
+          std::vector<double> nan(n * n, std::nan(""));
+          from_host(out.data(), nan.data(), n * n, d);
+          return;
+        }
+        auto rr = tree_r(ctx.comm(), std::move(g), n);
+        from_host(out.data(), rr.data(), n * n, d);
+      },
+      {TraceKind::compute, true});
+  auto out = q.compute<double>(r);
+  if (d.gpu) out = to_host(out.data(), out.size(), Device{});
+  if (out.empty() || std::isnan(out[0])) return {};
+  return out;
+}
+
+void check_tall_skinny(const Layout& l, const char* op) {
+  check_row_split(l, op, "A");
+  SLAB_EXPECTS(l.cols >= 1 && l.rows >= l.cols, ShapeError,
+               std::string("linalg::") + op + ": A " + shape_str(l) + " is not tall-skinny (need rows >= cols >= 1)");
+}
+
+// Explicit TSQR of a RowSource: the rank's chunks stacked into one block (collective task), Q sliced back.
+QrResult tsqr_explicit(TaskQueue& q, const RowSource& src) {
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t n = std::size_t(src.layout.cols);
+  const std::int64_t nchunks = src.layout.num_chunks(rank);
+  const std::size_t local_rows = std::size_t(src.layout.local_rows(rank));
+  std::vector<Chunk> inputs;
+  for (std::int64_t i = 0; i < nchunks; ++i) inputs.push_back(src.chunk(std::size_t(i)));
+  Chunk both = q.submit(
+      "tsqr_explicit", std::move(inputs),
+      [n, local_rows, d](TaskContext& ctx) {
+        std::vector<double> a(local_rows * n);
+        std::size_t off = 0;
+        for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+          auto in = ctx.input_as<double>(i);
+          auto h = d.gpu ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
+          std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
+          off += h.size();
+        }
+        std::vector<double> qr(n * n + local_rows * n);
+        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
+        std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
+        from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
+      },
+      {TraceKind::compute, true});
+  std::vector<Chunk> qchunks;
+  std::size_t off = n * n;
+  for (std::int64_t i = 0; i < nchunks; ++i) {
+    const std::size_t count = std::size_t(src.layout.chunk_extent(rank, i).rows) * n;
+    qchunks.push_back(q.submit("tsqr_q_slice", {both}, [off, count, d](TaskContext& ctx) {
+      auto in = ctx.input_as<double>(0);
+      auto out = ctx.output_as<double>(count);
+      if (d.gpu)
+        gpu_copy(out.data(), in.data() + off, count * sizeof(double), d.stream);
+      else
+        std::memcpy(out.data(), in.data() + off, count * sizeof(double));
+    }));
+    off += count;
+  }
+  Chunk rchunk = q.submit("tsqr_r_slice", {both}, [n, d](TaskContext& ctx) {
+    auto in = ctx.input_as<double>(0);
+    from_host(ctx.output_as<double>(n * n).data(), to_host(in.data(), n * n, d).data(), n * n, d);
+  });
+  both = Chunk();
+  auto r = q.compute<double>(rchunk);
+  if (d.gpu) r = to_host(r.data(), r.size(), Device{});
+  Layout ql = src.layout;
+  ql.ndim = 2;
+  return {Array<double>(q, ql, std::move(qchunks)), std::move(r)};
+}
+
+// C = A B per chunk of a source; B replicated k x n host.
+Array<double> matmul_source(TaskQueue& q, const RowSource& src, std::vector<double> b, std::size_t n, int ndim = 2) {
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t k = std::size_t(src.layout.cols);
+  auto bp = std::make_shared<const std::vector<double>>(std::move(b));
+  std::vector<Chunk> out;
+  for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
+    const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
+    out.push_back(q.submit("matmul", {src.chunk(std::size_t(i))}, [rows, k, n, bp, d](TaskContext& ctx) {
+      auto in = ctx.input_as<double>(0);
+      auto c = ctx.output_as<double>(rows * n);
+      if (d.gpu) {
+        auto b_dev = resident(ctx, *bp, d);
+        detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), d.stream);
+      } else {
+        local_matmul(in.data(), rows, k, bp->data(), n, c.data());
+      }
+    }));
+  }
+  Layout l = src.layout;
+  l.cols = std::int64_t(n);
+  l.ndim = ndim;
+  return Array<double>(q, l, std::move(out));
+}
+
+std::vector<double> columns(const std::vector<double>& m, std::size_t rows, std::size_t cols, std::size_t k) {
+  std::vector<double> out(rows * k);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < k; ++j) out[i * k + j] = m[i * cols + j];
+  return out;
+}
+
+SvdResult svd_impl(TaskQueue& q, const RowSource& src, std::int64_t k_in, QrMethod method) {
+  check_tall_skinny(src.layout, "svd");
+  const std::size_t n = std::size_t(src.layout.cols);
+  SLAB_EXPECTS(k_in >= 0 && k_in <= std::int64_t(n), InvalidArgument,
+               "linalg::svd: k = " + std::to_string(k_in) + " is out of range for A " + shape_str(src.layout) +
+                   " (need 0 <= k <= " + std::to_string(n) + "; 0 keeps all)");
+  const std::size_t k = k_in == 0 ? n : std::size_t(k_in);
+  // The Cholesky R (Gram at dgemm speed) serves when every rank has >= n rows and A is well conditioned: its
+  // singular values then carry relative errors ~ eps * cond(A) (vs s_1) and U = A V S^-1 stays orthonormal to
+  // ~ eps * cond^2; beyond cond 1e5 (or a Gram that is not positive definite) Householder TSQR decides.
+  std::vector<double> r;
+  SmallSvd small;
+  bool every_rank_tall = true;
+  for (int p = 0; p < src.layout.nranks; ++p) every_rank_tall = every_rank_tall && src.layout.local_rows(p) >= std::int64_t(n);
+  if (method != QrMethod::householder && every_rank_tall) {
+    r = cholesky_r_impl(q, src);
+    if (!r.empty()) {
+      small = small_svd_bcast(q.comm(), r.data(), n, n);
+      if (method == QrMethod::automatic && !(small.s[n - 1] >= 1e-5 * small.s[0])) r.clear();
+    }
+  }
+  if (r.empty()) {
+    r = tsqr_r_impl(q, src);
+    small = small_svd_bcast(q.comm(), r.data(), n, n);
+  }
+  SvdResult out;
+  out.s.assign(small.s.begin(), small.s.begin() + std::ptrdiff_t(k));
+  out.vt.assign(small.vt.begin(), small.vt.begin() + std::ptrdiff_t(k * n));
+  // U = A V_k S_k^-1 has error ~ eps * s_1 / s_k; beyond 1e4 the explicit Q keeps U orthonormal.
+  if (small.s[0] > 0 && small.s[k - 1] >= 1e-4 * small.s[0]) {
+    std::vector<double> w(n * k);
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < k; ++j) w[i * k + j] = small.vt[j * n + i] / small.s[j];
+    out.u = matmul_source(q, src, std::move(w), k);
+    return out;
+  }
+  auto qr = tsqr_explicit(q, src);
+  small = small_svd_bcast(q.comm(), qr.r.data(), n, n);
+  out.s.assign(small.s.begin(), small.s.begin() + std::ptrdiff_t(k));
+  out.vt.assign(small.vt.begin(), small.vt.begin() + std::ptrdiff_t(k * n));
+  out.u = matmul_source(q, row_source(qr.q, "svd"), columns(small.u, n, n, k), k);
+  out.explicit_q = true;
+  return out;
+}
+
+}  // namespace
+
+RowSource row_source(const Array<double>& a, const char* op) {
+  check_row_split(a.layout(), op, "A");
+  return {a.layout(), [a](std::size_t i) { return a.local_chunk(i); }};
+}
+
+Array<double> matmul(const Array<double>& a, std::span<const double> b, std::int64_t n) {
+  check_row_split(a.layout(), "matmul", "A");
+  SLAB_EXPECTS(n >= 1 && b.size() == std::size_t(a.cols() * n), ShapeError,
+               "linalg::matmul: A " + shape_str(a.layout()) + " times B with " + std::to_string(b.size()) +
+                   " values as (" + std::to_string(a.cols()) + ", " + std::to_string(n) + "): shapes do not match");
+  return matmul_source(a.queue(), row_source(a, "matmul"), std::vector<double>(b.begin(), b.end()), std::size_t(n));
+}
+
+Array<double> matvec(const Array<double>& a, std::span<const double> x) {
+  check_row_split(a.layout(), "matvec", "A");
+  SLAB_EXPECTS(x.size() == std::size_t(a.cols()), ShapeError,
+               "linalg::matvec: A " + shape_str(a.layout()) + " times x of length " + std::to_string(x.size()) +
+                   ": shapes do not match");
+  return matmul_source(a.queue(), row_source(a, "matvec"), std::vector<double>(x.begin(), x.end()), 1, 1);
+}
+
+std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
+  check_row_split(a.layout(), "at_b", "A");
+  check_row_split(b.layout(), "at_b", "B");
+  SLAB_EXPECTS(same_row_blocks(a.layout(), b.layout()), ShapeError,
+               "linalg::at_b: A " + shape_str(a.layout()) + " and B " + shape_str(b.layout()) +
+                   " must have the same rows, split the same way");
+  TaskQueue& q = a.queue();
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t na = std::size_t(a.cols()), nb = std::size_t(b.cols());
+  std::vector<Chunk> parts;
+  for (std::size_t i = 0; i < a.num_local_chunks(); ++i) {
+    const auto e = a.local_extent(i);
+    auto pieces = overlapping(b.layout(), rank, e.row0, e.rows);
+    std::vector<Chunk> inputs{a.local_chunk(i)};
+    for (auto& p : pieces) inputs.push_back(b.local_chunk(p.chunk));
+    parts.push_back(q.submit("at_b_partial", std::move(inputs), [na, nb, pieces, d](TaskContext& ctx) {
+      auto in = ctx.input_as<double>(0);
+      auto c = ctx.output_as<double>(na * nb);
+      std::size_t row = 0;
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        const double* bp = ctx.input_as<double>(p + 1).data() + pieces[p].first_row * nb;
+        const double* ap = in.data() + row * na;
+        const double beta = p == 0 ? 0.0 : 1.0;
+        if (d.gpu)
+          detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), d.stream);
+        else
+          cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(na), int(nb), int(pieces[p].rows), 1.0, ap, int(na),
+                      bp, int(nb), beta, c.data(), int(nb));
+        row += pieces[p].rows;
+      }
+      if (pieces.empty()) {
+        std::vector<double> z(na * nb, 0.0);
+        from_host(c.data(), z.data(), z.size(), d);
+      }
+    }));
+  }
+  if (parts.empty()) parts.push_back(zeros(q, na * nb, "at_b_empty"));
+  Chunk local = parts.size() == 1 ? parts[0] : q.reduce("at_b_sum", std::move(parts), add_combine(d));
+  parts.clear();
+  auto out = q.compute<double>(allreduce_sum(q, std::move(local), na * nb, "at_b_allreduce"));
+  if (d.gpu) out = to_host(out.data(), out.size(), Device{});
+  return out;
+}
+
+std::vector<double> tsqr_r(const Array<double>& a) {
+  check_tall_skinny(a.layout(), "tsqr_r");
+  return tsqr_r_impl(a.queue(), row_source(a, "tsqr_r"));
+}
+
+std::vector<double> tsqr_r(TaskQueue& queue, const RowSource& a) {
+  check_tall_skinny(a.layout, "tsqr_r");
+  return tsqr_r_impl(queue, a);
+}
+
+QrResult tsqr(const Array<double>& a) {
+  check_tall_skinny(a.layout(), "tsqr");
+  return tsqr_explicit(a.queue(), row_source(a, "tsqr"));
+}
+
+SvdResult svd(const Array<double>& a, std::int64_t k, QrMethod method) {
+  return svd_impl(a.queue(), row_source(a, "svd"), k, method);
+}
+
+SvdResult svd(TaskQueue& queue, const RowSource& a, std::int64_t k, QrMethod method) {
+  return svd_impl(queue, a, k, method);
+}
+
+SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& o) {
+  check_row_split(a.layout(), "randomized_svd", "A");
+  const std::int64_t m = a.rows(), n = a.cols(), l = o.k + o.oversample;
+  SLAB_EXPECTS(o.k >= 1 && o.oversample >= 0 && o.power_iters >= 0 && l <= std::min(m, n), InvalidArgument,
+               "linalg::randomized_svd: k = " + std::to_string(o.k) + " with oversampling " +
+                   std::to_string(o.oversample) + " does not fit A " + shape_str(a.layout()) +
+                   " (need k >= 1 and k + p <= min(rows, cols))");
+  TaskQueue& q = a.queue();
+  const std::size_t L = std::size_t(l), N = std::size_t(n), K = std::size_t(o.k);
+  std::vector<double> omega(N * L);
+  for (std::size_t i = 0; i < omega.size(); ++i) {
+    const double u1 = counter_uniform(o.seed, i), u2 = counter_uniform(o.seed ^ 0x80000u, i);
+    omega[i] = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
+  }
+  auto src = row_source(a, "randomized_svd");
+  Array<double> y = matmul_source(q, src, std::move(omega), L);
+  for (int it = 0; it < o.power_iters; ++it) {
+    auto qy = tsqr_explicit(q, row_source(y, "randomized_svd")).q;
+    auto z = at_b(a, qy);  // n x l, replicated
+    // Orthonormalise Z locally (identical on every rank: same input, broadcast from rank 0 for safety).
+    if (q.comm().rank() == 0) {
+      local_orthonormalize(z.data(), N, L);
+    }
+    q.comm().bcast(std::span<double>(z), 0);
+    y = matmul_source(q, src, std::move(z), L);
+  }
+  auto qq = tsqr_explicit(q, row_source(y, "randomized_svd")).q;
+  auto bt = at_b(a, qq);  // n x l = (Q^T A)^T
+  std::vector<double> bm(L * N);
+  for (std::size_t i = 0; i < N; ++i)
+    for (std::size_t j = 0; j < L; ++j) bm[j * N + i] = bt[i * L + j];
+  auto small = small_svd_bcast(q.comm(), bm.data(), L, N);  // u: l x l, s: l, vt: l x n
+  SvdResult out;
+  out.s.assign(small.s.begin(), small.s.begin() + std::ptrdiff_t(K));
+  out.vt.assign(small.vt.begin(), small.vt.begin() + std::ptrdiff_t(K * N));
+  out.u = matmul_source(q, row_source(qq, "randomized_svd"), columns(small.u, L, L, K), K);
+  out.explicit_q = true;
+  return out;
+}
+
+std::vector<double> lstsq(const Array<double>& a, const Array<double>& b) {
+  check_tall_skinny(a.layout(), "lstsq");
+  check_row_split(b.layout(), "lstsq", "b");
+  SLAB_EXPECTS(b.cols() == 1 && same_row_blocks(a.layout(), b.layout()), ShapeError,
+               "linalg::lstsq: A " + shape_str(a.layout()) + " and b " + shape_str(b.layout()) +
+                   " must have the same rows, split the same way, and b one column");
+  TaskQueue& q = a.queue();
+  const Device d = device_of(q);
+  const int rank = q.comm().rank();
+  const std::size_t n = std::size_t(a.cols());
+  // TSQR of [A b] = [R r; 0 rho]: x solves R x = r = (Q^T b)[0:n], and |rho| is the residual norm.
+  RowSource aug{a.layout(), {}};
+  aug.layout.cols = a.cols() + 1;
+  aug.chunk = [a, b, rank, n, d, &q](std::size_t i) {
+    const auto e = a.local_extent(i);
+    auto pieces = overlapping(b.layout(), rank, e.row0, e.rows);
+    std::vector<Chunk> inputs{a.local_chunk(i)};
+    for (auto& p : pieces) inputs.push_back(b.local_chunk(p.chunk));
+    const std::size_t rows = std::size_t(e.rows);
+    return q.submit("lstsq_augment", std::move(inputs), [rows, n, pieces, d](TaskContext& ctx) {
+      auto ah = to_host(ctx.input_as<double>(0).data(), rows * n, d);
+      std::vector<double> out(rows * (n + 1));
+      std::size_t row = 0;
+      for (std::size_t p = 0; p < pieces.size(); ++p) {
+        auto bh = ctx.input_as<double>(p + 1);
+        auto bv = to_host(bh.data() + pieces[p].first_row, pieces[p].rows, d);
+        for (std::size_t r = 0; r < pieces[p].rows; ++r, ++row) {
+          std::memcpy(out.data() + row * (n + 1), ah.data() + row * n, n * sizeof(double));
+          out[row * (n + 1) + n] = bv[r];
+        }
+      }
+      from_host(ctx.output_as<double>(out.size()).data(), out.data(), out.size(), d);
+    });
+  };
+  auto r = tsqr_r_impl(q, aug);
+  const std::size_t n1 = n + 1;
+  std::vector<double> rr(n * n), x(n);
+  double dmax = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    for (std::size_t j = 0; j < n; ++j) rr[i * n + j] = r[i * n1 + j];
+    x[i] = r[i * n1 + n];
+    dmax = std::max(dmax, std::abs(r[i * n1 + i]));
+  }
+  for (std::size_t i = 0; i < n; ++i)
+    SLAB_EXPECTS(std::abs(rr[i * n + i]) > dmax * 1e-14 * double(n) && dmax > 0, InvalidArgument,
+                 "linalg::lstsq: A " + shape_str(a.layout()) + " is rank deficient (R(" + std::to_string(i) + ", " +
+                     std::to_string(i) + ") = " + std::to_string(rr[i * n + i]) + ")");
+  solve_upper(rr.data(), n, x.data());
+  return x;
+}
+
+void copy_to_host(double* dst, const double* src, std::size_t count, bool device, void* stream) {
+  if (count == 0) return;
+  if (device)
+    gpu_copy(dst, src, count * sizeof(double), stream);
+  else
+    std::memcpy(dst, src, count * sizeof(double));
+}
+
+void copy_to_device(double* dst, const double* src, std::size_t count, void* stream) {
+  if (count) gpu_copy(dst, src, count * sizeof(double), stream);
+}
+
+}  // namespace slab::linalg
