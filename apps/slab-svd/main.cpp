@@ -54,11 +54,12 @@ int main(int argc, char** argv) {
   bool generate = false, randomized = false, stream = false;
   std::int64_t rows = 100000, cols = 1000, k = 0, oversample = 10, chunk_rows = 0;
   int power_iters = 2;
-  std::optional<slab::DatasetPath> output;
+  std::optional<slab::DatasetPath> input, output;
   std::string qr = "auto";
   app.cli().add_option("--qr", qr, "how R is found: auto (Cholesky of the Gram, checked, else Householder), householder, cholesky")
       ->capture_default_str()->check(CLI::IsMember({"auto", "householder", "cholesky"}));
-  app.cli().add_flag("--generate", generate, "generate A[i, j] = U(1, i * cols + j) (WORKLOADS.md W1)")->required();
+  app.cli().add_flag("--generate", generate, "generate A[i, j] = U(1, i * cols + j) (WORKLOADS.md W1)");
+  app.add_input(input, "read A (float64, rows x cols) from an HDF5 dataset instead of generating it");
   app.cli().add_option("--rows", rows, "rows m")->capture_default_str()->check(CLI::PositiveNumber);
   app.cli().add_option("--cols", cols, "columns n")->capture_default_str()->check(CLI::PositiveNumber);
   app.cli().add_option("-k", k, "singular triplets to keep (0: all n; required with --randomized)")->capture_default_str();
@@ -67,13 +68,26 @@ int main(int argc, char** argv) {
   app.cli().add_option("--power-iters", power_iters, "randomized: power iterations q")->capture_default_str();
   app.cli().add_option("--chunk-rows", chunk_rows, "rows per chunk (0: about 32 MiB)")->capture_default_str();
   app.cli().add_flag("--stream", stream, "never hold A: generate its chunks twice (R pass, U pass) to fit a memory limit");
-  app.add_output(output, "write U (rows x k float64) to FILE.h5:/path, after the timed SVD");
+  app.add_output(output, "write U, S and V^T to datasets PATH_U, PATH_S and PATH_VT of FILE.h5, after the timed SVD");
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     namespace la = slab::linalg;
     slab::TaskQueue& queue = ctx.tasks();
     slab::Comm& comm = ctx.comm();
     SLAB_EXPECTS(!(randomized && stream), slab::InvalidArgument, "slab-svd: --randomized does not support --stream");
+    SLAB_EXPECTS(generate != input.has_value(), slab::InvalidArgument, "slab-svd: give exactly one of --generate and --input");
+    SLAB_EXPECTS(!(input && stream), slab::InvalidArgument,
+                 "slab-svd: --stream regenerates A and works with --generate only; with --input, A is read once and held");
+    slab::Array<double> a;
+    if (input) {
+      // Reading the file is part of the job (WORKLOADS.md): the clock starts before it.
+      ctx.job_begin();
+      a = slab::io::read_hdf5<double>(queue, input->file, input->object, slab::Split::rows, {chunk_rows});
+      SLAB_EXPECTS(a.ndim() == 2, slab::ShapeError, "slab-svd: " + input->str() + " is 1-D; the SVD needs a matrix");
+      rows = a.rows();
+      cols = a.cols();
+      a.persist();
+    }
     const auto layout = slab::Layout::make(slab::Shape{rows, cols}, slab::Split::rows, comm.size(), chunk_rows);
     const int rank = comm.rank();
     const std::int64_t nchunks = layout.num_chunks(rank);
@@ -89,9 +103,10 @@ int main(int argc, char** argv) {
       rate = comm.allreduce(2.0 * double(mr) * double(cols) * double(cols) / (now() - t0), slab::ReduceOp::sum);
     }
 
-    slab::Array<double> a;
     la::RowSource source;
-    if (stream) {
+    if (input) {
+      source = la::row_source(a, "slab-svd");
+    } else if (stream) {
       source = {layout, [&queue, layout, rank, cols](std::size_t i) {
                   return generate_chunk(queue, layout.chunk_extent(rank, std::int64_t(i)), cols);
                 }};
@@ -103,7 +118,7 @@ int main(int argc, char** argv) {
       source = la::row_source(a, "slab-svd");
     }
 
-    ctx.job_begin();
+    if (!input) ctx.job_begin();
     la::SvdResult r;
     if (randomized)
       r = la::randomized_svd(a, {k == 0 ? std::min<std::int64_t>(10, cols) : k, oversample, power_iters, 77});
@@ -114,7 +129,17 @@ int main(int argc, char** argv) {
                                       : la::QrMethod::automatic);
     r.u.persist();
     ctx.job_end();
-    if (output) slab::io::write_hdf5(r.u, output->file, output->object);
+    if (output) {
+      const std::int64_t kept = static_cast<std::int64_t>(r.s.size());
+      slab::io::write_hdf5(r.u, output->file, output->object + "_U");
+      slab::io::write_hdf5(slab::Array<double>::from_local_blocks(queue, slab::Shape{kept}, slab::Split::none, r.s),
+                           output->file, output->object + "_S");
+      slab::io::write_hdf5(slab::Array<double>::from_local_blocks(queue, slab::Shape{kept, cols}, slab::Split::none, r.vt),
+                           output->file, output->object + "_VT");
+    }
+    // A's first rows for the residual check: from the file, or from the generator.
+    const std::int64_t head_rows = std::min<std::int64_t>(1000, rows);
+    const std::vector<double> a_head = input ? slab::head(a, head_rows).gather_all() : std::vector<double>{};
 
     // Checks (WORKLOADS.md): s1..s5, sum_s, resid_rows0_1000, orth_V.
     const std::size_t kk = r.s.size(), n = std::size_t(cols);
@@ -137,7 +162,8 @@ int main(int argc, char** argv) {
         for (std::size_t j = 0; j < n; ++j) {
           double v = 0;
           for (std::size_t t = 0; t < kk; ++t) v += u[std::size_t(i) * kk + t] * r.s[t] * r.vt[t * n + j];
-          const double aij = slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols) + j);
+          const double aij = input ? a_head[std::size_t((e.row0 + i) * cols) + j]
+                                   : slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols) + j);
           sums[0] += (aij - v) * (aij - v);
           sums[1] += aij * aij;
         }
