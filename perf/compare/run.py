@@ -1,0 +1,481 @@
+#!/usr/bin/env python3
+"""Peer comparison: slab's apps against NumPy and Dask on the workloads of WORKLOADS.md, same inputs, same machine.
+
+  python3 perf/compare/run.py --workloads W1,W2,W6 [--quick] [--impls numpy,dask-threaded,dask-cluster]
+                              [--ranks 2] [--no-slab] [--debian] [--timeout 3600]
+
+(a) sets up perf/.venv (perf/peers/setup_venv.sh) and re-runs itself there; (b) runs each workload in slab
+(scripts/mpirun -n RANKS build/bin/slab-..., --json) and in each peer (perf/peers/workloads.py, one process per
+run); (c) compares every row's check values with the NumPy row within WORKLOADS.md's tolerances (mismatches are
+printed loudly and marked in the table); (d) writes perf/results/<date>-<workload>[-quick].json and rebuilds
+perf/results/latest.md from the newest JSON of each workload and mode.
+
+Peak memory is the largest sampled (every 50 ms) sum of the RSS of the run's whole process tree (mpirun and its
+ranks; a peer and its LocalCluster nannies/workers), or the process's own ru_maxrss where that is larger; it
+covers the whole run (input generation included), so that slab and the peers are measured the same way.
+The peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from the environment; slab runs as it is.
+"""
+import argparse
+import datetime
+import glob
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import threading
+import time
+
+ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
+PERF = os.path.join(ROOT, "perf")
+VENV_PY = os.path.join(PERF, ".venv", "bin", "python")
+WORKLOADS_PY = os.path.join(PERF, "peers", "workloads.py")
+RESULTS = os.path.join(PERF, "results")
+TMP = os.path.join(RESULTS, "tmp")          # ignored by git (/perf/results/tmp/)
+PEERS = ["numpy", "dask-threaded", "dask-cluster"]
+
+SIZES = {  # full, quick
+    "W1": ({"rows": 100_000, "cols": 1000}, {"rows": 20_000, "cols": 500}),
+    "W1b": ({"rows": 400_000, "cols": 1000}, {"rows": 40_000, "cols": 500}),
+    "W2": ({"rows": 5000, "cols": 100_000}, {"rows": 1000, "cols": 20_000}),
+    "W6": ({"n": 200_000_000}, {"n": 20_000_000}),
+}
+SLAB_APP = {"W1": "slab-svd", "W1b": "slab-svd", "W2": "slab-gram", "W6": "slab-reduce"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Tolerances (WORKLOADS.md: ~1e-12 for singular values relative to s1, ~1e-9 for long sums, max exactly)
+
+def compare_checks(wl, ref, got):
+    """Returns a list of mismatch strings (empty: the check values agree)."""
+    bad = []
+
+    def need(k):
+        if k not in got:
+            bad.append("%s missing" % k)
+            return False
+        if k not in ref:
+            bad.append("%s missing in the reference" % k)
+            return False
+        return True
+
+    if wl in ("W1", "W1b"):
+        s1 = abs(ref.get("s1", 0.0))
+        for k in ["s1", "s2", "s3", "s4", "s5", "sum_s"]:
+            if need(k) and abs(got[k] - ref[k]) > 1e-12 * s1:
+                bad.append("%s %.17g vs %.17g (|diff|/s1 %.2e > 1e-12)" % (k, got[k], ref[k],
+                                                                            abs(got[k] - ref[k]) / s1))
+        for k in ["resid_rows0_1000", "orth_V"]:   # accuracy figures: each must be small on its own
+            if k in got and not (got[k] <= 1e-10):
+                bad.append("%s %.3g > 1e-10" % (k, got[k]))
+            elif k not in got:
+                bad.append("%s missing" % k)
+    elif wl == "W2":
+        for k in ["sum_Y", "trace_Y", "Y00", "Y10", "Ylast"]:
+            if need(k) and abs(got[k] - ref[k]) > 1e-9 * abs(ref[k]):
+                bad.append("%s %.17g vs %.17g (rel %.2e > 1e-9)" % (k, got[k], ref[k],
+                                                                     abs(got[k] - ref[k]) / abs(ref[k])))
+        if need("asym_max") and not (got["asym_max"] <= 1e-12 * abs(ref.get("Y00", 1.0))):
+            bad.append("asym_max %.3g > 1e-12 * Y00" % got["asym_max"])
+    elif wl == "W6":
+        for k in ["sum", "mean", "std"]:
+            if need(k) and abs(got[k] - ref[k]) > 1e-9 * abs(ref[k]):
+                bad.append("%s %.17g vs %.17g (rel %.2e > 1e-9)" % (k, got[k], ref[k],
+                                                                     abs(got[k] - ref[k]) / abs(ref[k])))
+        if need("max") and got["max"] != ref["max"]:
+            bad.append("max %.17g vs %.17g (must be equal)" % (got["max"], ref["max"]))
+    return bad
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Running one thing, with its process tree's peak RSS
+
+def run_measured(cmd, env, timeout):
+    import psutil
+    t0 = time.perf_counter()
+    p = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         start_new_session=True)
+    peak = [0]
+    stop = threading.Event()
+
+    def sample():
+        try:
+            top = psutil.Process(p.pid)
+        except Exception:
+            return
+        while not stop.is_set():
+            total = 0
+            try:
+                procs = [top] + top.children(recursive=True)
+            except Exception:
+                procs = [top]
+            for q in procs:
+                try:
+                    total += q.memory_info().rss
+                except Exception:
+                    pass
+            peak[0] = max(peak[0], total)
+            stop.wait(0.05)
+
+    th = threading.Thread(target=sample, daemon=True)
+    th.start()
+    try:
+        out, err = p.communicate(timeout=timeout)
+        rc = p.returncode
+    except subprocess.TimeoutExpired:
+        import signal
+        try:
+            os.killpg(p.pid, signal.SIGKILL)   # the run's own process group (mpirun and its ranks, dask workers)
+        except OSError:
+            p.kill()
+        out, err = p.communicate()
+        rc = "timeout after %d s" % timeout
+    stop.set()
+    th.join()
+    rec = None
+    for line in reversed(out.splitlines()):
+        line = line.strip()
+        if line.startswith("{"):
+            try:
+                rec = json.loads(line)
+                break
+            except ValueError:
+                pass
+    return rec, rc, out, err, peak[0], time.perf_counter() - t0
+
+
+def peer_env():
+    env = dict(os.environ)
+    for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
+        env.pop(k, None)
+    # The peers use both cores through BLAS (numpy) or two dask workers; no inherited thread caps.
+    for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+        env.pop(k, None)
+    return env
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Facts about the machine and versions
+
+def sh(cmd):
+    try:
+        return subprocess.run(cmd, shell=True, cwd=ROOT, capture_output=True, text=True, timeout=60).stdout.strip()
+    except Exception:
+        return ""
+
+
+def machine_info():
+    lscpu = sh("lscpu")
+    model = re.search(r"Model name:\s*(.+)", lscpu)
+    mem = re.search(r"MemTotal:\s*(\d+)", open("/proc/meminfo").read())
+    return {"cpu_model": model.group(1).strip() if model else platform.processor(),
+            "cpus": os.cpu_count(), "mem_gib": round(int(mem.group(1)) / 2 ** 20, 1) if mem else None,
+            "kernel": platform.release(), "hostname": platform.node()}
+
+
+def versions(py):
+    v = {}
+    out = sh("%s -c 'import sys, numpy, h5py; print(sys.version.split()[0], numpy.__version__, h5py.__version__)'"
+             % py).split()
+    if len(out) == 3:
+        v["python"], v["numpy"], v["h5py"] = out
+    d = sh("%s -c 'import dask, distributed; print(dask.__version__, distributed.__version__)'" % py).split()
+    if len(d) == 2:
+        v["dask"], v["distributed"] = d
+    return v
+
+
+def slab_version():
+    info = os.path.join(ROOT, "build", "bin", "slab-info")
+    ver = sh("%s --version" % info) if os.path.exists(info) else ""
+    return {"slab": ver or "not built", "git": sh("git describe --always --dirty"),
+            "mpi": sh("mpirun --version").splitlines()[0] if sh("mpirun --version") else "unknown"}
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+def w2_file(size, log):
+    path = os.path.join(TMP, "w2_%dx%d.h5" % (size["rows"], size["cols"]))
+    sys.path.insert(0, os.path.dirname(WORKLOADS_PY))
+    import workloads
+    if os.path.exists(path) and workloads.w2_file_ok(path, size["rows"], size["cols"]):
+        log("W2 input: reusing %s" % path)
+        return path
+    log("W2 input: generating %s (%d x %d) with perf/peers/workloads.py gen-w2" % (path, size["rows"], size["cols"]))
+    subprocess.run([VENV_PY, WORKLOADS_PY, "gen-w2", path, "--rows", str(size["rows"]), "--cols",
+                    str(size["cols"])], check=True, env=peer_env())
+    return path
+
+
+def delete_y(path):
+    import h5py
+    with h5py.File(path, "a") as f:
+        if "Y" in f:
+            del f["Y"]
+
+
+def slab_cmd(wl, size, ranks, w2path):
+    app = os.path.join(ROOT, "build", "bin", SLAB_APP[wl])
+    mpirun = [os.path.join(ROOT, "scripts", "mpirun"), "-n", str(ranks), app]
+    if wl in ("W1", "W1b"):
+        return mpirun + ["--generate", "--rows", str(size["rows"]), "--cols", str(size["cols"]), "--json"]
+    if wl == "W2":
+        return mpirun + ["--input", w2path + ":/X", "--output", w2path + ":/Y", "--memory-limit", "1GiB", "--json"]
+    return mpirun + ["--generate", "--n", str(size["n"]), "--json"]
+
+
+def peer_cmd(py, wl, impl, size, w2path):
+    base = [py, WORKLOADS_PY, "run", "W1" if wl == "W1b" else wl, impl]
+    if wl in ("W1", "W1b"):
+        return base + ["--rows", str(size["rows"]), "--cols", str(size["cols"])]
+    if wl == "W2":
+        return base + ["--file", w2path]
+    return base + ["--n", str(size["n"])]
+
+
+def ideal_lines(wl, size, ideal):
+    if not ideal:
+        return []
+    rate = ideal["dgemm_flops_per_s"]
+    bw = max(ideal["read_bytes_per_s_1thread"], ideal["read_bytes_per_s_2threads"])
+    if wl in ("W1", "W1b"):
+        m, n = size["rows"], size["cols"]
+        return [{"what": "ideal: 4 m n^2 / dgemm rate (%.1f GFLOP/s, numpy, 2 threads)" % (rate / 1e9),
+                 "seconds": 4.0 * m * n * n / rate}]
+    if wl == "W2":
+        m, n = size["rows"], size["cols"]
+        return [{"what": "ideal: m^2 n (syrk) / dgemm rate (%.1f GFLOP/s); file read not counted" % (rate / 1e9),
+                 "seconds": float(m) * m * n / rate}]
+    return [{"what": "ideal: 8 N bytes / read bandwidth (%.1f GB/s, numpy sum)" % (bw / 1e9),
+             "seconds": 8.0 * size["n"] / bw}]
+
+
+def wait_load(args, log):
+    """Waits (up to --max-wait s) for the 1-minute load average to fall below --max-load; returns it as text."""
+    if args.max_load is not None:
+        t0 = time.time()
+        if os.getloadavg()[0] >= args.max_load:
+            log("waiting up to %d s for the load average (%.2f) to fall below %.2f"
+                % (args.max_wait, os.getloadavg()[0], args.max_load))
+        while os.getloadavg()[0] >= args.max_load and time.time() - t0 < args.max_wait:
+            time.sleep(5)
+        if os.getloadavg()[0] >= args.max_load:
+            log("!!! load average %.2f still >= %.2f after %d s: running anyway (figures unreliable)"
+                % (os.getloadavg()[0], args.max_load, args.max_wait))
+    return "%.2f" % os.getloadavg()[0]
+
+
+def gib(b):
+    return "-" if b is None else "%.2f GiB" % (b / 2 ** 30)
+
+
+def render_markdown(records):
+    lines = ["# slab vs peers: latest results", "",
+             "Generated by `perf/compare/run.py` from the newest JSON of each workload and mode in perf/results/. "
+             "One run on one machine; seconds are the query only (W2 includes reading /X and writing /Y). "
+             "Peak memory: largest sampled RSS sum of the run's process tree (input included). "
+             "Ratio: implementation seconds / slab seconds (> 1: slab is faster). "
+             "Checks: agreement with the NumPy row within WORKLOADS.md's tolerances.", ""]
+    for rec in records:
+        m, v = rec["machine"], rec["versions"]
+        lines.append("## %s%s: %s (%s)" % (rec["workload"], " (quick)" if rec["quick"] else "",
+                                            ", ".join("%s=%s" % kv for kv in rec["size"].items()), rec["date"]))
+        lines.append("")
+        lines.append("Machine: %s, %s CPUs, %s GiB; load average before the runs %s. Versions: numpy %s (BLAS %s), "
+                     "dask %s, distributed %s, h5py %s, Python %s; slab %s (git %s); %s."
+                     % (m["cpu_model"], m["cpus"], m["mem_gib"], rec.get("loadavg_start"),
+                        v.get("numpy"), rec.get("blas_kernel"), v.get("dask"), v.get("distributed"),
+                        v.get("h5py"), v.get("python"), rec["slab"]["slab"], rec["slab"]["git"], rec["slab"]["mpi"]))
+        dv = rec.get("debian_versions")
+        if dv:
+            lines[-1] += (" Rows marked (Debian): /usr/bin/python3 %s, numpy %s, dask %s, distributed %s, h5py %s."
+                          % (dv.get("python"), dv.get("numpy"), dv.get("dask"), dv.get("distributed"), dv.get("h5py")))
+        lines.append("")
+        lines.append("| workload | implementation | seconds | peak memory | ratio | checks agree | notes |")
+        lines.append("|---|---|---|---|---|---|---|")
+        slab_s = next((r["seconds"] for r in rec["rows"] if r["impl"].startswith("slab") and r.get("seconds")), None)
+        for r in rec["rows"]:
+            if r.get("seconds") is None:
+                lines.append("| %s | %s | %s | - | - | - | %s |" % (rec["workload"], r["impl"],
+                                                                    r.get("status", "failed"), r.get("note", "")))
+                continue
+            ratio = "%.2f" % (r["seconds"] / slab_s) if slab_s else "-"
+            agree = r.get("agree")
+            agree_s = "-" if agree is None else ("yes" if agree else "**NO**: " + "; ".join(r["mismatches"]))
+            note = r.get("note", "")
+            if r.get("loadavg_before"):
+                note = (note + "; " if note else "") + "load %s" % r["loadavg_before"]
+            lines.append("| %s | %s | %.3f | %s | %s | %s | %s |" % (rec["workload"], r["impl"], r["seconds"],
+                                                                   gib(r.get("peak_bytes")), ratio, agree_s, note))
+        for i in rec.get("ideal", []):
+            lines.append("| %s | %s | %.3f | - | %s | - | |" % (
+                rec["workload"], i["what"], i["seconds"], "%.2f" % (i["seconds"] / slab_s) if slab_s else "-"))
+        ref = next((r for r in rec["rows"] if r["impl"] == "numpy" and r.get("checks")), None)
+        if ref:
+            lines.append("")
+            lines.append("Check values (numpy): " + ", ".join("%s=%.17g" % kv for kv in ref["checks"].items()))
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def rebuild_latest():
+    newest = {}
+    for p in sorted(glob.glob(os.path.join(RESULTS, "*.json"))):
+        try:
+            rec = json.load(open(p))
+        except ValueError:
+            continue
+        key = (rec["workload"], rec["quick"])
+        if key not in newest or rec["timestamp"] >= newest[key]["timestamp"]:
+            newest[key] = rec
+    order = {"W1": 0, "W1b": 1, "W2": 2, "W6": 3}
+    recs = sorted(newest.values(), key=lambda r: (r["quick"], order.get(r["workload"], 9)))
+    with open(os.path.join(RESULTS, "latest.md"), "w") as f:
+        f.write(render_markdown(recs))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--workloads", default="W1,W2,W6", help="comma list of W1, W1b, W2, W6")
+    ap.add_argument("--quick", action="store_true", help="small sizes (W1 20,000 x 500, W2 1000 x 20,000, W6 2e7)")
+    ap.add_argument("--impls", default=",".join(PEERS), help="peers to run (comma list of %s)" % ",".join(PEERS))
+    ap.add_argument("--ranks", type=int, default=2)
+    ap.add_argument("--no-slab", action="store_true", help="peers only")
+    ap.add_argument("--debian", action="store_true",
+                    help="also run the peers with Debian's /usr/bin/python3 (installs python3-dask etc. with apt)")
+    ap.add_argument("--timeout", type=int, default=3600, help="seconds per run")
+    ap.add_argument("--max-load", type=float, default=None,
+                    help="before each run, wait until the 1-minute load average is below this (other jobs)")
+    ap.add_argument("--max-wait", type=int, default=600, help="seconds to wait for --max-load per run")
+    args = ap.parse_args()
+
+    # (a) the venv, then continue inside it (psutil, h5py needed here too)
+    if os.environ.get("SLAB_COMPARE_IN_VENV") != "1":
+        subprocess.run([os.path.join(PERF, "peers", "setup_venv.sh")], check=True)
+        os.environ["SLAB_COMPARE_IN_VENV"] = "1"
+        os.execv(VENV_PY, [VENV_PY] + sys.argv)
+
+    def log(msg):
+        print("[compare %s] %s" % (time.strftime("%H:%M:%S"), msg), flush=True)
+
+    os.makedirs(TMP, exist_ok=True)
+    st = subprocess.run([VENV_PY, WORKLOADS_PY, "selfcheck"], capture_output=True, text=True, env=peer_env())
+    if st.returncode != 0:
+        print(st.stdout, st.stderr)
+        sys.exit("!!! the hash does not reproduce WORKLOADS.md's test vectors: stopping")
+    log("hash self-check: 4 test vectors ok")
+
+    pythons = [("", VENV_PY)]
+    if args.debian:
+        have = subprocess.run(["/usr/bin/python3", "-c", "import dask.array, distributed, h5py, psutil"],
+                              capture_output=True).returncode == 0
+        if not have:
+            log("installing Debian's python3-dask etc. with apt-get")
+            subprocess.run("apt-get install -y -q python3-dask python3-distributed python3-numpy python3-h5py "
+                           "python3-psutil python3-threadpoolctl", shell=True, check=True)
+        pythons.append((" (Debian)", "/usr/bin/python3"))
+
+    machine = machine_info()
+    vers = versions(VENV_PY)
+    deb_vers = versions("/usr/bin/python3") if args.debian else None
+    slab = slab_version()
+    log("measuring the ideal-time inputs (numpy dgemm rate, read bandwidth)")
+    ideal_rec, rc, _, err, _, _ = run_measured([VENV_PY, WORKLOADS_PY, "ideal"], peer_env(), 600)
+    if ideal_rec is None:
+        log("ideal measurement failed: %s" % err[-500:])
+
+    impls = [i for i in args.impls.split(",") if i]
+    any_mismatch = False
+    for wl in [w.strip() for w in args.workloads.split(",") if w.strip()]:
+        if wl not in SIZES:
+            sys.exit("unknown workload %s" % wl)
+        size = SIZES[wl][1 if args.quick else 0]
+        w2path = w2_file(size, log) if wl == "W2" else None
+        rec = {"workload": wl, "quick": args.quick, "size": size, "date": datetime.date.today().isoformat(),
+               "timestamp": datetime.datetime.now().isoformat(timespec="seconds"), "machine": machine,
+               "versions": vers, "debian_versions": deb_vers, "slab": slab, "ranks": args.ranks,
+               "loadavg_start": "%.2f %.2f %.2f" % os.getloadavg(), "ideal": ideal_lines(wl, size, ideal_rec),
+               "ideal_inputs": ideal_rec, "rows": []}
+        # slab
+        app = os.path.join(ROOT, "build", "bin", SLAB_APP[wl])
+        if args.no_slab:
+            pass
+        elif not os.access(app, os.X_OK):
+            rec["rows"].append({"impl": "slab", "seconds": None, "status": "slab: not built",
+                                "note": "build/bin/%s missing" % SLAB_APP[wl]})
+            log("%s slab: not built (build/bin/%s missing)" % (wl, SLAB_APP[wl]))
+        else:
+            if w2path:
+                delete_y(w2path)
+            cmd = slab_cmd(wl, size, args.ranks, w2path)
+            log("%s slab: %s" % (wl, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd)))
+            la = wait_load(args, log)
+            out, rc, so, se, peak, wall = run_measured(cmd, dict(os.environ), args.timeout)
+            row = {"impl": "slab (%d ranks)" % args.ranks, "command": cmd, "loadavg_before": la, "wall": wall}
+            if out is None or rc != 0:
+                row.update({"seconds": None, "status": "slab: failed (rc %s)" % rc,
+                            "note": (se or so).strip().splitlines()[-1][:200] if (se or so).strip() else ""})
+                log("!!! %s slab failed (rc %s): %s" % (wl, rc, (se or so)[-2000:]))
+            else:
+                pb = out.get("peak_bytes", {})
+                row.update({"seconds": out.get("seconds"), "peak_bytes": max(peak, 0), "checks": out.get("checks", {}),
+                            "slab_json": out,
+                            "note": "slab peak_bytes device %s, host %s, disk %s; spilled %s" % (
+                                gib(pb.get("device")), gib(pb.get("host")), gib(pb.get("disk")),
+                                gib(out.get("spilled_bytes")))})
+                log("%s slab: %.3f s, peak %s" % (wl, row["seconds"], gib(peak)))
+            rec["rows"].append(row)
+        # peers
+        for suffix, py in pythons:
+            for impl in impls:
+                name = impl + suffix
+                cmd = peer_cmd(py, wl, impl, size, w2path)
+                log("%s %s: %s" % (wl, name, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
+                                                       for c in cmd)))
+                la = wait_load(args, log)
+                out, rc, so, se, peak, wall = run_measured(cmd, peer_env(), args.timeout)
+                row = {"impl": name, "command": cmd, "loadavg_before": la, "wall": wall}
+                if out is None or rc != 0:
+                    row.update({"seconds": None, "status": "failed (rc %s)" % rc,
+                                "note": se.strip().splitlines()[-1][:200] if se.strip() else ""})
+                    log("!!! %s %s failed (rc %s): %s" % (wl, name, rc, se[-2000:]))
+                else:
+                    row.update({"seconds": out["seconds"], "peak_bytes": max(peak, out.get("peak_rss_bytes", 0)),
+                                "checks": out["checks"], "peer_json": out,
+                                "note": "; ".join(x for x in [out.get("method", ""), out.get("scheduler", "")] if x)})
+                    if "blas_kernel" not in rec and out.get("blas"):
+                        b = out["blas"][0]
+                        rec["blas_kernel"] = "%s %s %s" % (b.get("internal_api"), b.get("version"),
+                                                           b.get("architecture"))
+                    log("%s %s: %.3f s, peak %s, checks %s" % (wl, name, row["seconds"], gib(row["peak_bytes"]),
+                                                               json.dumps(out["checks"])))
+                rec["rows"].append(row)
+        # (c) agreement with the numpy row
+        ref = next((r["checks"] for r in rec["rows"] if r["impl"] == "numpy" and r.get("checks")), None)
+        for r in rec["rows"]:
+            if r.get("checks") is None:
+                continue
+            if ref is None:
+                r["agree"], r["mismatches"] = None, ["no numpy reference"]
+                continue
+            bad = compare_checks(wl, ref, r["checks"])
+            r["agree"], r["mismatches"] = not bad, bad
+            if bad:
+                any_mismatch = True
+                log("!!! CHECK MISMATCH %s %s vs numpy:\n    %s" % (wl, r["impl"], "\n    ".join(bad)))
+        # (d) results
+        path = os.path.join(RESULTS, "%s-%s%s.json" % (rec["date"], wl, "-quick" if args.quick else ""))
+        with open(path, "w") as f:
+            json.dump(rec, f, indent=1)
+        log("wrote %s" % os.path.relpath(path, ROOT))
+        rebuild_latest()
+    log("wrote perf/results/latest.md")
+    if any_mismatch:
+        print("\n!!! SOME CHECK VALUES DISAGREE (see above and perf/results/latest.md) !!!\n", file=sys.stderr)
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()
