@@ -4,6 +4,7 @@
 
 #include <Kokkos_Core.hpp>
 
+#include "test_engine.hpp"
 #include "slab/array/array.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -12,19 +13,7 @@
 
 namespace slab_test {
 
-struct Engine {
-  explicit Engine(std::uint64_t device_limit = 1ull << 30)
-      : tracer(MPI_COMM_WORLD),
-        comm(MPI_COMM_WORLD, &tracer),
-        memory(slab::MemoryConfig{device_limit, 1ull << 30, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
-        queue(memory, comm, tracer) {
-    if (!Kokkos::is_initialized()) Kokkos::initialize();
-  }
-  slab::Tracer tracer;
-  slab::Comm comm;
-  slab::MemoryManager memory;
-  slab::TaskQueue queue;
-};
+using Engine = slab::testing::Engine;
 
 /// The matrix f(i, j) row-major.
 template <class T, class F>

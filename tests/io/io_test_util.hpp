@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <string>
 
+#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
@@ -15,17 +16,7 @@
 
 namespace iotest {
 
-struct Engine {
-  explicit Engine(std::uint64_t device_limit = 1ull << 30, std::uint64_t host_limit = 1ull << 30)
-      : tracer(MPI_COMM_WORLD),
-        comm(MPI_COMM_WORLD, &tracer),
-        memory(slab::MemoryConfig{device_limit, host_limit, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
-        queue(memory, comm, tracer) {}
-  slab::Tracer tracer;
-  slab::Comm comm;
-  slab::MemoryManager memory;
-  slab::TaskQueue queue;
-};
+using Engine = slab::testing::Engine;
 
 // A folder made by rank 0 and named to every rank; removed (by rank 0) at destruction.
 struct ScratchDir {

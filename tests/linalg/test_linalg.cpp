@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "test_engine.hpp"
 #include "slab/array/array.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
@@ -27,17 +28,7 @@ namespace {
 namespace la = slab::linalg;
 using slab::Array;
 
-struct Engine {
-  explicit Engine(std::uint64_t limit = 1ull << 30)
-      : tracer(MPI_COMM_WORLD),
-        comm(MPI_COMM_WORLD, &tracer),
-        memory(slab::MemoryConfig{limit, limit, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
-        queue(memory, comm, tracer) {}
-  slab::Tracer tracer;
-  slab::Comm comm;
-  slab::MemoryManager memory;
-  slab::TaskQueue queue;
-};
+using Engine = slab::testing::Engine;
 
 double u(std::uint64_t s, std::uint64_t i) { return slab::counter_uniform(s, i); }
 

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <numeric>
 
+#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
@@ -13,17 +14,7 @@
 
 namespace {
 
-struct Engine {
-  explicit Engine(std::uint64_t device_limit = 1ull << 30, std::uint64_t host_limit = 1ull << 30)
-      : tracer(MPI_COMM_WORLD),
-        comm(MPI_COMM_WORLD, &tracer),
-        memory(slab::MemoryConfig{device_limit, host_limit, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
-        queue(memory, comm, tracer) {}
-  slab::Tracer tracer;
-  slab::Comm comm;
-  slab::MemoryManager memory;
-  slab::TaskQueue queue;
-};
+using Engine = slab::testing::Engine;
 
 // A task writing n doubles U(stream, first + i).
 slab::TaskQueue::TaskFn generate(std::uint64_t stream, std::uint64_t first, std::size_t n, int* counter = nullptr) {
