@@ -1,0 +1,99 @@
+#pragma once
+/// @file frame.hpp
+/// @brief slab::frame::Frame: a distributed data frame. Each rank holds an ordered list of partitions, each a
+/// lazy task whose output buffer is one Batch (batch.hpp). The global row order is rank 0's partitions in
+/// order, then rank 1's, and so on. A shared handle: copies refer to the same partitions.
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "slab/frame/batch.hpp"
+#include "slab/frame/column.hpp"
+#include "slab/frame/schema.hpp"
+#include "slab/task/task_queue.hpp"
+
+namespace slab::frame {
+
+class Frame {
+ public:
+  Frame() = default;
+  /// Wrap this rank's partitions (each task's output a Batch with `schema`'s column types). `rows`: the
+  /// partitions' row counts where known (empty = all unknown; else one per partition). Not collective.
+  Frame(TaskQueue& queue, Schema schema, std::vector<Chunk> partitions,
+        std::vector<std::optional<std::int64_t>> rows = {});
+
+  [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
+  [[nodiscard]] const Schema& schema() const;
+  [[nodiscard]] TaskQueue& queue() const;
+  [[nodiscard]] std::vector<std::string> columns() const { return schema().names(); }
+  /// This rank's partitions, in order.
+  [[nodiscard]] const std::vector<Chunk>& partitions() const;
+  [[nodiscard]] std::size_t num_partitions() const { return partitions().size(); }
+  /// Known row counts of this rank's partitions (nullopt = not known before running).
+  [[nodiscard]] const std::vector<std::optional<std::int64_t>>& partition_rows() const;
+
+  /// Run every local partition and keep them (spillable); learn row counts. Collective.
+  Frame& persist();
+  /// Row counts of this rank's partitions (persists when any is unknown). Collective.
+  [[nodiscard]] std::vector<std::int64_t> local_partition_rows() const;
+  /// Rows on this rank. Collective.
+  [[nodiscard]] std::int64_t local_len() const;
+  /// Total rows. Collective.
+  [[nodiscard]] std::int64_t len() const;
+  /// (rows, columns). Collective.
+  [[nodiscard]] std::pair<std::int64_t, std::int64_t> shape() const;
+  /// Global row index of this rank's first row (sum of earlier ranks' rows). Collective.
+  [[nodiscard]] std::int64_t global_offset() const;
+
+  /// This rank's rows as a host table (index = global row numbers). Collective (runs the graph).
+  [[nodiscard]] LocalTable local_table() const;
+  /// The whole frame on `root` (an empty table with the columns elsewhere). Collective.
+  [[nodiscard]] LocalTable gather(int root = 0) const;
+  /// The whole frame on every rank. Collective.
+  [[nodiscard]] LocalTable gather_all() const;
+
+  /**
+   * @brief A frame from each rank's local rows (stacked in rank order), split into partitions of
+   * `rows_per_partition` rows (<= 0: one partition per rank; a rank with no rows gets no partition).
+   * String dictionaries are unified over all ranks (allgatherv of distinct strings, sorted union, recode).
+   * Collective. @throws InvalidArgument (every rank) when the ranks' column names/types differ.
+   */
+  [[nodiscard]] static Frame from_local_table(TaskQueue& queue, const LocalTable& table,
+                                              std::int64_t rows_per_partition = 0);
+
+ /// @private Shared state (src/frame/frame.cpp).
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+};
+
+/// The function of map_partitions: read `in`, write one Batch to ctx.output (e.g. with BatchBuilder).
+using PartitionFn = std::function<void(const BatchView& in, TaskContext& ctx)>;
+
+/**
+ * @brief One lazy task per partition: fn(in, ctx) writes the output batch with `out`'s column types.
+ * `keeps_rows`: the output has the input's row count (row counts carry over). Not collective.
+ */
+[[nodiscard]] Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn,
+                                   bool keeps_rows = false);
+
+/// Pin a ready chunk and view its batch (keep the returned Pin alive while using the view). Not collective.
+[[nodiscard]] std::pair<Pin, BatchView> view_chunk(const Chunk& chunk);
+
+/// A batch's rows as a host table (strings decoded with schema's dictionaries; index = first_row + i).
+[[nodiscard]] LocalTable to_local_table(const BatchView& batch, const Schema& schema, std::int64_t first_row = 0);
+
+/// Write `table`'s rows [begin, end) as a batch (strings encoded with schema's dictionaries; strings not in
+/// the dictionary become null). Masks only for columns with nulls.
+void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
+                 TaskContext& ctx);
+void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
+                 std::vector<std::byte>& storage);
+
+}  // namespace slab::frame

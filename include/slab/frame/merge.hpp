@@ -1,0 +1,52 @@
+#pragma once
+/// @file merge.hpp
+/// @brief Distributed merge/join (pandas' merge(on=...)): broadcast of the smaller side below a size
+/// threshold (allgatherv; the other side is never moved, so a skewed key cannot pile rows on one rank and the
+/// output is produced lazily, one task per probe partition), else a hash shuffle of both sides by key.
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "slab/frame/frame.hpp"
+
+namespace slab::frame {
+
+enum class JoinKind : std::uint8_t { inner, left, right, outer };
+enum class JoinStrategy : std::uint8_t { automatic, broadcast, hash };
+
+/// Per-rank counters of the last merge.
+struct MergeStats {
+  bool broadcast = false;           ///< the broadcast strategy was used
+  std::int64_t build_rows = 0;      ///< rows of the build (hashed) side on this rank
+  std::int64_t probe_rows = 0;      ///< rows of the probe side on this rank (after any shuffle)
+};
+
+struct MergeOptions {
+  JoinKind how = JoinKind::inner;
+  std::string suffix_left = "_x";   ///< appended to clashing non-key left column names
+  std::string suffix_right = "_y";  ///< appended to clashing non-key right column names
+  JoinStrategy strategy = JoinStrategy::automatic;
+  /// automatic: broadcast the non-preserved side when its total size (bytes, all ranks) is at most this.
+  std::uint64_t broadcast_threshold = 256ull << 20;
+  MergeStats* stats = nullptr;
+};
+
+/**
+ * @brief left.merge(right, on=on, how=...). Result columns: the keys (coalesced for right/outer joins;
+ * string keys use the sorted union of both dictionaries), then left's other columns, then right's, with the
+ * suffixes on names present on both sides. Duplicate keys on both sides give every pair. Null keys never
+ * match (SQL semantics; pandas would match NaN with NaN); unmatched rows of a preserved side get nulls
+ * (NaN for float64, masked elsewhere). Row order is unspecified (pandas keeps left order for inner/left).
+ *
+ * Collective: persists both inputs and exchanges (build side, or both sides for hash); the probe-side work is
+ * lazy (one task per probe partition). Broadcast is used for inner (smaller side), left (right side) and
+ * right (left side) joins; outer always shuffles.
+ * @throws InvalidArgument (every rank) for no keys or unknown key columns; TypeError (every rank) when a key's
+ * types differ between the sides.
+ */
+[[nodiscard]] Frame merge(const Frame& left, const Frame& right, const std::vector<std::string>& on,
+                          const MergeOptions& options = {});
+
+}  // namespace slab::frame

@@ -1,0 +1,57 @@
+#pragma once
+/// @file sort.hpp
+/// @brief sort_values: a distributed sample sort (pandas `DataFrame.sort_values(by, ascending, na_position,
+/// kind="stable")`).
+///
+/// Each rank encodes its rows' keys as order-preserving words (one null word and one value word per key
+/// column, then the global row index, so every key is unique and ties keep their original order), draws
+/// evenly spaced samples in proportion to its row count, and all samples are gathered; p-1 splitters taken at
+/// even quantiles of the sorted samples route every row to one rank (alltoallv of whole rows), where the rows
+/// are sorted locally. The result is globally sorted in rank order, stable; rank loads follow the samples
+/// (duplicated keys spread too, since the row index breaks ties).
+///
+/// Order per column: int64/timestamp/bool by value, float64 by value (-0.0 == 0.0; NaN is null), string by
+/// dictionary code (= lexicographic byte order, the dictionary being sorted). Nulls (masked, NaN, code -1) go
+/// first or last whatever the direction, as in pandas.
+
+#include <string>
+#include <vector>
+
+#include "slab/frame/frame.hpp"
+
+namespace slab::frame {
+
+/// One sort key.
+struct SortKey {
+  std::string column;
+  bool ascending = true;
+};
+
+/// Where nulls go (for every key column).
+enum class NullsPosition : std::uint8_t { first, last };
+
+/**
+ * @brief The rows of `frame` sorted by `keys` (lexicographically, first key first), stable. The result has one
+ * partition per rank (or partitions of `rows_per_partition` rows when > 0), the same schema, and every rank's
+ * rows sort after the previous rank's. Collective (runs the input's graph; one allgather of samples and one
+ * alltoallv of rows). Memory: a rank holds its input rows and its output rows at once.
+ * @throws InvalidArgument (every rank) for no keys or an unknown column.
+ */
+[[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys,
+                                NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
+/// Same with one direction for every column.
+[[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending = true,
+                                NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
+
+namespace sort_detail {
+/**
+ * @brief Splitter selection of the sample sort: `samples` holds nsamples records of `words` uint64 each
+ * (compared lexicographically); returns nranks-1 records (flattened) at even quantiles of the sorted samples.
+ * Not collective.
+ */
+std::vector<std::uint64_t> choose_splitters(std::vector<std::uint64_t> samples, std::size_t words, int nranks);
+/// The destination rank of a record: the number of splitters <= record. Not collective.
+int destination(const std::uint64_t* record, const std::vector<std::uint64_t>& splitters, std::size_t words);
+}  // namespace sort_detail
+
+}  // namespace slab::frame

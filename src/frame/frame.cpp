@@ -1,0 +1,346 @@
+#include "slab/frame/frame.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include "slab/comm/comm.hpp"
+#include "slab/core/error.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame {
+
+struct Frame::State {
+  TaskQueue* queue = nullptr;
+  Schema schema;
+  std::vector<Chunk> parts;
+  std::vector<std::optional<std::int64_t>> rows;
+};
+
+Frame::Frame(TaskQueue& queue, Schema schema, std::vector<Chunk> partitions,
+             std::vector<std::optional<std::int64_t>> rows)
+    : state_(std::make_shared<State>()) {
+  SLAB_EXPECTS(rows.empty() || rows.size() == partitions.size(), ShapeError,
+               "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) +
+                   " partitions");
+  rows.resize(partitions.size());
+  state_->queue = &queue;
+  state_->schema = std::move(schema);
+  state_->parts = std::move(partitions);
+  state_->rows = std::move(rows);
+}
+
+namespace {
+const Frame::State& checked(const std::shared_ptr<Frame::State>& s) {
+  SLAB_EXPECTS(s != nullptr, InvalidArgument, "Frame: empty handle");
+  return *s;
+}
+}  // namespace
+
+const Schema& Frame::schema() const { return checked(state_).schema; }
+TaskQueue& Frame::queue() const { return *checked(state_).queue; }
+const std::vector<Chunk>& Frame::partitions() const { return checked(state_).parts; }
+const std::vector<std::optional<std::int64_t>>& Frame::partition_rows() const { return checked(state_).rows; }
+
+std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
+  BufferPtr buffer = chunk.buffer();
+  SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
+               std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
+  Pin pin = buffer->pin();
+  BatchView view(std::span<const std::byte>(pin.data(), pin.size()));
+  return {std::move(pin), view};
+}
+
+Frame& Frame::persist() {
+  auto& s = const_cast<State&>(checked(state_));
+  s.queue->persist(std::span<const Chunk>(s.parts));
+  for (std::size_t i = 0; i < s.parts.size(); ++i) {
+    if (s.rows[i]) continue;
+    auto [pin, view] = view_chunk(s.parts[i]);
+    s.rows[i] = view.nrows();
+  }
+  return *this;
+}
+
+std::vector<std::int64_t> Frame::local_partition_rows() const {
+  const auto& s = checked(state_);
+  int known = 1;
+  for (const auto& r : s.rows) known &= r.has_value() ? 1 : 0;
+  if (!s.queue->comm().allreduce(known, ReduceOp::min)) const_cast<Frame*>(this)->persist();
+  std::vector<std::int64_t> out;
+  for (const auto& r : s.rows) out.push_back(*r);
+  return out;
+}
+
+std::int64_t Frame::local_len() const {
+  std::int64_t n = 0;
+  for (auto r : local_partition_rows()) n += r;
+  return n;
+}
+
+std::int64_t Frame::len() const { return queue().comm().allreduce(local_len(), ReduceOp::sum); }
+
+std::pair<std::int64_t, std::int64_t> Frame::shape() const {
+  return {len(), static_cast<std::int64_t>(schema().size())};
+}
+
+std::int64_t Frame::global_offset() const {
+  const Comm& comm = queue().comm();
+  std::int64_t mine = local_len();
+  std::vector<std::int64_t> all(static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const std::int64_t>(&mine, 1), std::span<std::int64_t>(all));
+  std::int64_t off = 0;
+  for (int r = 0; r < comm.rank(); ++r) off += all[static_cast<std::size_t>(r)];
+  return off;
+}
+
+LocalTable to_local_table(const BatchView& batch, const Schema& schema, std::int64_t first_row) {
+  LocalTable t;
+  std::size_t n = static_cast<std::size_t>(batch.nrows());
+  for (std::size_t c = 0; c < schema.size(); ++c) {
+    LocalColumn col;
+    col.name = schema.name(c);
+    col.type = schema.type(c);
+    SLAB_EXPECTS(n == 0 || batch.type(c) == col.type, TypeError,
+                 "to_local_table: batch column " + std::to_string(c) + " is not " + to_string(col.type));
+    const auto* v = n ? batch.valid(c) : nullptr;
+    switch (col.type) {
+      case DType::int64:
+      case DType::timestamp: {
+        if (n) {
+          auto s = batch.column<std::int64_t>(c);
+          col.ints.assign(s.begin(), s.end());
+        }
+        break;
+      }
+      case DType::float64: {
+        if (n) {
+          auto s = batch.column<double>(c);
+          col.floats.assign(s.begin(), s.end());
+        }
+        break;
+      }
+      case DType::boolean: {
+        if (n) {
+          auto s = batch.column<std::uint8_t>(c);
+          col.bools.assign(s.begin(), s.end());
+        }
+        break;
+      }
+      case DType::string: {
+        const auto& dict = *schema.dictionary(c);
+        col.strings.resize(n);
+        if (n) {
+          auto s = batch.column<std::int32_t>(c);
+          bool any_null = false;
+          for (std::size_t i = 0; i < n; ++i) {
+            bool ok = s[i] >= 0 && (!v || v[i]);
+            if (ok) {
+              SLAB_EXPECTS(static_cast<std::size_t>(s[i]) < dict.size(), InvalidArgument,
+                           "to_local_table: string code out of the dictionary of '" + col.name + "'");
+              col.strings[i] = dict[static_cast<std::size_t>(s[i])];
+            } else {
+              any_null = true;
+            }
+          }
+          if (any_null) {
+            col.valid.assign(n, 1);
+            for (std::size_t i = 0; i < n; ++i)
+              if (s[i] < 0 || (v && !v[i])) col.valid[i] = 0;
+          }
+        }
+        v = nullptr;
+        break;
+      }
+    }
+    if (v) {
+      bool all = std::all_of(v, v + n, [](std::uint8_t x) { return x != 0; });
+      if (!all) col.valid.assign(v, v + n);
+    }
+    t.columns.push_back(std::move(col));
+  }
+  t.index.resize(n);
+  for (std::size_t i = 0; i < n; ++i) t.index[i] = first_row + static_cast<std::int64_t>(i);
+  return t;
+}
+
+namespace {
+
+template <class Out>
+void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end, Out& out) {
+  SLAB_EXPECTS(table.columns.size() == schema.size(), ShapeError, "write_batch: table and schema differ");
+  std::int64_t n = end - begin;
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < schema.size(); ++c) {
+    const auto& col = table.columns[c];
+    bool m = false;
+    if (schema.type(c) != DType::string && !col.valid.empty())
+      for (auto r = begin; r < end && !m; ++r) m = !col.valid[static_cast<std::size_t>(r)];
+    masks.push_back(m);
+  }
+  BatchBuilder b(out, n, types_of(schema), masks);
+  for (std::size_t c = 0; c < schema.size(); ++c) {
+    const auto& col = table.columns[c];
+    SLAB_EXPECTS(col.type == schema.type(c), TypeError, "write_batch: column '" + col.name + "' has another type");
+    auto ub = static_cast<std::size_t>(begin);
+    switch (col.type) {
+      case DType::int64:
+      case DType::timestamp: std::copy_n(col.ints.begin() + begin, n, b.column<std::int64_t>(c).begin()); break;
+      case DType::float64: std::copy_n(col.floats.begin() + begin, n, b.column<double>(c).begin()); break;
+      case DType::boolean: std::copy_n(col.bools.begin() + begin, n, b.column<std::uint8_t>(c).begin()); break;
+      case DType::string: {
+        auto codes = b.column<std::int32_t>(c);
+        for (std::int64_t i = 0; i < n; ++i) {
+          bool ok = col.valid.empty() || col.valid[ub + i];
+          codes[i] = ok ? schema.code_of(c, col.strings[ub + i]) : -1;
+        }
+        break;
+      }
+    }
+    if (auto* v = b.valid(c))
+      for (std::int64_t i = 0; i < n; ++i) v[i] = col.valid[ub + i];
+  }
+}
+
+std::vector<std::byte> local_concat(const Frame& f) {
+  std::vector<Pin> pins;
+  std::vector<BatchView> views;
+  for (const auto& p : f.partitions()) {
+    auto [pin, view] = view_chunk(p);
+    pins.push_back(std::move(pin));
+    views.push_back(view);
+  }
+  std::vector<std::byte> out;
+  concat_batches(views, types_of(f.schema()), out);
+  return out;
+}
+
+LocalTable tables_from_bytes(const std::vector<std::byte>& all, const VCounts& v, const Schema& schema) {
+  std::vector<LocalTable> tables;
+  std::int64_t row = 0;
+  for (std::size_t r = 0; r < v.counts.size(); ++r) {
+    if (v.counts[r] == 0) continue;
+    BatchView view(std::span<const std::byte>(all.data() + v.displs[r], v.counts[r]));
+    tables.push_back(to_local_table(view, schema, row));
+    row += view.nrows();
+  }
+  if (tables.empty()) {
+    std::vector<std::byte> empty;
+    BatchBuilder b(empty, 0, types_of(schema), {});
+    return to_local_table(b.view(), schema, 0);
+  }
+  return concat(tables);
+}
+
+}  // namespace
+
+void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
+                 TaskContext& ctx) {
+  write_batch_impl(table, schema, begin, end, ctx);
+}
+void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
+                 std::vector<std::byte>& storage) {
+  write_batch_impl(table, schema, begin, end, storage);
+}
+
+LocalTable Frame::local_table() const {
+  std::int64_t off = global_offset();
+  const_cast<Frame*>(this)->persist();
+  auto bytes = local_concat(*this);
+  BatchView view(bytes);
+  return to_local_table(view, schema(), off);
+}
+
+LocalTable Frame::gather(int root) const {
+  const_cast<Frame*>(this)->persist();
+  const Comm& comm = queue().comm();
+  std::vector<std::byte> mine;
+  if (!partitions().empty()) mine = local_concat(*this);
+  std::vector<std::byte> all;
+  VCounts v = comm.gatherv(std::span<const std::byte>(mine), all, root);
+  if (comm.rank() != root) return tables_from_bytes({}, VCounts{}, schema());
+  return tables_from_bytes(all, v, schema());
+}
+
+LocalTable Frame::gather_all() const {
+  const_cast<Frame*>(this)->persist();
+  const Comm& comm = queue().comm();
+  std::vector<std::byte> mine;
+  if (!partitions().empty()) mine = local_concat(*this);
+  std::vector<std::byte> all;
+  VCounts v = comm.allgatherv(std::span<const std::byte>(mine), all);
+  return tables_from_bytes(all, v, schema());
+}
+
+namespace {
+std::uint64_t fnv(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
+  return h;
+}
+}  // namespace
+
+Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::int64_t rows_per_partition) {
+  const Comm& comm = queue.comm();
+  std::string sig;
+  for (const auto& c : table.columns) sig += c.name + ":" + to_string(c.type) + ";";
+  std::uint64_t h = fnv(sig);
+  std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
+  std::string size_err;
+  for (const auto& c : table.columns)
+    if (static_cast<std::int64_t>(c.size()) != table.nrows() ||
+        (!c.valid.empty() && c.valid.size() != c.size()))
+      size_err = "from_local_table: column '" + c.name + "' has another length";
+  comm.agree(size_err.empty(), size_err);
+  comm.agree(hmin == hmax, "from_local_table: ranks have different columns (here: " + sig + ")");
+  Schema local = table.schema();
+  std::vector<Dictionary> dicts(local.size());
+  for (std::size_t c = 0; c < local.size(); ++c) {
+    if (local.type(c) != DType::string) continue;
+    std::vector<char> mine;
+    for (const auto& s : *local.dictionary(c)) {
+      mine.insert(mine.end(), s.begin(), s.end());
+      mine.push_back('\0');
+    }
+    std::vector<char> all;
+    comm.allgatherv(std::span<const char>(mine), all);
+    std::set<std::string> u;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i < all.size(); ++i)
+      if (all[i] == '\0') {
+        u.emplace(all.data() + start, i - start);
+        start = i + 1;
+      }
+    dicts[c] = make_dictionary({u.begin(), u.end()});
+  }
+  std::vector<Field> fields = local.fields();
+  Schema schema(fields, dicts);
+  auto shared = std::make_shared<const LocalTable>(table);
+  std::int64_t n = table.nrows();
+  std::int64_t per = rows_per_partition > 0 ? rows_per_partition : std::max<std::int64_t>(n, 1);
+  std::vector<Chunk> parts;
+  std::vector<std::optional<std::int64_t>> rows;
+  for (std::int64_t b = 0; b < n; b += per) {
+    std::int64_t e = std::min(n, b + per);
+    parts.push_back(queue.submit("from_local_table", {}, [shared, schema, b, e](TaskContext& ctx) {
+      write_batch(*shared, schema, b, e, ctx);
+    }));
+    rows.emplace_back(e - b);
+  }
+  return Frame(queue, std::move(schema), std::move(parts), std::move(rows));
+}
+
+Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows) {
+  std::vector<Chunk> parts;
+  auto fnp = std::make_shared<PartitionFn>(std::move(fn));
+  for (const auto& p : frame.partitions())
+    parts.push_back(frame.queue().submit(name, {p}, [fnp](TaskContext& ctx) {
+      BatchView in(ctx.input(0));
+      (*fnp)(in, ctx);
+    }));
+  std::vector<std::optional<std::int64_t>> rows;
+  if (keeps_rows) rows = frame.partition_rows();
+  return Frame(frame.queue(), std::move(out), std::move(parts), std::move(rows));
+}
+
+}  // namespace slab::frame

@@ -1,0 +1,725 @@
+// Distributed groupby: local pre-aggregation -> all-to-all of partial states -> final combine.
+#include "slab/frame/groupby.hpp"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <numeric>
+
+#include "frame/hash_table.hpp"
+#include "frame/key_words.hpp"
+#include "slab/comm/comm.hpp"
+
+namespace slab::frame {
+
+namespace {
+
+using detail::GroupIndex;
+using detail::GroupMapN;
+using detail::KeyEncoder;
+
+constexpr std::uint64_t kNoOrder = std::numeric_limits<std::uint64_t>::max();
+
+template <class V>
+std::uint64_t bits(V v) {
+  return std::bit_cast<std::uint64_t>(v);
+}
+template <class V>
+V from_bits(std::uint64_t b) {
+  return std::bit_cast<V>(b);
+}
+
+/// The states of one aggregated column (per group), and how to fold rows and records into them.
+struct ColAgg {
+  std::size_t col = 0;
+  std::string name;
+  DType type = DType::float64;
+  bool isf = false;
+  std::vector<AggOp> ops;
+  bool cnt = false, sum = false, wel = false, mn = false, mx = false, first = false, last = false, nuniq = false;
+
+  std::vector<std::int64_t> count;
+  std::vector<std::uint64_t> s, vmin, vmax, fval, lval, ford, lord;  // value bits (double or int64)
+  std::vector<double> mean, m2;
+  std::unique_ptr<GroupMapN> distinct;  // (gid, value) locally; (key..., value) at the receiver
+  std::vector<std::int64_t> nunique;    // receiver only
+
+  void plan() {
+    for (AggOp op : ops) {
+      switch (op) {
+        case AggOp::sum: sum = true; break;
+        case AggOp::mean: sum = cnt = true; break;
+        case AggOp::count: cnt = true; break;
+        case AggOp::size: break;
+        case AggOp::min: mn = cnt = true; break;
+        case AggOp::max: mx = cnt = true; break;
+        case AggOp::std:
+        case AggOp::var: wel = cnt = true; break;
+        case AggOp::first: first = cnt = true; break;
+        case AggOp::last: last = cnt = true; break;
+        case AggOp::nunique: nuniq = true; break;
+      }
+    }
+  }
+  [[nodiscard]] int record_words() const {
+    return cnt + sum + 2 * wel + mn + mx + 2 * first + 2 * last;
+  }
+  void resize(std::size_t g) {
+    if (cnt) count.resize(g, 0);
+    if (sum) s.resize(g, isf ? bits(0.0) : 0);
+    if (wel) {
+      mean.resize(g, 0.0);
+      m2.resize(g, 0.0);
+    }
+    if (mn) vmin.resize(g, isf ? bits(std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::max()));
+    if (mx) vmax.resize(g, isf ? bits(-std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::min()));
+    if (first) {
+      ford.resize(g, kNoOrder);
+      fval.resize(g, 0);
+    }
+    if (last) {
+      lord.resize(g, 0);
+      lval.resize(g, 0);
+    }
+  }
+
+  /// Fold rows with group ids `gid` (-1: skip) and values `v` into the states; ord0 + i is row i's order.
+  template <class V>
+  void fold(const V* v, const std::int32_t* gid, std::size_t n, std::uint64_t ord0) {
+    if (wel) {
+      // Welford with the running count (the count state doubles as n).
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t g = gid[i];
+        if (g < 0) continue;
+        const double x = static_cast<double>(v[i]);
+        const double k = static_cast<double>(++count[g]);
+        const double d = x - mean[g];
+        mean[g] += d / k;
+        m2[g] += d * (x - mean[g]);
+      }
+    } else if (cnt) {
+      for (std::size_t i = 0; i < n; ++i)
+        if (gid[i] >= 0) ++count[gid[i]];
+    }
+    if (sum) {
+      auto* acc = reinterpret_cast<V*>(s.data());
+      for (std::size_t i = 0; i < n; ++i)
+        if (gid[i] >= 0) acc[gid[i]] += v[i];
+    }
+    if (mn) {
+      auto* acc = reinterpret_cast<V*>(vmin.data());
+      for (std::size_t i = 0; i < n; ++i)
+        if (gid[i] >= 0 && v[i] < acc[gid[i]]) acc[gid[i]] = v[i];
+    }
+    if (mx) {
+      auto* acc = reinterpret_cast<V*>(vmax.data());
+      for (std::size_t i = 0; i < n; ++i)
+        if (gid[i] >= 0 && v[i] > acc[gid[i]]) acc[gid[i]] = v[i];
+    }
+    if (first)
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t g = gid[i];
+        if (g >= 0 && ord0 + i < ford[g]) {
+          ford[g] = ord0 + i;
+          fval[g] = bits(v[i]);
+        }
+      }
+    if (last)
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int32_t g = gid[i];
+        if (g >= 0 && ord0 + i >= lord[g]) {
+          lord[g] = ord0 + i;
+          lval[g] = bits(v[i]);
+        }
+      }
+    if (nuniq) {
+      if (!distinct) distinct = std::make_unique<GroupMapN>(2);
+      std::uint64_t key[2];
+      for (std::size_t i = 0; i < n; ++i) {
+        if (gid[i] < 0) continue;
+        key[0] = static_cast<std::uint64_t>(gid[i]);
+        key[1] = isf ? detail::float_word(static_cast<double>(v[i])) : bits(v[i]);
+        distinct->find_or_insert(key);
+      }
+    }
+  }
+
+  void write_record(std::size_t g, std::uint64_t* out) const {
+    if (cnt) *out++ = static_cast<std::uint64_t>(count[g]);
+    if (sum) *out++ = s[g];
+    if (wel) {
+      *out++ = bits(mean[g]);
+      *out++ = bits(m2[g]);
+    }
+    if (mn) *out++ = vmin[g];
+    if (mx) *out++ = vmax[g];
+    if (first) {
+      *out++ = ford[g];
+      *out++ = fval[g];
+    }
+    if (last) {
+      *out++ = lord[g];
+      *out++ = lval[g];
+    }
+  }
+
+  template <class V>
+  void combine_t(std::size_t g, const std::uint64_t* in) {
+    std::int64_t nb = 0, na = 0;
+    if (cnt) {
+      nb = static_cast<std::int64_t>(*in++);
+      na = count[g];
+      count[g] = na + nb;
+    }
+    if (sum) {
+      s[g] = bits(from_bits<V>(s[g]) + from_bits<V>(*in));
+      ++in;
+    }
+    if (wel) {
+      const double mb = from_bits<double>(in[0]), m2b = from_bits<double>(in[1]);
+      in += 2;
+      if (nb > 0) {
+        if (na == 0) {
+          mean[g] = mb;
+          m2[g] = m2b;
+        } else {  // Chan et al.
+          const double n = static_cast<double>(na + nb), d = mb - mean[g];
+          mean[g] += d * static_cast<double>(nb) / n;
+          m2[g] += m2b + d * d * static_cast<double>(na) * static_cast<double>(nb) / n;
+        }
+      }
+    }
+    if (mn) {
+      if (from_bits<V>(*in) < from_bits<V>(vmin[g])) vmin[g] = *in;
+      ++in;
+    }
+    if (mx) {
+      if (from_bits<V>(*in) > from_bits<V>(vmax[g])) vmax[g] = *in;
+      ++in;
+    }
+    if (first) {
+      if (nb > 0 && in[0] < ford[g]) {
+        ford[g] = in[0];
+        fval[g] = in[1];
+      }
+      in += 2;
+    }
+    if (last) {
+      if (nb > 0 && (na == 0 || in[0] >= lord[g])) {
+        lord[g] = in[0];
+        lval[g] = in[1];
+      }
+      in += 2;
+    }
+  }
+  void combine(std::size_t g, const std::uint64_t* in) {
+    if (isf)
+      combine_t<double>(g, in);
+    else
+      combine_t<std::int64_t>(g, in);
+  }
+};
+
+/// Values of column `c` of `b` as V (double for float64, int64 otherwise), and gid with nulls set to -1.
+template <class V>
+const V* column_values(const BatchView& b, std::size_t c, DType type, std::vector<V>& tmp) {
+  const auto n = static_cast<std::size_t>(b.nrows());
+  if (type == DType::float64) {
+    if constexpr (std::is_same_v<V, double>) return b.column<double>(c).data();
+  } else if (type == DType::int64 || type == DType::timestamp) {
+    if constexpr (std::is_same_v<V, std::int64_t>) return b.column<std::int64_t>(c).data();
+  }
+  tmp.resize(n);
+  if (type == DType::boolean) {
+    auto src = b.column<std::uint8_t>(c);
+    for (std::size_t i = 0; i < n; ++i) tmp[i] = static_cast<V>(src[i] ? 1 : 0);
+  } else if (type == DType::string) {
+    auto src = b.column<std::int32_t>(c);
+    for (std::size_t i = 0; i < n; ++i) tmp[i] = static_cast<V>(src[i]);
+  }
+  return tmp.data();
+}
+
+struct GroupbyState {
+  KeyEncoder enc;
+  std::vector<ColAgg> aggs;
+  bool need_size = false;
+  std::unique_ptr<GroupIndex> index;
+  std::vector<std::int64_t> size;
+  std::int64_t rows_in = 0;
+  int rank = 0;
+
+  void grow() {
+    const std::size_t g = index->size();
+    if (need_size || true) size.resize(g, 0);
+    for (auto& a : aggs) a.resize(g);
+  }
+
+  void fold(const BatchView& b, std::size_t part) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    rows_in += static_cast<std::int64_t>(n);
+    if (n == 0) return;
+    std::vector<std::vector<std::uint64_t>> words;
+    std::vector<std::uint8_t> keep;
+    const std::int64_t kept = enc.encode(b, words, keep);
+    std::vector<std::int32_t> gid(n, -1);
+    if (kept != static_cast<std::int64_t>(n)) {
+      // Dropped rows must not create groups: assign ids to the kept rows only.
+      std::vector<std::size_t> rows;
+      for (std::size_t i = 0; i < n; ++i)
+        if (keep[i]) rows.push_back(i);
+      for (auto& w : words)
+        for (std::size_t j = 0; j < rows.size(); ++j) w[j] = w[rows[j]];
+      std::vector<const std::uint64_t*> wp;
+      for (auto& w : words) wp.push_back(w.data());
+      std::vector<std::int32_t> g2(rows.size());
+      index->assign(wp.data(), rows.size(), g2.data());
+      for (std::size_t j = 0; j < rows.size(); ++j) gid[rows[j]] = g2[j];
+    } else {
+      std::vector<const std::uint64_t*> wp;
+      for (auto& w : words) wp.push_back(w.data());
+      index->assign(wp.data(), n, gid.data());
+    }
+    grow();
+    for (std::size_t i = 0; i < n; ++i)
+      if (gid[i] >= 0) ++size[gid[i]];
+    const std::uint64_t ord0 = (static_cast<std::uint64_t>(rank) << 52) | (static_cast<std::uint64_t>(part) << 32);
+    std::vector<std::int32_t> vg;
+    std::vector<double> td;
+    std::vector<std::int64_t> ti;
+    for (auto& a : aggs) {
+      const std::uint8_t* valid = b.valid(a.col);
+      const std::int32_t* g = gid.data();
+      const bool strnull = a.type == DType::string;
+      const double* dv = a.isf ? column_values<double>(b, a.col, a.type, td) : nullptr;
+      const std::int64_t* iv = a.isf ? nullptr : column_values<std::int64_t>(b, a.col, a.type, ti);
+      if (valid || a.isf || strnull) {
+        vg.assign(gid.begin(), gid.end());
+        for (std::size_t i = 0; i < n; ++i)
+          if ((valid && !valid[i]) || (a.isf && std::isnan(dv[i])) || (strnull && iv[i] < 0)) vg[i] = -1;
+        g = vg.data();
+      }
+      if (a.isf)
+        a.fold(dv, g, n, ord0);
+      else
+        a.fold(iv, g, n, ord0);
+    }
+  }
+};
+
+bool key_less(const std::uint64_t* a, const std::uint64_t* b, int w) {
+  for (int i = 0; i < w; ++i)
+    if (a[i] != b[i]) return a[i] < b[i];
+  return false;
+}
+
+}  // namespace
+
+const char* to_string(AggOp op) noexcept {
+  switch (op) {
+    case AggOp::sum: return "sum";
+    case AggOp::mean: return "mean";
+    case AggOp::count: return "count";
+    case AggOp::size: return "size";
+    case AggOp::min: return "min";
+    case AggOp::max: return "max";
+    case AggOp::std: return "std";
+    case AggOp::var: return "var";
+    case AggOp::first: return "first";
+    case AggOp::last: return "last";
+    case AggOp::nunique: return "nunique";
+  }
+  return "?";
+}
+
+AggOp parse_agg_op(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(AggOp::nunique); ++i)
+    if (name == to_string(static_cast<AggOp>(i))) return static_cast<AggOp>(i);
+  SLAB_FAIL(InvalidArgument, "unknown aggregation '" + std::string(name) +
+                                 "' (sum, mean, count, size, min, max, std, var, first, last, nunique)");
+}
+
+Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const std::vector<Aggregation>& aggregations,
+              const GroupbyOptions& options) {
+  // Argument checks: the schema is the same on every rank, so every rank throws together.
+  const Schema& schema = frame.schema();
+  SLAB_EXPECTS(!keys.empty(), InvalidArgument, "groupby: no key columns");
+  auto st = std::make_shared<GroupbyState>();
+  KeyEncoder& enc = st->enc;
+  enc.dropna = options.dropna;
+  for (const auto& k : keys) {
+    const std::size_t c = schema.index_of(k);
+    SLAB_EXPECTS(std::find(enc.cols.begin(), enc.cols.end(), c) == enc.cols.end(), InvalidArgument,
+                 "groupby: key '" + k + "' given twice");
+    enc.cols.push_back(c);
+    enc.types.push_back(schema.type(c));
+    enc.card.push_back(schema.type(c) == DType::boolean ? 2
+                       : schema.type(c) == DType::string
+                           ? std::max<std::uint64_t>(1, schema.dictionary(c) ? schema.dictionary(c)->size() : 0)
+                           : 0);
+  }
+  enc.init();
+  std::vector<Field> out_fields;
+  std::vector<Dictionary> out_dicts;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    out_fields.push_back(schema.field(enc.cols[k]));
+    out_dicts.push_back(schema.dictionary(enc.cols[k]));
+  }
+  struct OutCol {
+    int agg;  // -1: size
+    AggOp op;
+  };
+  std::vector<OutCol> out_cols;
+  for (const auto& a : aggregations) {
+    const std::size_t c = schema.index_of(a.column);
+    SLAB_EXPECTS(!a.ops.empty(), InvalidArgument, "groupby: no aggregation for column '" + a.column + "'");
+    SLAB_EXPECTS(std::find(enc.cols.begin(), enc.cols.end(), c) == enc.cols.end(), InvalidArgument,
+                 "groupby: column '" + a.column + "' is a key and cannot be aggregated");
+    ColAgg ca;
+    ca.col = c;
+    ca.name = a.column;
+    ca.type = schema.type(c);
+    ca.isf = ca.type == DType::float64;
+    for (AggOp op : a.ops) {
+      if (op == AggOp::size) {
+        st->need_size = true;
+        out_cols.push_back({-1, op});
+        out_fields.push_back({"size", DType::int64});
+        out_dicts.push_back(nullptr);
+        continue;
+      }
+      const bool numeric_op = op == AggOp::sum || op == AggOp::mean || op == AggOp::std || op == AggOp::var;
+      SLAB_EXPECTS(!(numeric_op && (ca.type == DType::string || ca.type == DType::timestamp)) &&
+                       !(op != AggOp::sum && op != AggOp::mean && numeric_op && ca.type == DType::boolean && false),
+                   TypeError,
+                   std::string("groupby: ") + to_string(op) + " of " + frame::to_string(ca.type) + " column '" +
+                       a.column + "' is not supported");
+      ca.ops.push_back(op);
+      out_cols.push_back({static_cast<int>(st->aggs.size()), op});
+      DType t = DType::float64;
+      Dictionary d;
+      switch (op) {
+        case AggOp::count:
+        case AggOp::nunique: t = DType::int64; break;
+        case AggOp::sum: t = ca.isf ? DType::float64 : DType::int64; break;
+        case AggOp::min:
+        case AggOp::max:
+        case AggOp::first:
+        case AggOp::last:
+          t = ca.type;
+          d = schema.dictionary(c);
+          break;
+        default: break;
+      }
+      out_fields.push_back({a.column + "_" + to_string(op), t});
+      out_dicts.push_back(d);
+    }
+    ca.plan();
+    st->aggs.push_back(std::move(ca));
+  }
+  Schema out_schema(out_fields, out_dicts);  // throws on duplicate output names (every rank)
+
+  TaskQueue& queue = frame.queue();
+  Comm& comm = queue.comm();
+  const int nranks = comm.size();
+  st->rank = comm.rank();
+  SLAB_EXPECTS(nranks <= 4096 && frame.num_partitions() < (1u << 20), InvalidArgument,
+               "groupby: more than 4096 ranks or 2^20 partitions per rank");
+
+  // 1. Packing ranges: static for bool/string keys; one pass (min/max) when an int/float key shares the
+  //    key tuple with others. A single key needs no packing.
+  if (enc.nwords == 1 && !enc.static_ranges()) {
+    enc.set_unpacked();
+  } else {
+    std::vector<std::uint64_t> mins(enc.nwords, std::numeric_limits<std::uint64_t>::max()), maxs(enc.nwords, 0);
+    if (enc.static_ranges()) {
+      enc.update_ranges(BatchView(), mins, maxs);
+    } else {
+      std::vector<Chunk> tasks;
+      for (const auto& p : frame.partitions())
+        tasks.push_back(queue.submit("groupby-ranges", {p}, [st, &mins, &maxs](TaskContext& ctx) {
+          st->enc.update_ranges(BatchView(ctx.input(0)), mins, maxs);
+        }));
+      queue.persist(tasks);
+      comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);
+      comm.allreduce(std::span<std::uint64_t>(maxs), ReduceOp::max);
+    }
+    enc.set_ranges(mins, maxs);
+  }
+  const int W = enc.width();
+  const std::uint64_t direct = enc.packed && enc.range <= (1u << 21) ? enc.range : 0;
+  st->index = std::make_unique<GroupIndex>(W, direct, 1024);
+
+  // 2. Local pre-aggregation, one partition at a time (the fold tasks hold no output).
+  {
+    std::vector<Chunk> tasks;
+    const auto& parts = frame.partitions();
+    for (std::size_t p = 0; p < parts.size(); ++p)
+      tasks.push_back(queue.submit("groupby-local", {parts[p]}, [st, p](TaskContext& ctx) {
+        st->fold(BatchView(ctx.input(0)), p);
+      }));
+    queue.persist(tasks);
+  }
+
+  // 3. Route partial records: range-partitioned (sort) or hashed.
+  const std::size_t G = st->index->size();
+  std::vector<std::uint64_t> lkeys(G * W);
+  for (std::size_t g = 0; g < G; ++g)
+    for (int w = 0; w < W; ++w) lkeys[g * W + w] = st->index->key_word(g, w);
+  std::vector<std::uint64_t> splitters;  // (nranks-1) * W
+  if (options.sort && nranks > 1) {
+    std::vector<std::size_t> order(G);
+    std::iota(order.begin(), order.end(), 0);
+    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+      return key_less(&lkeys[a * W], &lkeys[b * W], W);
+    });
+    const std::size_t S = std::min<std::size_t>(G, 64);
+    std::vector<std::uint64_t> sample;
+    for (std::size_t i = 0; i < S; ++i) {
+      const std::size_t g = order[(2 * i + 1) * G / (2 * S)];
+      sample.insert(sample.end(), &lkeys[g * W], &lkeys[g * W] + W);
+    }
+    std::vector<std::uint64_t> all;
+    comm.allgatherv(std::span<const std::uint64_t>(sample), all);
+    const std::size_t m = all.size() / W;
+    std::vector<std::size_t> so(m);
+    std::iota(so.begin(), so.end(), 0);
+    std::sort(so.begin(), so.end(), [&](std::size_t a, std::size_t b) { return key_less(&all[a * W], &all[b * W], W); });
+    if (m > 0)
+      for (int r = 1; r < nranks; ++r) {
+        const std::size_t i = so[std::min(m - 1, r * m / nranks)];
+        splitters.insert(splitters.end(), &all[i * W], &all[i * W] + W);
+      }
+  }
+  auto dest_of = [&](const std::uint64_t* key) -> int {
+    if (nranks == 1) return 0;
+    if (options.sort) {
+      if (splitters.empty()) return 0;
+      int lo = 0, hi = nranks - 1;  // number of splitters <= key
+      while (lo < hi) {
+        const int mid = (lo + hi) / 2;
+        if (!key_less(key, &splitters[mid * W], W))
+          lo = mid + 1;
+        else
+          hi = mid;
+      }
+      return lo;
+    }
+    const std::uint64_t h = W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key, W);
+    return static_cast<int>((h >> 16) % static_cast<std::uint64_t>(nranks));
+  };
+
+  int R = W + 1;
+  for (const auto& a : st->aggs) R += a.record_words();
+  std::vector<int> dest(G);
+  std::vector<std::size_t> counts(nranks, 0);
+  for (std::size_t g = 0; g < G; ++g) {
+    dest[g] = dest_of(&lkeys[g * W]);
+    counts[dest[g]] += R;
+  }
+  std::vector<std::size_t> off(nranks, 0);
+  for (int r = 1; r < nranks; ++r) off[r] = off[r - 1] + counts[r - 1];
+  std::vector<std::uint64_t> send(G * R);
+  for (std::size_t g = 0; g < G; ++g) {
+    std::uint64_t* rec = &send[off[dest[g]]];
+    off[dest[g]] += R;
+    std::memcpy(rec, &lkeys[g * W], W * sizeof(std::uint64_t));
+    rec[W] = static_cast<std::uint64_t>(st->size[g]);
+    rec += W + 1;
+    for (const auto& a : st->aggs) {
+      a.write_record(g, rec);
+      rec += a.record_words();
+    }
+  }
+  std::vector<std::uint64_t> recv;
+  std::vector<std::size_t> rcounts;
+  comm.alltoallv(std::span<const std::uint64_t>(send), std::span<const std::size_t>(counts), recv, rcounts);
+  std::vector<std::uint64_t>().swap(send);
+
+  // 4. Final combine.
+  GroupbyState fin;
+  fin.enc = enc;
+  fin.aggs.resize(st->aggs.size());
+  for (std::size_t i = 0; i < st->aggs.size(); ++i) {
+    const ColAgg& a = st->aggs[i];
+    ColAgg& f = fin.aggs[i];
+    f.col = a.col, f.name = a.name, f.type = a.type, f.isf = a.isf, f.ops = a.ops;
+    f.plan();
+  }
+  const std::size_t nrec = recv.size() / R;
+  fin.index = std::make_unique<GroupIndex>(W, direct, std::max<std::size_t>(nrec, 16));
+  {
+    std::vector<const std::uint64_t*> wp(W);
+    std::vector<std::int32_t> gids(nrec);
+    // Assign ids record by record (keys are strided within records).
+    std::vector<std::vector<std::uint64_t>> kw(W, std::vector<std::uint64_t>(nrec));
+    for (std::size_t i = 0; i < nrec; ++i)
+      for (int w = 0; w < W; ++w) kw[w][i] = recv[i * R + w];
+    for (int w = 0; w < W; ++w) wp[w] = kw[w].data();
+    fin.index->assign(wp.data(), nrec, gids.data());
+    fin.grow();
+    for (std::size_t i = 0; i < nrec; ++i) {
+      const std::uint64_t* rec = &recv[i * R];
+      const std::size_t g = gids[i];
+      fin.size[g] += static_cast<std::int64_t>(rec[W]);
+      rec += W + 1;
+      for (auto& a : fin.aggs) {
+        a.combine(g, rec);
+        rec += a.record_words();
+      }
+    }
+  }
+  std::vector<std::uint64_t>().swap(recv);
+
+  // 5. nunique: ship the distinct (key, value) pairs to the key's owner and count them there.
+  for (std::size_t i = 0; i < st->aggs.size(); ++i) {
+    ColAgg& a = st->aggs[i];
+    if (!a.nuniq) continue;
+    const std::size_t np = a.distinct ? a.distinct->size() : 0;
+    std::vector<std::size_t> pc(nranks, 0), po(nranks, 0);
+    for (std::size_t j = 0; j < np; ++j) pc[dest[a.distinct->keys()[2 * j]]] += W + 1;
+    for (int r = 1; r < nranks; ++r) po[r] = po[r - 1] + pc[r - 1];
+    std::vector<std::uint64_t> ps(np * (W + 1));
+    for (std::size_t j = 0; j < np; ++j) {
+      const std::uint64_t g = a.distinct->keys()[2 * j];
+      std::uint64_t* rec = &ps[po[dest[g]]];
+      po[dest[g]] += W + 1;
+      std::memcpy(rec, &lkeys[g * W], W * sizeof(std::uint64_t));
+      rec[W] = a.distinct->keys()[2 * j + 1];
+    }
+    a.distinct.reset();
+    std::vector<std::uint64_t> pr;
+    std::vector<std::size_t> prc;
+    comm.alltoallv(std::span<const std::uint64_t>(ps), std::span<const std::size_t>(pc), pr, prc);
+    ColAgg& f = fin.aggs[i];
+    f.nunique.assign(fin.index->size(), 0);
+    GroupMapN seen(W + 1, pr.size() / (W + 1) + 1);
+    std::vector<std::int32_t> g1(1);
+    std::vector<std::uint64_t> one(W);
+    std::vector<const std::uint64_t*> wp(W);
+    for (std::size_t j = 0; j < pr.size() / (W + 1); ++j) {
+      const std::uint64_t* rec = &pr[j * (W + 1)];
+      const std::size_t before = seen.size();
+      seen.find_or_insert(rec);
+      if (seen.size() == before) continue;
+      for (int w = 0; w < W; ++w) wp[w] = rec + w;
+      fin.index->lookup(wp.data(), 1, g1.data());
+      if (g1[0] >= 0) ++f.nunique[g1[0]];
+    }
+  }
+
+  // 6. Order and write the result batch.
+  const std::size_t NG = fin.index->size();
+  std::vector<std::size_t> order(NG);
+  std::iota(order.begin(), order.end(), 0);
+  std::vector<std::uint64_t> fkeys(NG * W);
+  for (std::size_t g = 0; g < NG; ++g)
+    for (int w = 0; w < W; ++w) fkeys[g * W + w] = fin.index->key_word(g, w);
+  if (options.sort)
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return key_less(&fkeys[a * W], &fkeys[b * W], W); });
+
+  const std::vector<DType> types = types_of(out_schema);
+  std::vector<bool> has_valid(types.size(), false);
+  const std::size_t nk = enc.cols.size();
+  for (std::size_t k = 0; k < nk; ++k) has_valid[k] = !enc.dropna;
+  for (std::size_t j = 0; j < out_cols.size(); ++j) {
+    const OutCol& oc = out_cols[j];
+    if (oc.agg < 0) continue;
+    const ColAgg& a = fin.aggs[oc.agg];
+    const bool nullable = oc.op == AggOp::min || oc.op == AggOp::max || oc.op == AggOp::first || oc.op == AggOp::last;
+    has_valid[nk + j] = nullable && !a.isf;
+  }
+  auto storage = std::make_shared<std::vector<std::byte>>();
+  {
+    BatchBuilder bb(*storage, static_cast<std::int64_t>(NG), types, has_valid);
+    std::vector<std::uint64_t> words(enc.nwords);
+    for (std::size_t i = 0; i < NG; ++i) {
+      enc.unpack(&fkeys[order[i] * W], words.data());
+      for (std::size_t k = 0; k < nk; ++k) {
+        const std::uint64_t w = words[enc.value_word(k)];
+        const bool isnull = !enc.dropna && words[enc.value_word(k) - 1];
+        if (!enc.dropna) bb.valid(k)[i] = isnull ? 0 : 1;
+        switch (enc.types[k]) {
+          case DType::int64:
+          case DType::timestamp: bb.column<std::int64_t>(k)[i] = static_cast<std::int64_t>(w ^ detail::kSign); break;
+          case DType::float64:
+            bb.column<double>(k)[i] = isnull ? std::numeric_limits<double>::quiet_NaN() : detail::word_float(w);
+            break;
+          case DType::boolean: bb.column<std::uint8_t>(k)[i] = static_cast<std::uint8_t>(w); break;
+          case DType::string: bb.column<std::int32_t>(k)[i] = isnull ? -1 : static_cast<std::int32_t>(w); break;
+        }
+      }
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    for (std::size_t j = 0; j < out_cols.size(); ++j) {
+      const std::size_t c = nk + j;
+      const OutCol& oc = out_cols[j];
+      if (oc.agg < 0) {
+        auto out = bb.column<std::int64_t>(c);
+        for (std::size_t i = 0; i < NG; ++i) out[i] = fin.size[order[i]];
+        continue;
+      }
+      const ColAgg& a = fin.aggs[oc.agg];
+      std::uint8_t* valid = bb.valid(c);
+      auto put_value = [&](std::size_t i, std::uint64_t b, bool present) {
+        // min/max/first/last in the value type
+        if (valid) valid[i] = present ? 1 : 0;
+        switch (a.type) {
+          case DType::float64: bb.column<double>(c)[i] = present ? from_bits<double>(b) : nan; break;
+          case DType::int64:
+          case DType::timestamp: bb.column<std::int64_t>(c)[i] = present ? from_bits<std::int64_t>(b) : 0; break;
+          case DType::boolean: bb.column<std::uint8_t>(c)[i] = present && from_bits<std::int64_t>(b) ? 1 : 0; break;
+          case DType::string:
+            bb.column<std::int32_t>(c)[i] = present ? static_cast<std::int32_t>(from_bits<std::int64_t>(b)) : -1;
+            break;
+        }
+      };
+      for (std::size_t i = 0; i < NG; ++i) {
+        const std::size_t g = order[i];
+        const std::int64_t n = a.cnt ? a.count[g] : 0;
+        switch (oc.op) {
+          case AggOp::count: bb.column<std::int64_t>(c)[i] = n; break;
+          case AggOp::nunique: bb.column<std::int64_t>(c)[i] = a.nunique.empty() ? 0 : a.nunique[g]; break;
+          case AggOp::sum:
+            if (a.isf)
+              bb.column<double>(c)[i] = from_bits<double>(a.s[g]);
+            else
+              bb.column<std::int64_t>(c)[i] = from_bits<std::int64_t>(a.s[g]);
+            break;
+          case AggOp::mean: {
+            const double s = a.isf ? from_bits<double>(a.s[g]) : static_cast<double>(from_bits<std::int64_t>(a.s[g]));
+            bb.column<double>(c)[i] = n > 0 ? s / static_cast<double>(n) : nan;
+            break;
+          }
+          case AggOp::var:
+          case AggOp::std: {
+            const double v = n > 1 ? a.m2[g] / static_cast<double>(n - 1) : nan;
+            bb.column<double>(c)[i] = oc.op == AggOp::std ? std::sqrt(v) : v;
+            break;
+          }
+          case AggOp::min: put_value(i, a.vmin[g], n > 0); break;
+          case AggOp::max: put_value(i, a.vmax[g], n > 0); break;
+          case AggOp::first: put_value(i, a.fval[g], n > 0); break;
+          case AggOp::last: put_value(i, a.lval[g], n > 0); break;
+          case AggOp::size: break;
+        }
+      }
+    }
+  }
+  if (options.stats) {
+    *options.stats = GroupbyStats{st->rows_in, static_cast<std::int64_t>(G), static_cast<std::int64_t>(G),
+                                  static_cast<std::int64_t>(nrec), static_cast<std::int64_t>(NG)};
+  }
+  Chunk out = queue.submit("groupby-result", {}, [storage](TaskContext& ctx) {
+    auto dst = ctx.output(storage->size());
+    std::memcpy(dst.data(), storage->data(), storage->size());
+    std::vector<std::byte>().swap(*storage);
+  });
+  return Frame(queue, out_schema, {out}, {static_cast<std::int64_t>(NG)});
+}
+
+}  // namespace slab::frame

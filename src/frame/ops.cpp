@@ -1,0 +1,688 @@
+#include "slab/frame/ops.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+
+#include "slab/comm/comm.hpp"
+#include "slab/frame/shuffle.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame {
+
+namespace {
+
+// Write an evaluated column into column c of b.
+void write_eval(const EvalColumn& e, BatchBuilder& b, std::size_t c) {
+  std::size_t n = static_cast<std::size_t>(b.nrows());
+  switch (e.type) {
+    case DType::int64:
+    case DType::timestamp: std::copy_n(e.ints.begin(), n, b.column<std::int64_t>(c).begin()); break;
+    case DType::float64: std::copy_n(e.floats.begin(), n, b.column<double>(c).begin()); break;
+    case DType::boolean: std::copy_n(e.bools.begin(), n, b.column<std::uint8_t>(c).begin()); break;
+    case DType::string: std::copy_n(e.codes.begin(), n, b.column<std::int32_t>(c).begin()); break;
+  }
+  if (auto* v = b.valid(c)) std::copy_n(e.valid.begin(), n, v);
+}
+
+void copy_column(const BatchView& in, std::size_t ic, BatchBuilder& b, std::size_t oc) {
+  std::size_t n = static_cast<std::size_t>(in.nrows());
+  if (n == 0) return;
+  std::memcpy(b.data(oc), in.data(ic), n * dtype_size(in.type(ic)));
+  if (auto* v = b.valid(oc)) {
+    if (const auto* iv = in.valid(ic)) std::memcpy(v, iv, n);
+  }
+}
+
+std::vector<bool> masks_of(const BatchView& in) {
+  std::vector<bool> m;
+  for (std::size_t c = 0; c < in.ncols(); ++c) m.push_back(in.nrows() > 0 && in.valid(c) != nullptr);
+  return m;
+}
+
+std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
+  // This rank's rows [begin, end) in local numbering, as one batch (frame persisted).
+  std::vector<std::byte> pieces_storage;
+  std::vector<std::vector<std::byte>> pieces;
+  std::vector<BatchView> views;
+  std::int64_t at = 0;
+  for (const auto& p : f.partitions()) {
+    auto [pin, v] = view_chunk(p);
+    std::int64_t b = std::max(begin - at, std::int64_t{0}), e = std::min(end - at, v.nrows());
+    if (b < e) {
+      std::vector<std::int64_t> rows(static_cast<std::size_t>(e - b));
+      std::iota(rows.begin(), rows.end(), b);
+      pieces.emplace_back();
+      take_rows(v, rows, pieces.back());
+    }
+    at += v.nrows();
+  }
+  for (const auto& p : pieces) views.emplace_back(p);
+  concat_batches(views, types_of(f.schema()), pieces_storage);
+  return pieces_storage;
+}
+
+LocalTable allgather_rows(const Frame& f, const std::vector<std::byte>& mine, std::int64_t first_index) {
+  std::vector<std::byte> all;
+  VCounts v = f.queue().comm().allgatherv(std::span<const std::byte>(mine), all);
+  std::vector<LocalTable> tables;
+  std::int64_t row = first_index;
+  for (std::size_t r = 0; r < v.counts.size(); ++r) {
+    BatchView view(std::span<const std::byte>(all.data() + v.displs[r], v.counts[r]));
+    tables.push_back(to_local_table(view, f.schema(), row));
+    row += view.nrows();
+  }
+  return concat(tables);
+}
+
+}  // namespace
+
+Frame select(const Frame& frame, const std::vector<std::string>& columns) {
+  Schema out = frame.schema().select(columns);
+  auto idx = frame.schema().indices_of(columns);
+  return map_partitions(frame, out, "select", [idx, out](const BatchView& in, TaskContext& ctx) {
+    std::vector<bool> m;
+    for (auto i : idx) m.push_back(in.nrows() > 0 && in.valid(i) != nullptr);
+    BatchBuilder b(ctx, in.nrows(), out, m);
+    for (std::size_t k = 0; k < idx.size(); ++k) copy_column(in, idx[k], b, k);
+  }, true);
+}
+
+Frame filter(const Frame& frame, const Expr& predicate) {
+  Schema schema = frame.schema();
+  SLAB_EXPECTS(predicate.type(schema) == DType::boolean, TypeError,
+               "filter: the predicate " + predicate.to_string() + " is not boolean");
+  return map_partitions(frame, schema, "filter", [predicate, schema](const BatchView& in, TaskContext& ctx) {
+    auto e = evaluate(predicate, in, schema);
+    std::vector<std::int64_t> rows;
+    for (std::size_t i = 0; i < e.bools.size(); ++i)
+      if (e.bools[i] && (e.valid.empty() || e.valid[i])) rows.push_back(static_cast<std::int64_t>(i));
+    take_rows(in, rows, ctx);
+  });
+}
+
+Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
+  const Schema& schema = frame.schema();
+  DType t = value.type(schema);
+  Dictionary dict;
+  if (t == DType::string) {
+    SLAB_EXPECTS(value.node().op == ExprOp::column, TypeError, "assign: a string column must be a column reference");
+    dict = schema.dictionary(schema.index_of(value.node().column));
+  }
+  Schema out = schema.with_column({name, t}, dict);
+  std::size_t target = out.index_of(name);
+  return map_partitions(frame, out, "assign", [value, schema, out, target](const BatchView& in, TaskContext& ctx) {
+    auto e = evaluate(value, in, schema);
+    std::vector<bool> m;
+    for (std::size_t c = 0; c < out.size(); ++c)
+      m.push_back(c == target ? !e.valid.empty() : (in.nrows() > 0 && in.valid(c) != nullptr));
+    BatchBuilder b(ctx, in.nrows(), out, m);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      if (c == target) write_eval(e, b, c);
+      else copy_column(in, c, b, c);
+    }
+  }, true);
+}
+
+Frame astype(const Frame& frame, const std::string& column, DType to) {
+  const Schema& schema = frame.schema();
+  std::size_t c = schema.index_of(column);
+  DType from = schema.type(c);
+  if (from == to) return frame;
+  SLAB_EXPECTS(from != DType::string && to != DType::string, TypeError,
+               std::string("astype: cannot convert '") + column + "' from " + to_string(from) + " to " + to_string(to));
+  Schema out = schema.with_column({column, to});
+  return map_partitions(frame, out, "astype", [c, from, to, out](const BatchView& in, TaskContext& ctx) {
+    std::size_t n = static_cast<std::size_t>(in.nrows());
+    auto m = masks_of(in);
+    m.resize(out.size());
+    bool nan_to_null = from == DType::float64 && to != DType::float64 && to != DType::boolean;
+    if (nan_to_null) m[c] = true;
+    BatchBuilder b(ctx, in.nrows(), out, m);
+    for (std::size_t k = 0; k < out.size(); ++k)
+      if (k != c) copy_column(in, k, b, k);
+    const auto* iv = n ? in.valid(c) : nullptr;
+    auto* ov = b.valid(c);
+    for (std::size_t i = 0; i < n; ++i) {
+      double d = 0;
+      std::int64_t x = 0;
+      bool isf = from == DType::float64;
+      if (isf) d = in.column<double>(c)[i];
+      else if (from == DType::boolean) x = in.column<std::uint8_t>(c)[i];
+      else x = in.column<std::int64_t>(c)[i];
+      bool ok = !iv || iv[i];
+      if (to == DType::float64) b.column<double>(c)[i] = isf ? d : static_cast<double>(x);
+      else if (to == DType::boolean) b.column<std::uint8_t>(c)[i] = isf ? (d != 0) : (x != 0);
+      else {
+        if (isf && std::isnan(d)) ok = false;
+        b.column<std::int64_t>(c)[i] = isf ? (std::isnan(d) ? 0 : static_cast<std::int64_t>(d)) : x;
+      }
+      if (ov) ov[i] = ok;
+    }
+  }, true);
+}
+
+Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns) {
+  const Schema& schema = frame.schema();
+  std::vector<std::size_t> cols;
+  auto fits = [&](DType t) {
+    if (std::holds_alternative<std::string>(value)) return t == DType::string;
+    if (std::holds_alternative<bool>(value)) return t == DType::boolean;
+    return t == DType::int64 || t == DType::float64 || t == DType::timestamp;
+  };
+  if (columns.empty()) {
+    for (std::size_t c = 0; c < schema.size(); ++c)
+      if (fits(schema.type(c))) cols.push_back(c);
+  } else {
+    cols = schema.indices_of(columns);
+    for (auto c : cols)
+      SLAB_EXPECTS(fits(schema.type(c)), TypeError, "fillna: value does not fit column '" + schema.name(c) + "'");
+  }
+  Schema out = schema;
+  for (auto c : cols)
+    if (schema.type(c) == DType::string) {
+      auto d = *schema.dictionary(c);
+      const auto& s = std::get<std::string>(value);
+      if (!std::binary_search(d.begin(), d.end(), s)) {
+        d.insert(std::upper_bound(d.begin(), d.end(), s), s);
+      }
+      out.set_dictionary(c, make_dictionary(std::move(d)));
+    }
+  return map_partitions(frame, out, "fillna", [cols, value, schema, out](const BatchView& in, TaskContext& ctx) {
+    std::size_t n = static_cast<std::size_t>(in.nrows());
+    auto m = masks_of(in);
+    for (auto c : cols) m[c] = false;
+    BatchBuilder b(ctx, in.nrows(), out, m);
+    for (std::size_t c = 0; c < out.size(); ++c) {
+      bool fill = std::find(cols.begin(), cols.end(), c) != cols.end();
+      if (!fill) {
+        copy_column(in, c, b, c);
+        continue;
+      }
+      DType t = out.type(c);
+      if (t == DType::string) {
+        const auto& od = *out.dictionary(c);
+        const auto& id = *schema.dictionary(c);
+        auto fillcode = out.code_of(c, std::get<std::string>(value));
+        auto ic = in.column<std::int32_t>(c);
+        auto oc = b.column<std::int32_t>(c);
+        for (std::size_t i = 0; i < n; ++i)
+          oc[i] = in.is_null(c, static_cast<std::int64_t>(i))
+                      ? fillcode
+                      : static_cast<std::int32_t>(std::lower_bound(od.begin(), od.end(), id[static_cast<std::size_t>(ic[i])]) - od.begin());
+        continue;
+      }
+      copy_column(in, c, b, c);
+      for (std::size_t i = 0; i < n; ++i) {
+        if (!in.is_null(c, static_cast<std::int64_t>(i))) continue;
+        if (t == DType::float64)
+          b.column<double>(c)[i] = std::holds_alternative<double>(value) ? std::get<double>(value)
+                                                                          : static_cast<double>(std::get<std::int64_t>(value));
+        else if (t == DType::boolean) b.column<std::uint8_t>(c)[i] = std::get<bool>(value);
+        else
+          b.column<std::int64_t>(c)[i] = std::holds_alternative<std::int64_t>(value)
+                                             ? std::get<std::int64_t>(value)
+                                             : static_cast<std::int64_t>(std::get<double>(value));
+      }
+    }
+  }, true);
+}
+
+Frame dropna(const Frame& frame, const std::vector<std::string>& subset) {
+  const Schema& schema = frame.schema();
+  std::vector<std::size_t> cols;
+  if (subset.empty()) {
+    cols.resize(schema.size());
+    std::iota(cols.begin(), cols.end(), std::size_t{0});
+  } else {
+    cols = schema.indices_of(subset);
+  }
+  return map_partitions(frame, schema, "dropna", [cols](const BatchView& in, TaskContext& ctx) {
+    std::vector<std::int64_t> rows;
+    for (std::int64_t i = 0; i < in.nrows(); ++i) {
+      bool ok = true;
+      for (auto c : cols) ok = ok && !in.is_null(c, i);
+      if (ok) rows.push_back(i);
+    }
+    take_rows(in, rows, ctx);
+  });
+}
+
+std::vector<std::pair<std::string, DType>> dtypes(const Frame& frame) {
+  std::vector<std::pair<std::string, DType>> out;
+  for (const auto& f : frame.schema().fields()) out.emplace_back(f.name, f.type);
+  return out;
+}
+
+LocalTable head(const Frame& frame, std::int64_t n) {
+  std::int64_t off = frame.global_offset();
+  std::int64_t local = frame.local_len();
+  const_cast<Frame&>(frame).persist();
+  std::int64_t take = std::clamp<std::int64_t>(n - off, 0, local);
+  return allgather_rows(frame, rows_bytes(frame, 0, take), 0);
+}
+
+LocalTable tail(const Frame& frame, std::int64_t n) {
+  std::int64_t off = frame.global_offset();
+  std::int64_t local = frame.local_len();
+  std::int64_t total = frame.queue().comm().allreduce(local, ReduceOp::sum);
+  const_cast<Frame&>(frame).persist();
+  std::int64_t first = std::max<std::int64_t>(total - n, 0);  // global first row of the tail
+  std::int64_t b = std::clamp<std::int64_t>(first - off, 0, local);
+  return allgather_rows(frame, rows_bytes(frame, b, local), first);
+}
+
+LocalTable describe(const Frame& frame) {
+  const Schema& schema = frame.schema();
+  const_cast<Frame&>(frame).persist();
+  const Comm& comm = frame.queue().comm();
+  LocalTable out;
+  out.labels = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
+  for (std::size_t c = 0; c < schema.size(); ++c) {
+    DType t = schema.type(c);
+    if (t != DType::int64 && t != DType::float64) continue;
+    std::vector<double> mine;
+    for (const auto& p : frame.partitions()) {
+      auto [pin, v] = view_chunk(p);
+      for (std::int64_t i = 0; i < v.nrows(); ++i)
+        if (!v.is_null(c, i))
+          mine.push_back(t == DType::float64 ? v.column<double>(c)[i] : static_cast<double>(v.column<std::int64_t>(c)[i]));
+    }
+    std::vector<double> all;
+    comm.allgatherv(std::span<const double>(mine), all);  // exact quantiles: the values fit in memory
+    std::vector<double> col(8, std::nan(""));
+    double cnt = static_cast<double>(all.size());
+    col[0] = cnt;
+    if (!all.empty()) {
+      double sum = 0;
+      for (double x : all) sum += x;
+      double mean = sum / cnt, m2 = 0;
+      for (double x : all) m2 += (x - mean) * (x - mean);
+      col[1] = mean;
+      col[2] = all.size() > 1 ? std::sqrt(m2 / (cnt - 1)) : std::nan("");
+      std::sort(all.begin(), all.end());
+      auto q = [&](double f) {
+        double pos = f * (cnt - 1);
+        auto lo = static_cast<std::size_t>(std::floor(pos));
+        std::size_t hi = std::min(lo + 1, all.size() - 1);
+        return all[lo] + (all[hi] - all[lo]) * (pos - static_cast<double>(lo));
+      };
+      col[3] = all.front();
+      col[4] = q(0.25);
+      col[5] = q(0.5);
+      col[6] = q(0.75);
+      col[7] = all.back();
+    }
+    out.columns.push_back(LocalColumn::float64(schema.name(c), std::move(col)));
+  }
+  return out;
+}
+
+namespace {
+// Rows of `in` whose key columns equal (as values, nulls equal, NaN equal).
+bool keys_equal(const BatchView& a, std::int64_t i, const BatchView& b, std::int64_t j, const std::vector<std::size_t>& keys) {
+  for (auto k : keys) {
+    bool na = a.is_null(k, i), nb = b.is_null(k, j);
+    if (na || nb) {
+      if (na != nb) return false;
+      continue;
+    }
+    std::size_t es = dtype_size(a.type(k));
+    const std::byte* pa = a.data(k) + i * static_cast<std::int64_t>(es);
+    const std::byte* pb = b.data(k) + j * static_cast<std::int64_t>(es);
+    if (a.type(k) == DType::float64) {
+      double x, y;
+      std::memcpy(&x, pa, 8);
+      std::memcpy(&y, pb, 8);
+      if (x != y) return false;
+    } else if (std::memcmp(pa, pb, es) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+// First row of each distinct key, in order; counts per kept row.
+std::vector<std::int64_t> distinct_rows(const BatchView& in, const Schema& schema, const std::vector<std::size_t>& keys,
+                                        std::vector<std::int64_t>* counts) {
+  auto h = hash_rows(in, schema, keys);
+  std::unordered_multimap<std::uint64_t, std::size_t> seen;
+  std::vector<std::int64_t> rows;
+  for (std::int64_t i = 0; i < in.nrows(); ++i) {
+    auto range = seen.equal_range(h[static_cast<std::size_t>(i)]);
+    bool found = false;
+    for (auto it = range.first; it != range.second; ++it)
+      if (keys_equal(in, rows[it->second], in, i, keys)) {
+        if (counts) ++(*counts)[it->second];
+        found = true;
+        break;
+      }
+    if (!found) {
+      seen.emplace(h[static_cast<std::size_t>(i)], rows.size());
+      rows.push_back(i);
+      if (counts) counts->push_back(1);
+    }
+  }
+  return rows;
+}
+}  // namespace
+
+Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset) {
+  const Schema& schema = frame.schema();
+  std::vector<std::string> names = subset.empty() ? schema.names() : subset;
+  auto keys = schema.indices_of(names);
+  auto dedup = [schema, keys](const BatchView& in, TaskContext& ctx) {
+    auto rows = distinct_rows(in, schema, keys, nullptr);
+    take_rows(in, rows, ctx);
+  };
+  Frame local = map_partitions(frame, schema, "drop_duplicates_local", dedup);
+  return map_partitions(shuffle(local, names, 1), schema, "drop_duplicates", dedup);
+}
+
+LocalTable value_counts(const Frame& frame, const std::string& column) {
+  Schema one = frame.schema().select({column});
+  Schema counted = one.with_column({"count", DType::int64});
+  auto count_fn = [counted](const BatchView& in, TaskContext& ctx, bool has_counts) {
+    std::vector<std::int64_t> counts;
+    // Drop nulls first.
+    std::vector<std::int64_t> nonnull;
+    for (std::int64_t i = 0; i < in.nrows(); ++i)
+      if (!in.is_null(0, i)) nonnull.push_back(i);
+    std::vector<std::byte> tmp;
+    take_rows(in, nonnull, tmp);
+    BatchView v(tmp);
+    auto rows = distinct_rows(v, counted, {0}, &counts);
+    if (has_counts) {
+      // Sum the existing counts instead of counting rows.
+      auto h = hash_rows(v, counted, {0});
+      std::vector<std::int64_t> sums(rows.size(), 0);
+      for (std::int64_t i = 0; i < v.nrows(); ++i)
+        for (std::size_t k = 0; k < rows.size(); ++k)
+          if (keys_equal(v, rows[k], v, i, {0})) {
+            sums[k] += v.column<std::int64_t>(1)[static_cast<std::size_t>(i)];
+            break;
+          }
+      counts = sums;
+    }
+    BatchBuilder b(ctx, static_cast<std::int64_t>(rows.size()), counted, {});
+    std::size_t es = dtype_size(counted.type(0));
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      std::memcpy(b.data(0) + k * es, v.data(0) + static_cast<std::size_t>(rows[k]) * es, es);
+      b.column<std::int64_t>(1)[k] = counts[k];
+    }
+  };
+  Frame sel = select(frame, {column});
+  Frame local = map_partitions(sel, counted, "value_counts_local",
+                               [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, false); });
+  Frame reduced = map_partitions(shuffle(local, {column}, 1), counted, "value_counts",
+                                 [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, true); });
+  LocalTable t = reduced.gather_all();
+  // Sort by count descending, then value.
+  std::vector<std::size_t> order(static_cast<std::size_t>(t.nrows()));
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  const auto& key = t.columns[0];
+  const auto& cnt = t.columns[1].ints;
+  auto less_value = [&](std::size_t a, std::size_t b) {
+    switch (key.type) {
+      case DType::string: return key.strings[a] < key.strings[b];
+      case DType::float64: return key.floats[a] < key.floats[b];
+      case DType::boolean: return key.bools[a] < key.bools[b];
+      default: return key.ints[a] < key.ints[b];
+    }
+  };
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    if (cnt[a] != cnt[b]) return cnt[a] > cnt[b];
+    return less_value(a, b);
+  });
+  LocalTable out;
+  for (const auto& c : t.columns) {
+    LocalColumn o;
+    o.name = c.name;
+    o.type = c.type;
+    for (auto i : order) o.push_from(c, i);
+    out.columns.push_back(std::move(o));
+  }
+  return out;
+}
+
+LocalTable unique(const Frame& frame, const std::string& column) {
+  Frame d = drop_duplicates(select(frame, {column}), {column});
+  LocalTable t = d.gather_all();
+  const auto& c = t.columns[0];
+  std::vector<std::size_t> order(c.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    bool na = c.is_null(a), nb = c.is_null(b);
+    if (na || nb) return !na && nb;  // nulls last
+    switch (c.type) {
+      case DType::string: return c.strings[a] < c.strings[b];
+      case DType::float64: return c.floats[a] < c.floats[b];
+      case DType::boolean: return c.bools[a] < c.bools[b];
+      default: return c.ints[a] < c.ints[b];
+    }
+  });
+  LocalTable out;
+  LocalColumn o;
+  o.name = c.name;
+  o.type = c.type;
+  for (auto i : order) o.push_from(c, i);
+  out.columns.push_back(std::move(o));
+  return out;
+}
+
+std::int64_t nunique(const Frame& frame, const std::string& column) {
+  Frame d = drop_duplicates(dropna(select(frame, {column})), {column});
+  return d.len();
+}
+
+// ---- scans and shifts ------------------------------------------------------------------------------------
+
+Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
+  const Schema& schema = frame.schema();
+  std::vector<std::size_t> cols;
+  if (columns.empty()) {
+    for (std::size_t c = 0; c < schema.size(); ++c)
+      if (schema.type(c) == DType::int64 || schema.type(c) == DType::float64) cols.push_back(c);
+  } else {
+    cols = schema.indices_of(columns);
+    for (auto c : cols)
+      SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
+                   "cumsum: column '" + schema.name(c) + "' is not int64 or float64");
+  }
+  const_cast<Frame&>(frame).persist();
+  const Comm& comm = frame.queue().comm();
+  std::size_t nc = cols.size();
+  // Per partition sums (as double for float columns, int64 bits for int columns).
+  std::vector<std::vector<double>> fsum;
+  std::vector<std::vector<std::int64_t>> isum;
+  for (const auto& p : frame.partitions()) {
+    auto [pin, v] = view_chunk(p);
+    std::vector<double> fs(nc, 0);
+    std::vector<std::int64_t> is(nc, 0);
+    for (std::size_t k = 0; k < nc; ++k)
+      for (std::int64_t i = 0; i < v.nrows(); ++i) {
+        if (v.is_null(cols[k], i)) continue;
+        if (schema.type(cols[k]) == DType::float64) fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
+        else is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
+      }
+    fsum.push_back(fs);
+    isum.push_back(is);
+  }
+  // Exclusive scan over ranks: allgather per-rank totals.
+  std::vector<double> ftot(nc, 0);
+  std::vector<std::int64_t> itot(nc, 0);
+  for (std::size_t j = 0; j < fsum.size(); ++j)
+    for (std::size_t k = 0; k < nc; ++k) {
+      ftot[k] += fsum[j][k];
+      itot[k] += isum[j][k];
+    }
+  std::vector<double> fall(nc * static_cast<std::size_t>(comm.size()));
+  std::vector<std::int64_t> iall(nc * static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const double>(ftot), std::span<double>(fall));
+  comm.allgather(std::span<const std::int64_t>(itot), std::span<std::int64_t>(iall));
+  std::vector<double> foff(nc, 0);
+  std::vector<std::int64_t> ioff(nc, 0);
+  for (int r = 0; r < comm.rank(); ++r)
+    for (std::size_t k = 0; k < nc; ++k) {
+      foff[k] += fall[static_cast<std::size_t>(r) * nc + k];
+      ioff[k] += iall[static_cast<std::size_t>(r) * nc + k];
+    }
+  std::vector<Chunk> parts;
+  for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
+    auto fo = foff;
+    auto io = ioff;
+    parts.push_back(frame.queue().submit("cumsum", {frame.partitions()[j]}, [schema, cols, fo, io](TaskContext& ctx) {
+      BatchView in(ctx.input(0));
+      BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
+      for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
+      for (std::size_t k = 0; k < cols.size(); ++k) {
+        std::size_t c = cols[k];
+        double fs = fo[k];
+        std::int64_t is = io[k];
+        for (std::int64_t i = 0; i < in.nrows(); ++i) {
+          if (in.is_null(c, i)) continue;
+          auto ui = static_cast<std::size_t>(i);
+          if (schema.type(c) == DType::float64) b.column<double>(c)[ui] = fs += in.column<double>(c)[ui];
+          else b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
+        }
+      }
+    }));
+    for (std::size_t k = 0; k < nc; ++k) {
+      foff[k] += fsum[j][k];
+      ioff[k] += isum[j][k];
+    }
+  }
+  return Frame(frame.queue(), schema, std::move(parts), frame.partition_rows());
+}
+
+namespace {
+// Shift the chosen columns by `periods` using halos from other partitions/ranks; when `diff`, subtract.
+Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size_t> cols, bool diff) {
+  const Schema& schema = frame.schema();
+  const_cast<Frame&>(frame).persist();
+  const Comm& comm = frame.queue().comm();
+  std::int64_t k = periods < 0 ? -periods : periods;
+  // Edge rows of each local partition: the last k (periods > 0) or first k (periods < 0), as batches.
+  std::vector<std::byte> edges;          // concatenated batches
+  std::vector<std::int64_t> edge_sizes;  // bytes per local partition
+  for (const auto& p : frame.partitions()) {
+    auto [pin, v] = view_chunk(p);
+    std::int64_t m = std::min(k, v.nrows());
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
+    std::iota(rows.begin(), rows.end(), periods > 0 ? v.nrows() - m : 0);
+    std::vector<std::byte> b;
+    take_rows(v, rows, b);
+    edge_sizes.push_back(static_cast<std::int64_t>(b.size()));
+    edges.insert(edges.end(), b.begin(), b.end());
+  }
+  std::vector<std::byte> all_edges;
+  comm.allgatherv(std::span<const std::byte>(edges), all_edges);
+  std::vector<std::int64_t> all_sizes;
+  VCounts pc = comm.allgatherv(std::span<const std::int64_t>(edge_sizes), all_sizes);
+  auto shared = std::make_shared<std::vector<std::byte>>(std::move(all_edges));
+  std::vector<std::size_t> offsets(all_sizes.size() + 1, 0);
+  for (std::size_t i = 0; i < all_sizes.size(); ++i) offsets[i + 1] = offsets[i] + static_cast<std::size_t>(all_sizes[i]);
+  std::size_t first_global = pc.displs[static_cast<std::size_t>(comm.rank())];
+  std::size_t nglobal = all_sizes.size();
+  std::vector<Chunk> parts;
+  for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
+    std::size_t g = first_global + j;
+    parts.push_back(frame.queue().submit(diff ? "diff" : "shift", {frame.partitions()[j]},
+        [=](TaskContext& ctx) {
+          BatchView in(ctx.input(0));
+          std::int64_t n = in.nrows();
+          // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
+          std::vector<BatchView> halo_parts;  // in global order
+          std::int64_t have = 0;
+          if (periods > 0) {
+            for (std::size_t q = g; q-- > 0 && have < k;) {
+              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+              halo_parts.insert(halo_parts.begin(), e);
+              have += e.nrows();
+            }
+          } else {
+            for (std::size_t q = g + 1; q < nglobal && have < k; ++q) {
+              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+              halo_parts.push_back(e);
+              have += e.nrows();
+            }
+          }
+          std::vector<std::byte> halo_bytes;
+          concat_batches(halo_parts, types_of(schema), halo_bytes);
+          BatchView halo(halo_bytes);
+          // Source of output row i: row i - periods of the extended sequence [halo | in] or [in | halo].
+          std::vector<bool> m = masks_of(in);
+          for (auto c : cols) m[c] = schema.type(c) != DType::string;
+          BatchBuilder b(ctx, n, schema, m);
+          for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
+          for (auto c : cols) {
+            std::size_t es = dtype_size(schema.type(c));
+            for (std::int64_t i = 0; i < n; ++i) {
+              std::int64_t s = i - periods;  // in in's numbering
+              const BatchView* src = &in;
+              std::int64_t row = s;
+              bool ok = true;
+              if (s < 0) {
+                row = halo.nrows() + s;  // periods > 0: halo precedes
+                src = &halo;
+                ok = row >= 0;
+              } else if (s >= n) {
+                row = s - n;
+                src = &halo;
+                ok = row < halo.nrows();
+              }
+              auto ui = static_cast<std::size_t>(i);
+              bool valid = ok && !src->is_null(c, row);
+              if (!diff) {
+                if (ok) std::memcpy(b.data(c) + ui * es, src->data(c) + static_cast<std::size_t>(row) * es, es);
+                else if (schema.type(c) == DType::string) b.column<std::int32_t>(c)[ui] = -1;
+                else std::memset(b.data(c) + ui * es, 0, es);
+                if (auto* v = b.valid(c)) v[i] = ok && src->is_valid(c, row);
+              } else {
+                bool cur = !in.is_null(c, i);
+                if (schema.type(c) == DType::float64) {
+                  double d = valid && cur ? in.column<double>(c)[ui] - src->column<double>(c)[static_cast<std::size_t>(row)] : std::nan("");
+                  b.column<double>(c)[ui] = d;
+                  if (auto* v = b.valid(c)) v[i] = valid && cur;
+                } else {
+                  b.column<std::int64_t>(c)[ui] = valid && cur ? in.column<std::int64_t>(c)[ui] - src->column<std::int64_t>(c)[static_cast<std::size_t>(row)] : 0;
+                  if (auto* v = b.valid(c)) v[i] = valid && cur;
+                }
+              }
+            }
+          }
+        }));
+  }
+  return Frame(frame.queue(), schema, std::move(parts), frame.partition_rows());
+}
+}  // namespace
+
+Frame shift(const Frame& frame, std::int64_t periods, const std::vector<std::string>& columns) {
+  const Schema& schema = frame.schema();
+  std::vector<std::size_t> cols;
+  if (columns.empty()) {
+    cols.resize(schema.size());
+    std::iota(cols.begin(), cols.end(), std::size_t{0});
+  } else {
+    cols = schema.indices_of(columns);
+  }
+  return shift_impl(frame, periods, cols, false);
+}
+
+Frame diff(const Frame& frame, std::int64_t periods, const std::vector<std::string>& columns) {
+  const Schema& schema = frame.schema();
+  std::vector<std::size_t> cols;
+  if (columns.empty()) {
+    for (std::size_t c = 0; c < schema.size(); ++c)
+      if (schema.type(c) == DType::int64 || schema.type(c) == DType::float64) cols.push_back(c);
+  } else {
+    cols = schema.indices_of(columns);
+    for (auto c : cols)
+      SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
+                   "diff: column '" + schema.name(c) + "' is not int64 or float64");
+  }
+  return shift_impl(frame, periods, cols, true);
+}
+
+}  // namespace slab::frame

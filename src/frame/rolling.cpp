@@ -1,0 +1,465 @@
+// Rolling windows: serial kernels over (halo + own rows) and the halo exchange. See slab/frame/rolling.hpp.
+#include "slab/frame/rolling.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <deque>
+#include <limits>
+#include <string>
+
+#include "slab/core/error.hpp"
+#include "slab/task/task_context.hpp"
+#include <memory>
+
+namespace slab::frame {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+// Kahan-compensated running sum with add and remove (pandas' add_sum/remove_sum).
+struct SumAcc {
+  double sum = 0, comp = 0;
+  std::int64_t nobs = 0;
+  void reset() { sum = comp = 0, nobs = 0; }
+  void add(double v) {
+    if (v == v) {
+      ++nobs;
+      const double y = v - comp;
+      const double t = sum + y;
+      comp = (t - sum) - y;
+      sum = t;
+    }
+  }
+  void remove(double v) {
+    if (v == v) {
+      --nobs;
+      const double y = -v - comp;
+      const double t = sum + y;
+      comp = (t - sum) - y;
+      sum = t;
+    }
+  }
+};
+
+// Welford running mean and sum of squared deviations with add and remove.
+struct VarAcc {
+  double mean = 0, ssq = 0;
+  std::int64_t nobs = 0;
+  void reset() { mean = ssq = 0, nobs = 0; }
+  void add(double v) {
+    if (v == v) {
+      ++nobs;
+      const double d = v - mean;
+      mean += d / static_cast<double>(nobs);
+      ssq += d * (v - mean);
+    }
+  }
+  void remove(double v) {
+    if (v == v) {
+      --nobs;
+      if (nobs == 0) {
+        mean = ssq = 0;
+        return;
+      }
+      const double d = v - mean;
+      mean -= d / static_cast<double>(nobs);
+      ssq -= d * (v - mean);
+    }
+  }
+  // Exact two-pass recomputation over x[s, e).
+  void recompute(const double* x, std::size_t s, std::size_t e) {
+    reset();
+    double total = 0;
+    for (std::size_t j = s; j < e; ++j)
+      if (x[j] == x[j]) total += x[j], ++nobs;
+    if (nobs == 0) return;
+    mean = total / static_cast<double>(nobs);
+    double c = 0;
+    for (std::size_t j = s; j < e; ++j)
+      if (x[j] == x[j]) {
+        const double d = x[j] - mean;
+        ssq += d * d, c += d;
+      }
+    ssq -= c * c / static_cast<double>(nobs);
+    mean += c / static_cast<double>(nobs);
+  }
+};
+
+// The generic sliding loop: for output i in [halo, m), the window is [start(i), i + 1); start is monotone.
+template <class StartFn>
+void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_periods, RollingOp op,
+           std::size_t recompute_every, StartFn start_of, double* out) {
+  const std::size_t m = halo + n;
+  const auto minp = static_cast<std::int64_t>(std::max<std::size_t>(min_periods, op == RollingOp::count ? 0 : 1));
+  // Window [s, e): both only grow. Initialise to the window of the first output row minus that row.
+  std::size_t s = n ? start_of(halo) : 0;
+  std::size_t e = s;
+  switch (op) {
+    case RollingOp::sum:
+    case RollingOp::mean:
+    case RollingOp::count: {
+      SumAcc acc;
+      for (std::size_t j = s; j < halo; ++j) acc.add(x[j]);
+      e = halo;
+      for (std::size_t i = halo; i < m; ++i) {
+        const std::size_t ns = start_of(i);
+        if (ns >= e) {  // disjoint from the previous window: start afresh (pandas does the same)
+          acc.reset();
+          s = e = ns;
+        }
+        for (; s < ns; ++s) acc.remove(x[s]);
+        for (; e <= i; ++e) acc.add(x[e]);
+        double r = kNaN;
+        if (op == RollingOp::count) {
+          if (acc.nobs >= static_cast<std::int64_t>(min_periods)) r = static_cast<double>(acc.nobs);
+        } else if (acc.nobs >= minp && acc.nobs > 0) {
+          r = op == RollingOp::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
+        }
+        out[i - halo] = r;
+      }
+      break;
+    }
+    case RollingOp::std: {
+      VarAcc acc;
+      acc.recompute(x, s, halo);
+      e = halo;
+      std::size_t since = 0;
+      for (std::size_t i = halo; i < m; ++i) {
+        const std::size_t ns = start_of(i);
+        if (ns >= e) {
+          acc.reset();
+          s = e = ns;
+          since = 0;
+        } else if (recompute_every && ++since >= recompute_every) {
+          s = ns;
+          acc.recompute(x, s, e);
+          since = 0;
+        }
+        for (; s < ns; ++s) acc.remove(x[s]);
+        for (; e <= i; ++e) acc.add(x[e]);
+        double r = kNaN;
+        if (acc.nobs >= minp && acc.nobs > 1) r = std::sqrt(std::max(0.0, acc.ssq / static_cast<double>(acc.nobs - 1)));
+        out[i - halo] = r;
+      }
+      break;
+    }
+    case RollingOp::min:
+    case RollingOp::max: {
+      const bool is_min = op == RollingOp::min;
+      std::deque<std::size_t> dq;  // indices of a monotone sequence of valid values
+      std::int64_t nobs = 0;
+      auto push = [&](std::size_t j) {
+        const double v = x[j];
+        if (v != v) return;
+        ++nobs;
+        while (!dq.empty() && (is_min ? x[dq.back()] >= v : x[dq.back()] <= v)) dq.pop_back();
+        dq.push_back(j);
+      };
+      for (std::size_t j = s; j < halo; ++j) push(j);
+      e = halo;
+      for (std::size_t i = halo; i < m; ++i) {
+        const std::size_t ns = start_of(i);
+        if (ns >= e) {
+          dq.clear();
+          nobs = 0;
+          s = e = ns;
+        }
+        for (; s < ns; ++s)
+          if (x[s] == x[s]) --nobs;
+        while (!dq.empty() && dq.front() < s) dq.pop_front();
+        for (; e <= i; ++e) push(e);
+        out[i - halo] = (nobs >= minp && !dq.empty()) ? x[dq.front()] : kNaN;
+      }
+      break;
+    }
+  }
+}
+
+}  // namespace
+
+std::string_view to_string(RollingOp op) noexcept {
+  switch (op) {
+    case RollingOp::mean: return "mean";
+    case RollingOp::sum: return "sum";
+    case RollingOp::min: return "min";
+    case RollingOp::max: return "max";
+    case RollingOp::std: return "std";
+    case RollingOp::count: return "count";
+  }
+  return "?";
+}
+
+RollingOp parse_rolling_op(std::string_view text) {
+  for (RollingOp op : {RollingOp::mean, RollingOp::sum, RollingOp::min, RollingOp::max, RollingOp::std, RollingOp::count})
+    if (text == to_string(op)) return op;
+  SLAB_FAIL(InvalidArgument, "unknown rolling aggregation '" + std::string(text) + "'; expected mean, sum, min, max, std or count");
+}
+
+RollingWindow RollingWindow::count(std::int64_t rows, std::int64_t min_periods) {
+  SLAB_EXPECTS(rows >= 1, InvalidArgument, "rolling window must be at least 1 row, got " + std::to_string(rows));
+  SLAB_EXPECTS(min_periods <= rows, InvalidArgument,
+               "min_periods " + std::to_string(min_periods) + " must be <= window " + std::to_string(rows));
+  RollingWindow w;
+  w.rows = rows;
+  w.min_periods = min_periods;
+  return w;
+}
+
+RollingWindow RollingWindow::time(std::int64_t span_ns, std::int64_t min_periods) {
+  SLAB_EXPECTS(span_ns >= 1, InvalidArgument, "rolling time span must be positive, got " + std::to_string(span_ns) + " ns");
+  RollingWindow w;
+  w.span_ns = span_ns;
+  w.min_periods = min_periods;
+  return w;
+}
+
+RollingWindow RollingWindow::parse(std::string_view text) {
+  const std::string t(text);
+  std::size_t pos = 0;
+  while (pos < t.size() && (std::isdigit(static_cast<unsigned char>(t[pos])) || t[pos] == '.')) ++pos;
+  const std::string num = t.substr(0, pos), unit = t.substr(pos);
+  auto bad = [&] { SLAB_FAIL(InvalidArgument, "bad rolling window '" + t + "': expected a row count (1000) or a time span (1h, 30min, 15s, 500ms, 2d)"); };
+  if (num.empty()) bad();
+  if (unit.empty()) {
+    std::int64_t rows = 0;
+    auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), rows);
+    if (ec != std::errc() || p != num.data() + num.size()) bad();
+    return count(rows);
+  }
+  double value = 0;
+  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), value);
+  if (ec != std::errc() || p != num.data() + num.size()) bad();
+  double scale = 0;
+  if (unit == "ns") scale = 1;
+  else if (unit == "us") scale = 1e3;
+  else if (unit == "ms") scale = 1e6;
+  else if (unit == "s") scale = 1e9;
+  else if (unit == "min" || unit == "T") scale = 60e9;
+  else if (unit == "h" || unit == "H") scale = 3600e9;
+  else if (unit == "d" || unit == "D") scale = 86400e9;
+  else bad();
+  return time(static_cast<std::int64_t>(std::llround(value * scale)));
+}
+
+std::string RollingWindow::str() const {
+  return is_time() ? "rolling(" + std::to_string(span_ns) + "ns)" : "rolling(" + std::to_string(rows) + ")";
+}
+
+namespace rolling_kernel {
+
+void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods, RollingOp op,
+          double* out) {
+  const std::size_t w = std::max<std::size_t>(window, 1);
+  slide(x, halo, n, min_periods, op, w, [w](std::size_t i) { return i + 1 >= w ? i + 1 - w : 0; }, out);
+}
+
+void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
+          std::size_t min_periods, RollingOp op, double* out) {
+  // start(i): first j with t[j] > t[i] - span; monotone in i, found by a forward scan (cached).
+  std::size_t cursor = 0;
+  auto start_of = [&](std::size_t i) {
+    const std::int64_t bound = t[i] - span;
+    if (cursor > i) cursor = 0;
+    while (cursor < i && t[cursor] <= bound) ++cursor;
+    return cursor;
+  };
+  slide(x, halo, n, min_periods, op, 0, start_of, out);
+}
+
+}  // namespace rolling_kernel
+
+RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
+                         const RollingWindow& window) {
+  const int p = comm.size(), me = comm.rank();
+  std::string problem;
+  if (window.rows <= 0 && window.span_ns <= 0) problem = "rolling window needs rows >= 1 or a positive time span";
+  else if (window.is_time() && t.size() != x.size())
+    problem = "a time window needs a timestamp column of the same length as the values (" + std::to_string(t.size()) +
+              " != " + std::to_string(x.size()) + ")";
+  else if (window.is_time())
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      if (t[i] == std::numeric_limits<std::int64_t>::min()) {
+        problem = "the timestamp column of a time window has a null";
+        break;
+      }
+      if (i && t[i] < t[i - 1]) {
+        problem = "the timestamp column of a time window is not sorted";
+        break;
+      }
+    }
+  comm.agree(problem.empty(), problem);
+
+  // Every rank's row count (and first/last timestamp) is known to every rank.
+  const std::int64_t n_me = static_cast<std::int64_t>(x.size());
+  std::vector<std::int64_t> info(3 * p);
+  {
+    std::int64_t mine[3] = {n_me, n_me && window.is_time() ? t.front() : 0, n_me && window.is_time() ? t.back() : 0};
+    comm.allgather(std::span<const std::int64_t>(mine, 3), std::span<std::int64_t>(info));
+  }
+  if (window.is_time()) {  // sorted across rank boundaries too
+    bool ok = true;
+    std::int64_t last = std::numeric_limits<std::int64_t>::min();
+    bool have = false;
+    for (int r = 0; r < p; ++r) {
+      if (!info[3 * r]) continue;
+      if (have && info[3 * r + 1] < last) ok = false;
+      last = info[3 * r + 2], have = true;
+    }
+    comm.agree(ok, "the timestamp column of a time window is not sorted (across ranks)");
+  }
+  std::vector<std::int64_t> g0(p + 1, 0);
+  for (int r = 0; r < p; ++r) g0[r + 1] = g0[r] + info[3 * r];
+
+  // What this rank sends to each later rank q: a suffix of its rows.
+  std::vector<std::size_t> send_counts(p, 0);
+  std::vector<std::size_t> first_sent(p, 0);
+  for (int q = me + 1; q < p; ++q) {
+    if (!info[3 * q] || !n_me) continue;
+    std::size_t from;  // first own row q needs
+    if (window.is_time()) {
+      const std::int64_t bound = info[3 * q + 1] - window.span_ns;
+      from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
+    } else {
+      const std::int64_t need0 = std::max<std::int64_t>(0, g0[q] - (window.rows - 1));
+      from = static_cast<std::size_t>(std::clamp<std::int64_t>(need0 - g0[me], 0, n_me));
+    }
+    first_sent[q] = from;
+    send_counts[q] = x.size() - from;
+  }
+  std::size_t total = 0;
+  for (auto c : send_counts) total += c;
+  std::vector<double> sx;
+  std::vector<std::int64_t> st;
+  sx.reserve(total);
+  for (int q = 0; q < p; ++q) sx.insert(sx.end(), x.begin() + first_sent[q], x.begin() + first_sent[q] + send_counts[q]);
+  if (window.is_time()) {
+    st.reserve(total);
+    for (int q = 0; q < p; ++q) st.insert(st.end(), t.begin() + first_sent[q], t.begin() + first_sent[q] + send_counts[q]);
+  }
+  RollingHalo h;
+  std::vector<std::size_t> recv_counts;
+  comm.alltoallv(std::span<const double>(sx), std::span<const std::size_t>(send_counts), h.x, recv_counts);
+  h.halo = h.x.size();
+  h.x.insert(h.x.end(), x.begin(), x.end());
+  if (window.is_time()) {
+    comm.alltoallv(std::span<const std::int64_t>(st), std::span<const std::size_t>(send_counts), h.t, recv_counts);
+    h.t.insert(h.t.end(), t.begin(), t.end());
+  }
+  return h;
+}
+
+std::vector<std::vector<double>> rolling(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
+                                         const RollingWindow& window, std::span<const RollingOp> ops) {
+  RollingHalo h = rolling_halo(comm, x, t, window);
+  const std::size_t n = x.size();
+  const auto minp = static_cast<std::size_t>(std::max<std::int64_t>(0, window.effective_min_periods()));
+  std::vector<std::vector<double>> out(ops.size(), std::vector<double>(n));
+  for (std::size_t k = 0; k < ops.size(); ++k) {
+    if (window.is_time())
+      rolling_kernel::time(h.t.data(), h.x.data(), h.halo, n, window.span_ns, minp, ops[k], out[k].data());
+    else
+      rolling_kernel::rows(h.x.data(), h.halo, n, static_cast<std::size_t>(window.rows), minp, ops[k], out[k].data());
+  }
+  return out;
+}
+
+std::vector<double> rolling(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
+                            const RollingWindow& window, RollingOp op) {
+  return std::move(rolling(comm, x, t, window, std::span<const RollingOp>(&op, 1))[0]);
+}
+
+
+namespace {
+template <class T, class Conv>
+std::vector<T> local_column(const Frame& frame, const std::string& column, bool ints, Conv conv) {
+  const std::size_t c = frame.schema().index_of(column);
+  const DType type = frame.schema().type(c);
+  SLAB_EXPECTS(type != DType::string && (!ints || type == DType::int64 || type == DType::timestamp), InvalidArgument,
+               "column '" + column + "' is " + to_string(type) + "; expected " + (ints ? "int64 or timestamp" : "a numeric or bool column"));
+  Frame(frame).persist();  // runs the graph (collective)
+  const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  std::int64_t total = 0;
+  for (auto r : rows) total += r;
+  std::vector<T> out;
+  out.reserve(static_cast<std::size_t>(total));
+  for (const Chunk& chunk : frame.partitions()) {
+    auto [pin, view] = view_chunk(chunk);
+    const std::uint8_t* valid = view.valid(c);
+    const std::int64_t n = view.nrows();
+    switch (type) {
+      case DType::float64: {
+        auto v = view.column<double>(c);
+        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+        break;
+      }
+      case DType::int64:
+      case DType::timestamp: {
+        auto v = view.column<std::int64_t>(c);
+        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+        break;
+      }
+      case DType::boolean: {
+        auto v = view.column<std::uint8_t>(c);
+        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+        break;
+      }
+      default: break;
+    }
+  }
+  return out;
+}
+}  // namespace
+
+std::vector<double> local_values(const Frame& frame, const std::string& column) {
+  return local_column<double>(frame, column, false, [](bool null, auto v) {
+    return null ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(v);
+  });
+}
+
+std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string& column) {
+  return local_column<std::int64_t>(frame, column, true, [](bool null, auto v) {
+    return null ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(v);
+  });
+}
+
+Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,
+              const std::vector<RollingOp>& ops, const std::string& on) {
+  SLAB_EXPECTS(!window.is_time() || !on.empty(), InvalidArgument,
+               "a time window (" + window.str() + ") needs the timestamp column ('on')");
+  SLAB_EXPECTS(!ops.empty(), InvalidArgument, "rolling: no aggregation given");
+  if (!on.empty())
+    SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == DType::timestamp || !window.is_time(),
+                 InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");
+  const std::vector<double> x = local_values(frame, column);
+  std::vector<std::int64_t> t;
+  if (window.is_time()) t = local_int_values(frame, on);
+  auto results = std::make_shared<std::vector<std::vector<double>>>(
+      rolling(frame.queue().comm(), std::span<const double>(x), std::span<const std::int64_t>(t), window,
+              std::span<const RollingOp>(ops)));
+  std::vector<Field> fields;
+  for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), DType::float64});
+  Schema schema(fields);
+  const std::vector<DType> types(ops.size(), DType::float64);
+  const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  std::vector<Chunk> parts;
+  std::vector<std::optional<std::int64_t>> known;
+  std::int64_t first = 0;
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const std::int64_t n = rows[k];
+    parts.push_back(frame.queue().submit("rolling", {}, [results, types, first, n](TaskContext& ctx) {
+      BatchBuilder b(ctx, n, types, {});
+      for (std::size_t j = 0; j < types.size(); ++j) {
+        auto col = b.column<double>(j);
+        std::copy_n((*results)[j].begin() + first, n, col.begin());
+      }
+    }));
+    known.emplace_back(n);
+    first += n;
+  }
+  return Frame(frame.queue(), std::move(schema), std::move(parts), std::move(known));
+}
+
+}  // namespace slab::frame

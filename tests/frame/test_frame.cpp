@@ -1,0 +1,146 @@
+#include <cmath>
+
+#include "frame_test_util.hpp"
+#include "slab/core/counter_rng.hpp"
+#include "slab/frame/datasets.hpp"
+#include "slab/frame/ops.hpp"
+#include "slab/frame/print.hpp"
+
+using namespace slab::frame;
+using frame_test::Engine;
+
+namespace {
+int rank() {
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+}  // namespace
+
+TEST(Frame, SchemaIndexOfMessage) {
+  Schema s({{"a", DType::int64}, {"b", DType::float64}, {"c", DType::string}});
+  EXPECT_EQ(s.index_of("b"), 1u);
+  try {
+    (void)s.index_of("x");
+    FAIL();
+  } catch (const slab::InvalidArgument& e) {
+    EXPECT_EQ(e.message(), "unknown column 'x' (columns: a, b, c)");
+  }
+  ASSERT_TRUE(s.dictionary(2));
+  EXPECT_TRUE(s.dictionary(2)->empty());
+}
+
+TEST(Frame, BatchRoundTrip) {
+  std::vector<std::byte> st;
+  BatchBuilder b(st, 3, {DType::int64, DType::boolean, DType::string}, {true, false, false});
+  b.column<std::int64_t>(0)[0] = 1;
+  b.column<std::int64_t>(0)[1] = 2;
+  b.column<std::int64_t>(0)[2] = 3;
+  b.valid(0)[1] = 0;
+  for (int i = 0; i < 3; ++i) b.column<std::uint8_t>(1)[i] = i % 2;
+  for (int i = 0; i < 3; ++i) b.column<std::int32_t>(2)[i] = i - 1;
+  BatchView v(st);
+  EXPECT_EQ(v.nrows(), 3);
+  EXPECT_EQ(v.ncols(), 3u);
+  EXPECT_EQ(st.size() % 8, 0u);
+  EXPECT_TRUE(v.is_valid(0, 0));
+  EXPECT_FALSE(v.is_valid(0, 1));
+  EXPECT_EQ(v.valid(1), nullptr);
+  EXPECT_TRUE(v.is_null(2, 0));
+  EXPECT_EQ(v.column<std::int64_t>(0)[2], 3);
+  EXPECT_THROW((void)v.column<double>(1), slab::TypeError);
+}
+
+// Each rank contributes different rows and different strings; the dictionary is the sorted union.
+TEST(Frame, FromLocalTableUnifiesDictionariesAndGathers) {
+  Engine e;
+  int r = e.comm.rank(), p = e.comm.size();
+  LocalTable t;
+  std::vector<std::int64_t> a;
+  std::vector<std::string> s;
+  std::vector<double> x;
+  for (int i = 0; i <= r; ++i) {  // rank r has r+1 rows
+    a.push_back(r * 10 + i);
+    s.push_back("s" + std::to_string(p - r));
+    x.push_back(i == 0 ? std::nan("") : 1.5 * i);
+  }
+  t.add(LocalColumn::int64("a", a)).add(LocalColumn::string("s", s)).add(LocalColumn::float64("x", x));
+  Frame f = Frame::from_local_table(e.queue, t, 1);
+  auto dict = *f.schema().dictionary(1);
+  std::vector<std::string> expect_dict;
+  for (int q = 1; q <= p; ++q) expect_dict.push_back("s" + std::to_string(q));
+  std::sort(expect_dict.begin(), expect_dict.end());
+  EXPECT_EQ(dict, expect_dict);
+  EXPECT_EQ(f.len(), p * (p + 1) / 2);
+  LocalTable g = f.gather_all();
+  std::int64_t row = 0;
+  for (int q = 0; q < p; ++q)
+    for (int i = 0; i <= q; ++i, ++row) {
+      EXPECT_EQ(g["a"].ints[row], q * 10 + i);
+      EXPECT_EQ(g["s"].strings[row], "s" + std::to_string(p - q));
+      EXPECT_EQ(g["x"].is_null(row), i == 0);
+      EXPECT_EQ(g.index[row], row);
+    }
+  LocalTable g0 = f.gather(0);
+  EXPECT_EQ(g0.nrows(), r == 0 ? row : 0);
+}
+
+TEST(Frame, RanksWithNoRows) {
+  Engine e;
+  LocalTable t;
+  std::vector<std::int64_t> v;
+  if (e.comm.rank() == 0) v = {1, 2, 3};
+  t.add(LocalColumn::int64("v", v));
+  Frame f = Frame::from_local_table(e.queue, t);
+  EXPECT_EQ(f.len(), 3);
+  EXPECT_EQ(f.shape().second, 1);
+  LocalTable g = f.gather_all();
+  EXPECT_EQ(g["v"].ints, (std::vector<std::int64_t>{1, 2, 3}));
+  // Empty frame.
+  LocalTable z;
+  z.add(LocalColumn::float64("x", {}));
+  Frame fz = Frame::from_local_table(e.queue, z);
+  EXPECT_EQ(fz.len(), 0);
+  EXPECT_EQ(fz.gather_all().nrows(), 0);
+}
+
+TEST(Frame, W3MatchesSerialFormula) {
+  Engine e;
+  const std::int64_t n = 1000;
+  Frame f = datasets::w3(e.queue, n, 97);
+  LocalTable g = f.gather_all();
+  ASSERT_EQ(g.nrows(), n);
+  for (std::int64_t r = 0; r < n; ++r) {
+    auto ur = static_cast<std::uint64_t>(r);
+    ASSERT_EQ(g["id"].ints[r], static_cast<std::int64_t>(slab::counter_hash(3, ur) % 1000));
+    ASSERT_EQ(g["name"].strings[r], std::string(kNames[slab::counter_hash(4, ur) % 26]));
+    ASSERT_EQ(g["x"].floats[r], 2.0 * slab::counter_uniform(5, ur) - 1.0);
+    ASSERT_EQ(g["y"].floats[r], 2.0 * slab::counter_uniform(6, ur) - 1.0);
+  }
+  Frame l = datasets::w4_right(e.queue, 10, 3);
+  auto gl = l.gather_all();
+  for (std::int64_t q = 0; q < 10; ++q) EXPECT_EQ(gl["key"].ints[q], (q * 1000003) % 10);
+  Frame w5 = datasets::w5(e.queue, 5, 2);
+  auto g5 = w5.gather_all();
+  EXPECT_EQ(format_timestamp(g5["t"].ints[3]), "2000-01-01 00:00:03");
+}
+
+TEST(Frame, TimeseriesAndPrinting) {
+  Engine e;
+  Frame f = datasets::timeseries(e.queue, "2000-01-01", "2000-01-02", "1h", 0, "6h");
+  EXPECT_EQ(f.len(), 24);
+  auto h = head(f, 3);
+  EXPECT_EQ(h.nrows(), 3);
+  EXPECT_EQ(format_timestamp(h["timestamp"].ints[2]), "2000-01-01 02:00:00");
+  auto t = tail(f, 2);
+  EXPECT_EQ(t.index, (std::vector<std::int64_t>{22, 23}));
+  std::string s = to_string(h);
+  EXPECT_NE(s.find("timestamp"), std::string::npos);
+  EXPECT_NE(s.find("2000-01-01 01:00:00"), std::string::npos);
+  // Small exact output.
+  LocalTable small;
+  small.add(LocalColumn::int64("id", {1, 22})).add(LocalColumn::float64("x", {0.5, std::nan("")}));
+  EXPECT_EQ(to_string(small), "   id         x\n0   1  0.500000\n1  22       NaN\n");
+  std::string big = to_string(f, 4);
+  EXPECT_NE(big.find("[24 rows x 5 columns]"), std::string::npos);
+}

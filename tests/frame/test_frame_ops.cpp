@@ -1,0 +1,171 @@
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "frame_test_util.hpp"
+#include "slab/frame/datasets.hpp"
+#include "slab/frame/ops.hpp"
+#include "slab/frame/shuffle.hpp"
+
+using namespace slab::frame;
+using frame_test::Engine;
+
+namespace {
+// 10 rows spread over ranks in rank order (rank r gets rows with r == row % p contiguous blocks).
+Frame small_frame(Engine& e, LocalTable* whole = nullptr) {
+  std::vector<std::int64_t> a = {5, 3, 5, 1, 3, 5, 7, 1, 2, 5};
+  std::vector<double> x = {1.0, std::nan(""), 2.5, -1.0, 4.0, 0.5, 3.0, 2.0, std::nan(""), 1.0};
+  std::vector<std::string> s = {"b", "a", "c", "b", "a", "d", "", "b", "c", "a"};
+  std::vector<std::uint8_t> sv = {1, 1, 1, 1, 1, 1, 0, 1, 1, 1};
+  LocalTable all;
+  all.add(LocalColumn::int64("a", a)).add(LocalColumn::float64("x", x)).add(LocalColumn::string("s", s, sv));
+  if (whole) *whole = all;
+  int p = e.comm.size(), r = e.comm.rank();
+  std::int64_t b = 10 * r / p, en = 10 * (r + 1) / p;
+  return Frame::from_local_table(e.queue, all.slice(b, en), 2);
+}
+}  // namespace
+
+TEST(FrameOps, FilterAssignSelect) {
+  Engine e;
+  LocalTable ref;
+  Frame f = small_frame(e, &ref);
+  auto g = filter(f, col("x") > 0.9 & col("s") != "a").gather_all();
+  std::vector<std::int64_t> expect;
+  for (std::size_t i = 0; i < 10; ++i)
+    if (!ref["x"].is_null(i) && ref["x"].floats[i] > 0.9 && (ref["s"].is_null(i) || ref["s"].strings[i] != "a"))
+      expect.push_back(ref["a"].ints[i]);
+  EXPECT_EQ(g["a"].ints, expect);  // rows 0 (b,1.0), 2 (c,2.5), 6 (null,3.0), 7 (b,2.0)
+  EXPECT_EQ(expect, (std::vector<std::int64_t>{5, 5, 7, 1}));
+  auto a2 = assign(f, "z", col("a") * 2 + col("x")).gather_all();
+  for (std::size_t i = 0; i < 10; ++i) {
+    if (ref["x"].is_null(i)) EXPECT_TRUE(a2["z"].is_null(i));
+    else EXPECT_DOUBLE_EQ(a2["z"].floats[i], 2.0 * ref["a"].ints[i] + ref["x"].floats[i]);
+  }
+  auto sel = select(f, {"s", "a"}).gather_all();
+  EXPECT_EQ(sel.names(), (std::vector<std::string>{"s", "a"}));
+  auto isn = filter(f, col("s").isin({std::string("c"), std::string("d")})).gather_all();
+  EXPECT_EQ(isn["a"].ints, (std::vector<std::int64_t>{5, 5, 2}));
+  EXPECT_EQ(filter(f, col("x").isnull()).len(), 2);
+  EXPECT_THROW((void)filter(f, col("nope") > 1), slab::InvalidArgument);
+}
+
+TEST(FrameOps, NullsFillDropAstype) {
+  Engine e;
+  LocalTable ref;
+  Frame f = small_frame(e, &ref);
+  EXPECT_EQ(dropna(f).len(), 7);
+  EXPECT_EQ(dropna(f, {"s"}).len(), 9);
+  auto fl = fillna(f, 0.0, {"x"}).gather_all();
+  EXPECT_EQ(fl["x"].floats[1], 0.0);
+  auto fs = fillna(f, std::string("zz"), {"s"}).gather_all();
+  EXPECT_EQ(fs["s"].strings[6], "zz");
+  EXPECT_EQ(fs["s"].strings[0], "b");
+  auto ai = astype(f, "x", DType::int64).gather_all();
+  EXPECT_TRUE(ai["x"].is_null(1));
+  EXPECT_EQ(ai["x"].ints[2], 2);
+  auto d = dtypes(f);
+  EXPECT_EQ(d[2].second, DType::string);
+}
+
+TEST(FrameOps, Describe) {
+  Engine e;
+  Frame f = small_frame(e);
+  auto d = describe(f);
+  ASSERT_EQ(d.ncols(), 2u);
+  // a = {5,3,5,1,3,5,7,1,2,5}: count 10, mean 3.7, min 1, max 7, median 4.
+  EXPECT_EQ(d["a"].floats[0], 10);
+  EXPECT_DOUBLE_EQ(d["a"].floats[1], 3.7);
+  EXPECT_EQ(d["a"].floats[3], 1);
+  EXPECT_DOUBLE_EQ(d["a"].floats[5], 4.0);
+  EXPECT_EQ(d["a"].floats[7], 7);
+  EXPECT_EQ(d["x"].floats[0], 8);
+  EXPECT_NE(to_string(d).find("mean"), std::string::npos);
+}
+
+TEST(FrameOps, ShuffleValueCountsUniqueDuplicates) {
+  Engine e;
+  LocalTable ref;
+  Frame f = small_frame(e, &ref);
+  Frame sh = shuffle(f, {"a"}, 2);
+  auto g = sh.gather_all();
+  EXPECT_EQ(g.nrows(), 10);
+  // Every key lives in one partition only.
+  std::map<std::int64_t, int> owner;
+  bool ok = true;
+  {
+    auto rows = sh.local_partition_rows();
+    auto local = sh.local_table();
+    std::int64_t at = 0;
+    for (std::size_t j = 0; j < rows.size(); ++j)
+      for (std::int64_t i = 0; i < rows[j]; ++i, ++at) {
+        auto k = local["a"].ints[at];
+        int id = e.comm.rank() * 2 + static_cast<int>(j);
+        if (owner.count(k) && owner[k] != id) ok = false;
+        owner[k] = id;
+      }
+  }
+  EXPECT_TRUE(ok);
+  auto vc = value_counts(f, "a");
+  EXPECT_EQ(vc["a"].ints, (std::vector<std::int64_t>{5, 1, 3, 2, 7}));
+  EXPECT_EQ(vc["count"].ints, (std::vector<std::int64_t>{4, 2, 2, 1, 1}));
+  auto vs = value_counts(f, "s");
+  EXPECT_EQ(vs["s"].strings, (std::vector<std::string>{"a", "b", "c", "d"}));
+  auto u = unique(f, "s");
+  EXPECT_EQ(u.nrows(), 5);  // a b c d null
+  EXPECT_TRUE(u.columns[0].is_null(4));
+  EXPECT_EQ(nunique(f, "s"), 4);
+  EXPECT_EQ(nunique(f, "a"), 5);
+  // Distinct (a, s): (5,b) (3,a) (5,c) (1,b) (5,d) (7,null) (2,c) (5,a).
+  EXPECT_EQ(drop_duplicates(f, {"a", "s"}).len(), 8);
+}
+
+TEST(FrameOps, CumsumShiftDiff) {
+  Engine e;
+  LocalTable ref;
+  Frame f = small_frame(e, &ref);
+  auto c = cumsum(f, {"a", "x"}).gather_all();
+  std::int64_t s = 0;
+  double sx = 0;
+  for (std::size_t i = 0; i < 10; ++i) {
+    s += ref["a"].ints[i];
+    EXPECT_EQ(c["a"].ints[i], s);
+    if (ref["x"].is_null(i)) {
+      EXPECT_TRUE(c["x"].is_null(i));
+    } else {
+      sx += ref["x"].floats[i];
+      EXPECT_DOUBLE_EQ(c["x"].floats[i], sx);
+    }
+  }
+  for (std::int64_t k : {1, 2, 3, -1, -4}) {
+    auto sh = shift(f, k).gather_all();
+    auto d = diff(f, k, {"a"}).gather_all();
+    for (std::int64_t i = 0; i < 10; ++i) {
+      std::int64_t src = i - k;
+      bool in = src >= 0 && src < 10;
+      EXPECT_EQ(sh["a"].is_null(i), !in) << k << " " << i;
+      EXPECT_EQ(d["a"].is_null(i), !in);
+      if (in) {
+        EXPECT_EQ(sh["a"].ints[i], ref["a"].ints[src]);
+        EXPECT_EQ(sh["s"].is_null(i), ref["s"].is_null(src));
+        EXPECT_EQ(d["a"].ints[i], ref["a"].ints[i] - ref["a"].ints[src]);
+      }
+    }
+  }
+}
+
+TEST(FrameOps, RanksWithNoRowsOps) {
+  Engine e;
+  LocalTable t;
+  std::vector<std::int64_t> v;
+  if (e.comm.rank() == 0) v = {1, 2, 3};
+  t.add(LocalColumn::int64("v", v));
+  Frame f = Frame::from_local_table(e.queue, t);
+  EXPECT_EQ(cumsum(f).gather_all()["v"].ints, (std::vector<std::int64_t>{1, 3, 6}));
+  auto d = diff(f).gather_all();
+  EXPECT_TRUE(d["v"].is_null(0));
+  EXPECT_EQ(d["v"].ints[2], 1);
+  EXPECT_EQ(nunique(f, "v"), 3);
+  EXPECT_EQ(head(f, 2).nrows(), 2);
+  EXPECT_EQ(tail(f, 5).nrows(), 3);
+}
