@@ -71,6 +71,9 @@ void H5Handle::reset() noexcept {
     case H5I_GROUP:
       H5Gclose(id_);
       break;
+    case H5I_ATTR:
+      H5Aclose(id_);
+      break;
     default:
       break;
   }

@@ -1,0 +1,41 @@
+#pragma once
+/// @file frame_io.hpp
+/// @brief Frames in HDF5, in the layout of shared/WORKLOADS.md ("HDF5 layout of a frame"), readable by h5py and
+/// pandas:
+///   - a group; int64/float64 columns: 1-D datasets named after the column; bool: uint8 (0/1); timestamp:
+///     int64 ns since the epoch with the attribute unit = "ns";
+///   - string columns: a subgroup <column> with `codes` (int32, -1 null) and `categories` (fixed-length UTF-8),
+///     so that pd.Categorical.from_codes(codes, categories) rebuilds the column;
+///   - nulls: NaN in float columns; a uint8 dataset `<column>.valid` (1 = valid) for other columns with nulls;
+///   - the group attribute `columns` (fixed-length UTF-8 strings) lists the column names in order.
+
+#include <cstdint>
+#include <string>
+
+#include "slab/frame/frame.hpp"
+
+namespace slab::frame {
+
+/**
+ * @brief Write `frame` as the group `group` ("/frame", "/a/b"; missing parents are created) of `file` (created
+ * when missing; other objects are left alone). Complete-or-absent: the group is written under a temporary name
+ * ".<name>.slab-tmp" next to it (a stale one is removed first) and, only once every column is written and
+ * closed, an existing object of the target name is removed and the temporary moved into place with H5Lmove.
+ * Each rank writes its rows as one hyperslab per column (collective MPI-IO). Collective (runs the graph).
+ * @throws IoError (every rank) when the file cannot be opened or created, or a write fails; the target is then
+ * untouched.
+ */
+void write_hdf5(const Frame& frame, const std::string& file, const std::string& group);
+
+/**
+ * @brief Read the frame in group `group` of `file` (written by write_hdf5, h5py or plain HDF5 calls in the layout
+ * above: the `columns` attribute may hold fixed or variable-length strings; without it, the group's datasets and
+ * string subgroups in alphabetical order; h5py's bool enum and float32 are accepted; unsorted or duplicated
+ * categories are re-encoded into a sorted dictionary). Rank r reads rows [n r / p, n (r+1) / p), in partitions
+ * of `rows_per_partition` rows (<= 0: one). Collective.
+ * @throws IoError (every rank) for a missing file or group, a column of another length, an unsupported dtype.
+ */
+[[nodiscard]] Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group,
+                              std::int64_t rows_per_partition = 0);
+
+}  // namespace slab::frame

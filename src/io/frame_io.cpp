@@ -1,0 +1,453 @@
+// Frames in HDF5 (layout of shared/WORKLOADS.md). See slab/io/frame_io.hpp.
+#include "slab/io/frame_io.hpp"
+
+#include <hdf5.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <numeric>
+
+#include "io/hdf5_error.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/core/error.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame {
+
+using detail::H5Handle;
+
+namespace {
+
+std::string absolute(std::string p) {
+  if (p.empty() || p[0] != '/') p = "/" + p;
+  while (p.size() > 1 && p.back() == '/') p.pop_back();
+  return p;
+}
+std::string parent_of(const std::string& p) {
+  const auto k = p.rfind('/');
+  return k == 0 ? "/" : p.substr(0, k);
+}
+std::string base_of(const std::string& p) { return p.substr(p.rfind('/') + 1); }
+
+bool path_exists(hid_t loc, const std::string& path) {
+  std::string prefix;
+  std::size_t at = 1;
+  while (at <= path.size()) {
+    const auto next = path.find('/', at);
+    prefix = path.substr(0, next == std::string::npos ? path.size() : next);
+    detail::hdf5_quiet();
+    const htri_t e = H5Lexists(loc, prefix.c_str(), H5P_DEFAULT);
+    if (e <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      return false;
+    }
+    if (next == std::string::npos) break;
+    at = next + 1;
+  }
+  return true;
+}
+
+hid_t utf8_string_type(std::size_t len) {
+  const hid_t t = H5Tcopy(H5T_C_S1);
+  H5Tset_size(t, std::max<std::size_t>(len, 1));
+  H5Tset_cset(t, H5T_CSET_UTF8);
+  H5Tset_strpad(t, H5T_STR_NULLPAD);
+  return t;
+}
+
+void write_string_attr(hid_t obj, const char* name, const std::vector<std::string>& values, bool scalar,
+                       const std::string& ctx) {
+  std::size_t len = 1;
+  for (const auto& v : values) len = std::max(len, v.size());
+  H5Handle type(utf8_string_type(len));
+  const hsize_t n = values.size();
+  H5Handle space(scalar ? H5Screate(H5S_SCALAR) : H5Screate_simple(1, &n, nullptr));
+  H5Handle attr(SLAB_HDF5_TRY(ctx, H5Acreate2(obj, name, type, space, H5P_DEFAULT, H5P_DEFAULT)));
+  std::vector<char> buf(std::max<std::size_t>(values.size(), 1) * len, '\0');
+  for (std::size_t i = 0; i < values.size(); ++i) std::memcpy(buf.data() + i * len, values[i].data(), values[i].size());
+  SLAB_HDF5_TRY(ctx, H5Awrite(attr, type, buf.data()));
+}
+
+// Strings of a dataset or attribute of string type (fixed or variable length).
+std::vector<std::string> read_strings(hid_t obj, bool is_attr, const std::string& ctx) {
+  H5Handle ftype(SLAB_HDF5_TRY(ctx, is_attr ? H5Aget_type(obj) : H5Dget_type(obj)));
+  if (H5Tget_class(ftype) != H5T_STRING) SLAB_FAIL(IoError, ctx + ": not a string " + (is_attr ? "attribute" : "dataset"));
+  H5Handle space(SLAB_HDF5_TRY(ctx, is_attr ? H5Aget_space(obj) : H5Dget_space(obj)));
+  const hssize_t n = H5Sget_simple_extent_npoints(space);
+  std::vector<std::string> out;
+  if (n <= 0) return out;
+  if (H5Tis_variable_str(ftype) > 0) {
+    H5Handle mtype(H5Tcopy(H5T_C_S1));
+    H5Tset_size(mtype, H5T_VARIABLE);
+    H5Tset_cset(mtype, H5Tget_cset(ftype));
+    std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
+    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, ptrs.data()) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()));
+    for (char* p : ptrs) out.emplace_back(p ? p : "");
+    H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, ptrs.data());
+  } else {
+    const std::size_t len = H5Tget_size(ftype);
+    H5Handle mtype(H5Tcopy(ftype));
+    std::vector<char> buf(static_cast<std::size_t>(n) * len);
+    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, buf.data()) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()));
+    const bool spacepad = H5Tget_strpad(ftype) == H5T_STR_SPACEPAD;
+    for (hssize_t i = 0; i < n; ++i) {
+      std::string s(buf.data() + i * len, len);
+      const auto z = s.find('\0');
+      if (z != std::string::npos) s.resize(z);
+      if (spacepad)
+        while (!s.empty() && s.back() == ' ') s.pop_back();
+      out.push_back(std::move(s));
+    }
+  }
+  return out;
+}
+
+// Create a 1-D dataset of `type` and length `total` and write [offset, offset + n) collectively.
+void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t mem_type, std::uint64_t total,
+                  std::uint64_t offset, std::uint64_t n, const void* data, const std::string& ctx) {
+  const hsize_t dims = total;
+  H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &dims, nullptr)));
+  H5Handle dset(SLAB_HDF5_TRY(ctx + "/" + name, H5Dcreate2(group, name.c_str(), file_type, fspace, H5P_DEFAULT,
+                                                           H5P_DEFAULT, H5P_DEFAULT)));
+  const hsize_t count = n, start = offset;
+  H5Handle mspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &count, nullptr)));
+  if (n == 0) {
+    SLAB_HDF5_TRY(ctx, H5Sselect_none(fspace));
+    SLAB_HDF5_TRY(ctx, H5Sselect_none(mspace));
+  } else {
+    SLAB_HDF5_TRY(ctx, H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, nullptr, &count, nullptr));
+  }
+  H5Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
+  SLAB_HDF5_TRY(ctx, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
+  SLAB_HDF5_TRY(ctx + "/" + name, H5Dwrite(dset, mem_type, mspace, fspace, dxpl, data));
+}
+
+}  // namespace
+
+void write_hdf5(const Frame& frame, const std::string& file, const std::string& group_in) {
+  const Comm& comm = frame.queue().comm();
+  const Schema& schema = frame.schema();
+  const std::string target = absolute(group_in);
+  SLAB_EXPECTS(target != "/", InvalidArgument, "write_hdf5: the frame needs a group name other than '/'");
+  const std::string parent = parent_of(target);
+  const std::string temp = (parent == "/" ? std::string() : parent) + "/." + base_of(target) + ".slab-tmp";
+  const std::string where = file + ":" + target;
+
+  Frame(frame).persist();  // runs the graph (collective)
+  const std::int64_t offset = frame.global_offset();
+  const std::int64_t total = frame.len();
+  const std::vector<DType> types = types_of(schema);
+  std::vector<std::byte> storage;
+  {
+    std::vector<Pin> pins;
+    std::vector<BatchView> views;
+    for (const Chunk& c : frame.partitions()) {
+      auto [pin, view] = view_chunk(c);
+      pins.push_back(std::move(pin));
+      views.push_back(view);
+    }
+    concat_batches(views, types, storage);
+  }
+  const BatchView local(storage);
+  const auto n = static_cast<std::uint64_t>(local.nrows());
+  // Which columns need a `.valid` dataset: any rank has a null in a non-float column.
+  std::vector<int> masked(types.size(), 0);
+  for (std::size_t c = 0; c < types.size(); ++c) {
+    if (types[c] == DType::float64 || types[c] == DType::string) continue;
+    if (const std::uint8_t* v = local.valid(c))
+      for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
+  }
+  comm.allreduce(std::span<int>(masked), ReduceOp::max);
+
+  int present = 0;
+  if (comm.rank() == 0) {
+    struct stat st {};
+    present = ::stat(file.c_str(), &st) == 0 ? 1 : 0;
+    if (present) {
+      detail::hdf5_quiet();
+      if (H5Fis_hdf5(file.c_str()) <= 0) present = -1;
+      H5Eclear2(H5E_DEFAULT);
+    }
+  }
+  comm.bcast(std::span<int>(&present, 1), 0);
+  if (present < 0) SLAB_FAIL(IoError, file + ": exists and is not an HDF5 file; not overwriting it");
+
+  H5Handle fid;
+  comm.run_collectively([&] {
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+    SLAB_HDF5_TRY(file, H5Pset_fapl_mpio(fapl, comm.mpi(), MPI_INFO_NULL));
+    detail::hdf5_quiet();
+    const hid_t id = present ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl)
+                             : H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    if (id < 0)
+      SLAB_FAIL(IoError, file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+    fid = H5Handle(id);
+  });
+  // HDF5 metadata calls are collective: every rank makes the same ones; a failure is agreed.
+  comm.run_collectively([&] {
+    if (path_exists(fid, temp)) SLAB_HDF5_TRY(where, H5Ldelete(fid, temp.c_str(), H5P_DEFAULT));
+    H5Handle lcpl(H5Pcreate(H5P_LINK_CREATE));
+    SLAB_HDF5_TRY(where, H5Pset_create_intermediate_group(lcpl, 1));
+    H5Handle grp(SLAB_HDF5_TRY(where, H5Gcreate2(fid, temp.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT)));
+    write_string_attr(grp, "columns", schema.names(), false, where);
+    for (std::size_t c = 0; c < types.size(); ++c) {
+      const std::string& name = schema.name(c);
+      const std::string ctx = where + "/" + name;
+      switch (types[c]) {
+        case DType::int64:
+        case DType::timestamp:
+          write_column(grp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, total, offset, n, local.data(c), ctx);
+          if (types[c] == DType::timestamp) {
+            H5Handle d(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
+            write_string_attr(d, "unit", {"ns"}, true, ctx);
+          }
+          break;
+        case DType::float64:
+          write_column(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, n, local.data(c), ctx);
+          break;
+        case DType::boolean:
+          write_column(grp, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, local.data(c), ctx);
+          break;
+        case DType::string: {
+          H5Handle sub(SLAB_HDF5_TRY(ctx, H5Gcreate2(grp, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+          std::vector<std::int32_t> codes(n);
+          const auto* src = reinterpret_cast<const std::int32_t*>(local.data(c));
+          const std::uint8_t* v = local.valid(c);
+          for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
+          write_column(sub, "codes", H5T_STD_I32LE, H5T_NATIVE_INT32, total, offset, n, codes.data(), ctx);
+          const auto& dict = *schema.dictionary(c);
+          std::size_t len = 1;
+          for (const auto& s : dict) len = std::max(len, s.size());
+          std::vector<char> buf(std::max<std::size_t>(dict.size(), 1) * len, '\0');
+          for (std::size_t i = 0; i < dict.size(); ++i) std::memcpy(buf.data() + i * len, dict[i].data(), dict[i].size());
+          H5Handle st(utf8_string_type(len));
+          const bool mine = comm.rank() == 0;
+          write_column(sub, "categories", st, st, dict.size(), 0, mine ? dict.size() : 0, buf.data(), ctx);
+          break;
+        }
+      }
+      if (masked[c]) {
+        std::vector<std::uint8_t> valid(n, 1);
+        if (const std::uint8_t* v = local.valid(c)) std::memcpy(valid.data(), v, n);
+        write_column(grp, name + ".valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, valid.data(), ctx);
+      }
+    }
+    grp.reset();
+    if (path_exists(fid, target)) SLAB_HDF5_TRY(where, H5Ldelete(fid, target.c_str(), H5P_DEFAULT));
+    SLAB_HDF5_TRY(where, H5Lmove(fid, temp.c_str(), fid, target.c_str(), H5P_DEFAULT, H5P_DEFAULT));
+  });
+  comm.run_collectively([&] {
+    const hid_t id = fid.release();
+    SLAB_HDF5_TRY(file, H5Fclose(id));
+  });
+}
+
+namespace {
+
+struct ReadColumn {
+  std::string name;
+  DType type = DType::float64;
+  std::vector<std::byte> data;          // local rows, batch layout (8, 4 or 1 byte values)
+  std::vector<std::uint8_t> valid;      // empty = all valid
+  std::vector<std::string> dictionary;  // string: sorted unique
+};
+
+herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* out) {
+  static_cast<std::vector<std::string>*>(out)->emplace_back(name);
+  return 0;
+}
+
+// Read rows [row0, row0 + n) of a 1-D dataset into out (mem_type elements).
+std::uint64_t dataset_length(hid_t d, const std::string& ctx) {
+  H5Handle space(SLAB_HDF5_TRY(ctx, H5Dget_space(d)));
+  const int rank = H5Sget_simple_extent_ndims(space);
+  if (rank != 1) SLAB_FAIL(IoError, ctx + " has rank " + std::to_string(rank) + "; expected a 1-D column");
+  hsize_t dims = 0;
+  H5Sget_simple_extent_dims(space, &dims, nullptr);
+  return dims;
+}
+void read_rows(hid_t d, hid_t mem_type, std::uint64_t row0, std::uint64_t n, void* out, const std::string& ctx) {
+  if (n == 0) return;
+  H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Dget_space(d)));
+  const hsize_t start = row0, count = n;
+  SLAB_HDF5_TRY(ctx, H5Sselect_hyperslab(fspace, H5S_SELECT_SET, &start, nullptr, &count, nullptr));
+  H5Handle mspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &count, nullptr)));
+  SLAB_HDF5_TRY(ctx, H5Dread(d, mem_type, mspace, fspace, H5P_DEFAULT, out));
+}
+
+}  // namespace
+
+Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group_in, std::int64_t rows_per_partition) {
+  const Comm& comm = queue.comm();
+  const std::string gpath = absolute(group_in);
+  const std::string where = file + ":" + gpath;
+  std::vector<ReadColumn> cols;
+  std::uint64_t total = 0, row0 = 0, n = 0;
+  comm.run_collectively([&] {
+    struct stat st {};
+    if (::stat(file.c_str(), &st) != 0) SLAB_FAIL(IoError, file + ": no such file");
+    detail::hdf5_quiet();
+    if (H5Fis_hdf5(file.c_str()) <= 0) {
+      H5Eclear2(H5E_DEFAULT);
+      SLAB_FAIL(IoError, file + ": not an HDF5 file");
+    }
+    H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
+    H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
+    H5Handle fid(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl));
+    if (fid.get() < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_stack());
+    if (!path_exists(fid, gpath)) SLAB_FAIL(IoError, file + ": no group '" + gpath + "'");
+    H5Handle grp(H5Gopen2(fid, gpath.c_str(), H5P_DEFAULT));
+    if (grp.get() < 0) SLAB_FAIL(IoError, where + " is not a group");
+    std::vector<std::string> names;
+    if (H5Aexists(grp, "columns") > 0) {
+      H5Handle a(SLAB_HDF5_TRY(where, H5Aopen(grp, "columns", H5P_DEFAULT)));
+      names = read_strings(a, true, where + " attribute 'columns'");
+    } else {
+      std::vector<std::string> all;
+      SLAB_HDF5_TRY(where, H5Literate(grp, H5_INDEX_NAME, H5_ITER_INC, nullptr, collect_name, &all));
+      for (auto& s : all)
+        if (!s.empty() && s[0] != '.' && !(s.size() > 6 && s.ends_with(".valid"))) names.push_back(s);
+    }
+    bool first = true;
+    const auto p = static_cast<std::uint64_t>(comm.size()), r = static_cast<std::uint64_t>(comm.rank());
+    for (const auto& name : names) {
+      const std::string ctx = where + "/" + name;
+      if (H5Lexists(grp, name.c_str(), H5P_DEFAULT) <= 0) SLAB_FAIL(IoError, ctx + ": no such column (listed in 'columns')");
+      H5O_info_t oi;
+      SLAB_HDF5_TRY(ctx, H5Oget_info_by_name2(grp, name.c_str(), &oi, H5O_INFO_BASIC, H5P_DEFAULT));
+      ReadColumn col;
+      col.name = name;
+      H5Handle d;  // the values (codes for strings)
+      H5Handle sub;
+      if (oi.type == H5O_TYPE_GROUP) {
+        sub = H5Handle(SLAB_HDF5_TRY(ctx, H5Gopen2(grp, name.c_str(), H5P_DEFAULT)));
+        if (H5Lexists(sub, "codes", H5P_DEFAULT) <= 0 || H5Lexists(sub, "categories", H5P_DEFAULT) <= 0)
+          SLAB_FAIL(IoError, ctx + ": a string column needs 'codes' and 'categories'");
+        d = H5Handle(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "codes", H5P_DEFAULT)));
+        col.type = DType::string;
+      } else if (oi.type == H5O_TYPE_DATASET) {
+        d = H5Handle(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
+        H5Handle ft(H5Dget_type(d));
+        const H5T_class_t cls = H5Tget_class(ft);
+        const std::size_t size = H5Tget_size(ft);
+        if (cls == H5T_FLOAT) col.type = DType::float64;
+        else if (cls == H5T_ENUM && size == 1) col.type = DType::boolean;
+        else if (cls == H5T_INTEGER && size == 1) col.type = DType::boolean;
+        else if (cls == H5T_INTEGER) col.type = H5Aexists(d, "unit") > 0 ? DType::timestamp : DType::int64;
+        else SLAB_FAIL(IoError, ctx + ": unsupported dtype (expected integer, float, bool or a codes/categories group)");
+        if (col.type == DType::timestamp) {
+          H5Handle a(SLAB_HDF5_TRY(ctx, H5Aopen(d, "unit", H5P_DEFAULT)));
+          auto unit = read_strings(a, true, ctx + " attribute 'unit'");
+          if (unit.size() != 1 || unit[0] != "ns")
+            SLAB_FAIL(IoError, ctx + ": timestamp unit '" + (unit.empty() ? "" : unit[0]) + "'; expected 'ns'");
+        }
+      } else {
+        SLAB_FAIL(IoError, ctx + " is neither a dataset nor a group");
+      }
+      const std::uint64_t len = dataset_length(d, ctx);
+      if (first) {
+        total = len, row0 = total * r / p, n = total * (r + 1) / p - row0, first = false;
+      } else if (len != total) {
+        SLAB_FAIL(IoError, ctx + " has " + std::to_string(len) + " rows; the frame's other columns have " + std::to_string(total));
+      }
+      col.data.resize(n * dtype_size(col.type));
+      switch (col.type) {
+        case DType::int64:
+        case DType::timestamp: read_rows(d, H5T_NATIVE_INT64, row0, n, col.data.data(), ctx); break;
+        case DType::float64: read_rows(d, H5T_NATIVE_DOUBLE, row0, n, col.data.data(), ctx); break;
+        case DType::boolean: {
+          H5Handle ft(H5Dget_type(d));
+          if (H5Tget_class(ft) == H5T_ENUM) {
+            H5Handle mt(H5Tget_native_type(ft, H5T_DIR_ASCEND));
+            read_rows(d, mt, row0, n, col.data.data(), ctx);
+          } else {
+            read_rows(d, H5T_NATIVE_UINT8, row0, n, col.data.data(), ctx);
+          }
+          for (auto& b : col.data) b = std::byte(b != std::byte{0} ? 1 : 0);
+          break;
+        }
+        case DType::string: {
+          std::vector<std::int32_t> codes(n);
+          read_rows(d, H5T_NATIVE_INT32, row0, n, codes.data(), ctx);
+          H5Handle cd(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "categories", H5P_DEFAULT)));
+          std::vector<std::string> cats = read_strings(cd, false, ctx + "/categories");
+          std::vector<std::string> sorted = cats;
+          std::sort(sorted.begin(), sorted.end());
+          sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+          std::vector<std::int32_t> remap(cats.size());
+          for (std::size_t i = 0; i < cats.size(); ++i)
+            remap[i] = static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), cats[i]) - sorted.begin());
+          bool any_null = false;
+          for (auto& c : codes) {
+            if (c < 0) {
+              c = -1, any_null = true;
+            } else if (static_cast<std::size_t>(c) >= cats.size()) {
+              SLAB_FAIL(IoError, ctx + "/codes holds code " + std::to_string(c) + " beyond the " +
+                                     std::to_string(cats.size()) + " categories");
+            } else {
+              c = remap[static_cast<std::size_t>(c)];
+            }
+          }
+          if (any_null) {
+            col.valid.assign(n, 1);
+            for (std::uint64_t i = 0; i < n; ++i) col.valid[i] = codes[i] >= 0;
+          }
+          std::memcpy(col.data.data(), codes.data(), n * 4);
+          col.dictionary = std::move(sorted);
+          break;
+        }
+      }
+      const std::string vname = name + ".valid";
+      if (col.type != DType::string && H5Lexists(grp, vname.c_str(), H5P_DEFAULT) > 0) {
+        H5Handle vd(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, vname.c_str(), H5P_DEFAULT)));
+        if (dataset_length(vd, ctx + ".valid") != total)
+          SLAB_FAIL(IoError, ctx + ".valid has another length than the column");
+        col.valid.resize(n);
+        read_rows(vd, H5T_NATIVE_UINT8, row0, n, col.valid.data(), ctx + ".valid");
+        for (auto& v : col.valid) v = v ? 1 : 0;
+        if (col.type == DType::float64) {  // floats carry nulls as NaN
+          auto* f = reinterpret_cast<double*>(col.data.data());
+          for (std::uint64_t i = 0; i < n; ++i)
+            if (!col.valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
+          col.valid.clear();
+        }
+      }
+      cols.push_back(std::move(col));
+    }
+  });
+
+  std::vector<Field> fields;
+  std::vector<Dictionary> dicts;
+  std::vector<DType> types;
+  std::vector<bool> has_valid;
+  for (auto& c : cols) {
+    fields.push_back({c.name, c.type});
+    dicts.push_back(c.type == DType::string ? make_dictionary(std::move(c.dictionary)) : nullptr);
+    types.push_back(c.type);
+    has_valid.push_back(!c.valid.empty());
+  }
+  Schema schema(fields, dicts);
+  auto shared = std::make_shared<std::vector<ReadColumn>>(std::move(cols));
+  const auto nn = static_cast<std::int64_t>(n);
+  const std::int64_t per = rows_per_partition > 0 ? rows_per_partition : std::max<std::int64_t>(nn, 1);
+  std::vector<Chunk> parts;
+  std::vector<std::optional<std::int64_t>> known;
+  for (std::int64_t b = 0; b < nn; b += per) {
+    const std::int64_t e = std::min(nn, b + per);
+    parts.push_back(queue.submit("read_hdf5", {}, [shared, types, has_valid, b, e](TaskContext& ctx) {
+      BatchBuilder out(ctx, e - b, types, has_valid);
+      for (std::size_t c = 0; c < types.size(); ++c) {
+        const std::size_t es = dtype_size(types[c]);
+        std::memcpy(out.data(c), (*shared)[c].data.data() + b * es, static_cast<std::size_t>(e - b) * es);
+        if (std::uint8_t* v = out.valid(c)) std::memcpy(v, (*shared)[c].valid.data() + b, static_cast<std::size_t>(e - b));
+      }
+    }));
+    known.emplace_back(e - b);
+  }
+  return Frame(queue, std::move(schema), std::move(parts), std::move(known));
+}
+
+}  // namespace slab::frame

@@ -1,0 +1,186 @@
+// HDF5 frames: round trip of every column type with nulls (complete-or-absent replacement), and reading a file
+// written in the layout of WORKLOADS.md by plain serial HDF5 calls (vlen `columns`, unsorted categories, bool
+// as uint8, timestamps with unit = "ns", a `.valid` dataset).
+#include <gtest/gtest.h>
+#include <hdf5.h>
+
+#include <cmath>
+#include <cstring>
+
+#include "../io/io_test_util.hpp"
+#include "slab/io/frame_io.hpp"
+
+namespace sf = slab::frame;
+
+namespace {
+
+sf::LocalTable make_local(int rank) {
+  const std::int64_t n = rank == 1 ? 0 : 5 + 3 * rank;
+  std::int64_t base = 0;
+  for (int q = 0; q < rank; ++q) base += q == 1 ? 0 : 5 + 3 * q;
+  std::vector<std::int64_t> i64, ts;
+  std::vector<double> f;
+  std::vector<std::uint8_t> b, valid, bvalid;
+  std::vector<std::string> s;
+  std::vector<std::uint8_t> svalid;
+  const char* words[] = {"zeta", "alpha", "", "mu"};
+  for (std::int64_t k = 0; k < n; ++k) {
+    const std::int64_t g = base + k;
+    i64.push_back(g * 1000 - 7);
+    valid.push_back(g % 4 != 1);
+    f.push_back(g % 5 == 2 ? std::nan("") : g * 0.5);
+    b.push_back(g % 3 == 0);
+    bvalid.push_back(g % 6 != 5);
+    ts.push_back(946684800000000000LL + g * 1000);
+    s.push_back(g % 7 == 3 ? "" : words[g % 4]);
+    svalid.push_back(g % 7 != 3);
+  }
+  sf::LocalTable t;
+  t.add(sf::LocalColumn::int64("i", i64, valid));
+  t.add(sf::LocalColumn::float64("f", f));
+  t.add(sf::LocalColumn::boolean("b", b, bvalid));
+  t.add(sf::LocalColumn::timestamp("t", ts));
+  t.add(sf::LocalColumn::string("s", s, svalid));
+  return t;
+}
+
+void expect_same(const sf::LocalTable& a, const sf::LocalTable& b) {
+  ASSERT_EQ(a.names(), b.names());
+  ASSERT_EQ(a.nrows(), b.nrows());
+  for (std::size_t c = 0; c < a.ncols(); ++c) {
+    const auto &x = a.columns[c], &y = b.columns[c];
+    EXPECT_EQ(x.type, y.type) << x.name;
+    for (std::int64_t r = 0; r < a.nrows(); ++r) {
+      ASSERT_EQ(x.is_null(r), y.is_null(r)) << x.name << " row " << r;
+      if (x.is_null(r)) continue;
+      switch (x.type) {
+        case sf::DType::string: EXPECT_EQ(x.strings[r], y.strings[r]) << x.name << r; break;
+        case sf::DType::float64: EXPECT_EQ(x.floats[r], y.floats[r]) << x.name << r; break;
+        case sf::DType::boolean: EXPECT_EQ(x.bools[r], y.bools[r]) << x.name << r; break;
+        default: EXPECT_EQ(x.ints[r], y.ints[r]) << x.name << r; break;
+      }
+    }
+  }
+}
+
+bool link_exists(const std::string& file, const std::string& path) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+  if (f < 0) return false;
+  const bool e = H5Lexists(f, path.c_str(), H5P_DEFAULT) > 0;
+  H5Fclose(f);
+  return e;
+}
+
+}  // namespace
+
+TEST(FrameHdf5, RoundTripEveryTypeWithNulls) {
+  iotest::Engine e;
+  iotest::ScratchDir dir(e.comm);
+  const std::string file = dir.file("frame.h5");
+  sf::Frame f = sf::Frame::from_local_table(e.queue, make_local(e.comm.rank()), 4);
+  const sf::LocalTable want = f.gather_all();
+  sf::write_hdf5(f, file, "/data/frame");
+  sf::Frame g = sf::read_hdf5(e.queue, file, "/data/frame", 3);
+  expect_same(g.gather_all(), want);
+  // Replace it with another frame: the old group goes, no temporary stays.
+  sf::LocalTable small;
+  small.add(sf::LocalColumn::float64("only", {1.0 * e.comm.rank()}));
+  sf::write_hdf5(sf::Frame::from_local_table(e.queue, small), file, "/data/frame");
+  sf::LocalTable back = sf::read_hdf5(e.queue, file, "/data/frame").gather_all();
+  ASSERT_EQ(back.names(), std::vector<std::string>{"only"});
+  EXPECT_EQ(back.nrows(), e.comm.size());
+  e.comm.barrier();
+  EXPECT_FALSE(link_exists(file, "/data/.frame.slab-tmp"));
+  // Errors agree on every rank.
+  EXPECT_THROW((void)sf::read_hdf5(e.queue, file, "/nope"), slab::IoError);
+  EXPECT_THROW((void)sf::read_hdf5(e.queue, dir.file("missing.h5"), "/frame"), slab::IoError);
+}
+
+TEST(FrameHdf5, ReadsAFileWrittenWithPlainHdf5Calls) {
+  iotest::Engine e;
+  iotest::ScratchDir dir(e.comm);
+  const std::string file = dir.file("plain.h5");
+  const hsize_t n = 6;
+  if (e.comm.rank() == 0) {
+    hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t g = H5Gcreate2(f, "/frame", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    hid_t sp = H5Screate_simple(1, &n, nullptr);
+    std::int64_t id[6] = {10, 11, 12, 13, 14, 15};
+    hid_t d = H5Dcreate2(g, "id", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, id);
+    H5Dclose(d);
+    std::uint8_t idv[6] = {1, 1, 0, 1, 1, 1};
+    d = H5Dcreate2(g, "id.valid", H5T_STD_U8LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, idv);
+    H5Dclose(d);
+    std::uint8_t flag[6] = {1, 0, 0, 1, 1, 0};
+    d = H5Dcreate2(g, "flag", H5T_STD_U8LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_UINT8, H5S_ALL, H5S_ALL, H5P_DEFAULT, flag);
+    H5Dclose(d);
+    std::int64_t t[6] = {0, 1, 2, 3, 4, 5};
+    d = H5Dcreate2(g, "when", H5T_STD_I64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_INT64, H5S_ALL, H5S_ALL, H5P_DEFAULT, t);
+    hid_t vstr = H5Tcopy(H5T_C_S1);
+    H5Tset_size(vstr, H5T_VARIABLE);
+    H5Tset_cset(vstr, H5T_CSET_UTF8);
+    hid_t scalar = H5Screate(H5S_SCALAR);
+    hid_t a = H5Acreate2(d, "unit", vstr, scalar, H5P_DEFAULT, H5P_DEFAULT);
+    const char* ns = "ns";
+    H5Awrite(a, vstr, &ns);
+    H5Aclose(a);
+    H5Dclose(d);
+    double x[6] = {0.5, NAN, 2.5, 3.5, 4.5, 5.5};
+    d = H5Dcreate2(g, "x", H5T_IEEE_F64LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_DOUBLE, H5S_ALL, H5S_ALL, H5P_DEFAULT, x);
+    H5Dclose(d);
+    hid_t sub = H5Gcreate2(g, "name", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    std::int32_t codes[6] = {0, 1, 2, -1, 1, 0};
+    d = H5Dcreate2(sub, "codes", H5T_STD_I32LE, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, H5T_NATIVE_INT32, H5S_ALL, H5S_ALL, H5P_DEFAULT, codes);
+    H5Dclose(d);
+    hid_t fstr = H5Tcopy(H5T_C_S1);
+    H5Tset_size(fstr, 5);
+    H5Tset_cset(fstr, H5T_CSET_UTF8);
+    const hsize_t nc = 3;
+    hid_t csp = H5Screate_simple(1, &nc, nullptr);
+    char cats[15] = {};
+    std::memcpy(cats, "Zelda", 5), std::memcpy(cats + 5, "Bob", 3), std::memcpy(cats + 10, "Alice", 5);
+    d = H5Dcreate2(sub, "categories", fstr, csp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, fstr, H5S_ALL, H5S_ALL, H5P_DEFAULT, cats);
+    H5Dclose(d);
+    const hsize_t ncol = 5;
+    hid_t colsp = H5Screate_simple(1, &ncol, nullptr);
+    const char* names[5] = {"id", "name", "x", "flag", "when"};
+    a = H5Acreate2(g, "columns", vstr, colsp, H5P_DEFAULT, H5P_DEFAULT);
+    H5Awrite(a, vstr, names);
+    H5Aclose(a);
+    H5Sclose(colsp), H5Sclose(csp), H5Tclose(fstr), H5Gclose(sub), H5Sclose(scalar), H5Tclose(vstr), H5Sclose(sp);
+    H5Gclose(g), H5Fclose(f);
+  }
+  e.comm.barrier();
+  sf::Frame f = sf::read_hdf5(e.queue, file, "/frame");
+  const sf::LocalTable t = f.gather_all();
+  ASSERT_EQ(t.names(), (std::vector<std::string>{"id", "name", "x", "flag", "when"}));
+  EXPECT_EQ(t["id"].type, sf::DType::int64);
+  EXPECT_EQ(t["name"].type, sf::DType::string);
+  EXPECT_EQ(t["flag"].type, sf::DType::boolean);
+  EXPECT_EQ(t["when"].type, sf::DType::timestamp);
+  ASSERT_EQ(t.nrows(), 6);
+  EXPECT_TRUE(t["id"].is_null(2));
+  EXPECT_EQ(t["id"].ints[5], 15);
+  EXPECT_EQ(t["name"].strings, (std::vector<std::string>{"Zelda", "Bob", "Alice", "", "Bob", "Zelda"}));
+  EXPECT_TRUE(t["name"].is_null(3));
+  EXPECT_EQ(*f.schema().dictionary(1), (std::vector<std::string>{"Alice", "Bob", "Zelda"}));
+  EXPECT_TRUE(std::isnan(t["x"].floats[1]));
+  EXPECT_EQ(t["flag"].bools, (std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0}));
+  EXPECT_EQ(t["when"].ints[4], 4);
+  // Without the `columns` attribute: alphabetical order of the datasets and string groups.
+  if (e.comm.rank() == 0) {
+    hid_t fh = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+    H5Adelete_by_name(fh, "/frame", "columns", H5P_DEFAULT);
+    H5Fclose(fh);
+  }
+  e.comm.barrier();
+  EXPECT_EQ(sf::read_hdf5(e.queue, file, "/frame").columns(),
+            (std::vector<std::string>{"flag", "id", "name", "when", "x"}));
+}
