@@ -20,9 +20,9 @@ struct Frame::State {
 Frame::Frame(TaskQueue& queue, Schema schema, std::vector<Chunk> partitions,
              std::vector<std::optional<std::int64_t>> rows)
     : state_(std::make_shared<State>()) {
-  SLAB_EXPECTS(rows.empty() || rows.size() == partitions.size(), ShapeError,
-               "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) +
-                   " partitions");
+  SLAB_EXPECTS(
+      rows.empty() || rows.size() == partitions.size(), ShapeError,
+      "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) + " partitions");
   rows.resize(partitions.size());
   state_->queue = &queue;
   state_->schema = std::move(schema);
@@ -49,6 +49,18 @@ std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
   Pin pin = buffer->pin();
   BatchView view(std::span<const std::byte>(pin.data(), pin.size()));
   return {std::move(pin), view};
+}
+
+BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& storage) {
+  std::vector<Pin> pins;  // keep every partition resident while it is copied
+  std::vector<BatchView> views;
+  for (const Chunk& c : frame.partitions()) {
+    auto [pin, view] = view_chunk(c);
+    pins.push_back(std::move(pin));
+    views.push_back(view);
+  }
+  concat_batches(views, types_of(frame.schema()), storage);
+  return BatchView(storage);
 }
 
 Frame& Frame::persist() {
@@ -185,9 +197,15 @@ void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_
     auto ub = static_cast<std::size_t>(begin);
     switch (col.type) {
       case DType::int64:
-      case DType::timestamp: std::copy_n(col.ints.begin() + begin, n, b.column<std::int64_t>(c).begin()); break;
-      case DType::float64: std::copy_n(col.floats.begin() + begin, n, b.column<double>(c).begin()); break;
-      case DType::boolean: std::copy_n(col.bools.begin() + begin, n, b.column<std::uint8_t>(c).begin()); break;
+      case DType::timestamp:
+        std::copy_n(col.ints.begin() + begin, n, b.column<std::int64_t>(c).begin());
+        break;
+      case DType::float64:
+        std::copy_n(col.floats.begin() + begin, n, b.column<double>(c).begin());
+        break;
+      case DType::boolean:
+        std::copy_n(col.bools.begin() + begin, n, b.column<std::uint8_t>(c).begin());
+        break;
       case DType::string: {
         auto codes = b.column<std::int32_t>(c);
         for (std::int64_t i = 0; i < n; ++i) {
@@ -288,8 +306,7 @@ Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::in
   std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
   std::string size_err;
   for (const auto& c : table.columns)
-    if (static_cast<std::int64_t>(c.size()) != table.nrows() ||
-        (!c.valid.empty() && c.valid.size() != c.size()))
+    if (static_cast<std::int64_t>(c.size()) != table.nrows() || (!c.valid.empty() && c.valid.size() != c.size()))
       size_err = "from_local_table: column '" + c.name + "' has another length";
   comm.agree(size_err.empty(), size_err);
   comm.agree(hmin == hmax, "from_local_table: ranks have different columns (here: " + sig + ")");
@@ -322,9 +339,8 @@ Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::in
   std::vector<std::optional<std::int64_t>> rows;
   for (std::int64_t b = 0; b < n; b += per) {
     std::int64_t e = std::min(n, b + per);
-    parts.push_back(queue.submit("from_local_table", {}, [shared, schema, b, e](TaskContext& ctx) {
-      write_batch(*shared, schema, b, e, ctx);
-    }));
+    parts.push_back(queue.submit(
+        "from_local_table", {}, [shared, schema, b, e](TaskContext& ctx) { write_batch(*shared, schema, b, e, ctx); }));
     rows.emplace_back(e - b);
   }
   return Frame(queue, std::move(schema), std::move(parts), std::move(rows));

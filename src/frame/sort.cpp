@@ -82,8 +82,7 @@ struct Encoder {
         case DType::int64:
         case DType::timestamp: {
           auto v = b.column<std::int64_t>(c);
-          for (std::size_t i = 0; i < n; ++i)
-            put(i, valid && !valid[i], static_cast<std::uint64_t>(v[i]) ^ kSign);
+          for (std::size_t i = 0; i < n; ++i) put(i, valid && !valid[i], static_cast<std::uint64_t>(v[i]) ^ kSign);
           break;
         }
         case DType::float64: {
@@ -172,17 +171,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
 
   // This rank's rows as one batch.
   std::vector<std::byte> local_storage;
-  {
-    std::vector<Pin> pins;
-    std::vector<BatchView> views;
-    for (const Chunk& c : frame.partitions()) {
-      auto [pin, view] = view_chunk(c);
-      pins.push_back(std::move(pin));
-      views.push_back(view);
-    }
-    concat_batches(views, types, local_storage);
-  }
-  const BatchView local(local_storage);
+  const BatchView local = concat_local_partitions(frame, local_storage);
   const auto n = static_cast<std::size_t>(local.nrows());
   std::vector<std::uint64_t> rec = enc.encode(local, offset, -1);
 
@@ -265,7 +254,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
 
   // Output partitions.
   const std::vector<bool> out_masks = masks_of(mine, ncols);
-  const std::int64_t per = rows_per_partition > 0 ? rows_per_partition : static_cast<std::int64_t>(std::max<std::size_t>(m, 1));
+  const std::int64_t per =
+      rows_per_partition > 0 ? rows_per_partition : static_cast<std::int64_t>(std::max<std::size_t>(m, 1));
   std::vector<Chunk> parts;
   std::vector<std::optional<std::int64_t>> known;
   for (std::int64_t begin = 0; begin < static_cast<std::int64_t>(m); begin += per) {

@@ -74,7 +74,8 @@ void write_string_attr(hid_t obj, const char* name, const std::vector<std::strin
 // Strings of a dataset or attribute of string type (fixed or variable length).
 std::vector<std::string> read_strings(hid_t obj, bool is_attr, const std::string& ctx) {
   H5Handle ftype(SLAB_HDF5_TRY(ctx, is_attr ? H5Aget_type(obj) : H5Dget_type(obj)));
-  if (H5Tget_class(ftype) != H5T_STRING) SLAB_FAIL(IoError, ctx + ": not a string " + (is_attr ? "attribute" : "dataset"));
+  if (H5Tget_class(ftype) != H5T_STRING)
+    SLAB_FAIL(IoError, ctx + ": not a string " + (is_attr ? "attribute" : "dataset"));
   H5Handle space(SLAB_HDF5_TRY(ctx, is_attr ? H5Aget_space(obj) : H5Dget_space(obj)));
   const hssize_t n = H5Sget_simple_extent_npoints(space);
   std::vector<std::string> out;
@@ -84,14 +85,16 @@ std::vector<std::string> read_strings(hid_t obj, bool is_attr, const std::string
     H5Tset_size(mtype, H5T_VARIABLE);
     H5Tset_cset(mtype, H5Tget_cset(ftype));
     std::vector<char*> ptrs(static_cast<std::size_t>(n), nullptr);
-    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, ptrs.data()) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()));
+    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, ptrs.data())
+                               : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, ptrs.data()));
     for (char* p : ptrs) out.emplace_back(p ? p : "");
     H5Dvlen_reclaim(mtype, space, H5P_DEFAULT, ptrs.data());
   } else {
     const std::size_t len = H5Tget_size(ftype);
     H5Handle mtype(H5Tcopy(ftype));
     std::vector<char> buf(static_cast<std::size_t>(n) * len);
-    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, buf.data()) : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()));
+    SLAB_HDF5_TRY(ctx, is_attr ? H5Aread(obj, mtype, buf.data())
+                               : H5Dread(obj, mtype, H5S_ALL, H5S_ALL, H5P_DEFAULT, buf.data()));
     const bool spacepad = H5Tget_strpad(ftype) == H5T_STR_SPACEPAD;
     for (hssize_t i = 0; i < n; ++i) {
       std::string s(buf.data() + i * len, len);
@@ -110,8 +113,8 @@ void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t m
                   std::uint64_t offset, std::uint64_t n, const void* data, const std::string& ctx) {
   const hsize_t dims = total;
   H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &dims, nullptr)));
-  H5Handle dset(SLAB_HDF5_TRY(ctx + "/" + name, H5Dcreate2(group, name.c_str(), file_type, fspace, H5P_DEFAULT,
-                                                           H5P_DEFAULT, H5P_DEFAULT)));
+  H5Handle dset(SLAB_HDF5_TRY(
+      ctx + "/" + name, H5Dcreate2(group, name.c_str(), file_type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
   const hsize_t count = n, start = offset;
   H5Handle mspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &count, nullptr)));
   if (n == 0) {
@@ -141,17 +144,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   const std::int64_t total = frame.len();
   const std::vector<DType> types = types_of(schema);
   std::vector<std::byte> storage;
-  {
-    std::vector<Pin> pins;
-    std::vector<BatchView> views;
-    for (const Chunk& c : frame.partitions()) {
-      auto [pin, view] = view_chunk(c);
-      pins.push_back(std::move(pin));
-      views.push_back(view);
-    }
-    concat_batches(views, types, storage);
-  }
-  const BatchView local(storage);
+  const BatchView local = concat_local_partitions(frame, storage);
   const auto n = static_cast<std::uint64_t>(local.nrows());
   // Which columns need a `.valid` dataset: any rank has a null in a non-float column.
   std::vector<int> masked(types.size(), 0);
@@ -180,10 +173,11 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     SLAB_HDF5_TRY(file, H5Pset_fapl_mpio(fapl, comm.mpi(), MPI_INFO_NULL));
     detail::hdf5_quiet();
-    const hid_t id = present ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl)
-                             : H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+    const hid_t id =
+        present ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl) : H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     if (id < 0)
-      SLAB_FAIL(IoError, file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+      SLAB_FAIL(IoError,
+                file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
     fid = H5Handle(id);
   });
   // HDF5 metadata calls are collective: every rank makes the same ones; a failure is agreed.
@@ -222,7 +216,8 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
           std::size_t len = 1;
           for (const auto& s : dict) len = std::max(len, s.size());
           std::vector<char> buf(std::max<std::size_t>(dict.size(), 1) * len, '\0');
-          for (std::size_t i = 0; i < dict.size(); ++i) std::memcpy(buf.data() + i * len, dict[i].data(), dict[i].size());
+          for (std::size_t i = 0; i < dict.size(); ++i)
+            std::memcpy(buf.data() + i * len, dict[i].data(), dict[i].size());
           H5Handle st(utf8_string_type(len));
           const bool mine = comm.rank() == 0;
           write_column(sub, "categories", st, st, dict.size(), 0, mine ? dict.size() : 0, buf.data(), ctx);
@@ -280,7 +275,8 @@ void read_rows(hid_t d, hid_t mem_type, std::uint64_t row0, std::uint64_t n, voi
 
 }  // namespace
 
-Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group_in, std::int64_t rows_per_partition) {
+Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group_in,
+                std::int64_t rows_per_partition) {
   const Comm& comm = queue.comm();
   const std::string gpath = absolute(group_in);
   const std::string where = file + ":" + gpath;
@@ -315,7 +311,8 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
     const auto p = static_cast<std::uint64_t>(comm.size()), r = static_cast<std::uint64_t>(comm.rank());
     for (const auto& name : names) {
       const std::string ctx = where + "/" + name;
-      if (H5Lexists(grp, name.c_str(), H5P_DEFAULT) <= 0) SLAB_FAIL(IoError, ctx + ": no such column (listed in 'columns')");
+      if (H5Lexists(grp, name.c_str(), H5P_DEFAULT) <= 0)
+        SLAB_FAIL(IoError, ctx + ": no such column (listed in 'columns')");
       H5O_info_t oi;
       SLAB_HDF5_TRY(ctx, H5Oget_info_by_name2(grp, name.c_str(), &oi, H5O_INFO_BASIC, H5P_DEFAULT));
       ReadColumn col;
@@ -333,11 +330,16 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
         H5Handle ft(H5Dget_type(d));
         const H5T_class_t cls = H5Tget_class(ft);
         const std::size_t size = H5Tget_size(ft);
-        if (cls == H5T_FLOAT) col.type = DType::float64;
-        else if (cls == H5T_ENUM && size == 1) col.type = DType::boolean;
-        else if (cls == H5T_INTEGER && size == 1) col.type = DType::boolean;
-        else if (cls == H5T_INTEGER) col.type = H5Aexists(d, "unit") > 0 ? DType::timestamp : DType::int64;
-        else SLAB_FAIL(IoError, ctx + ": unsupported dtype (expected integer, float, bool or a codes/categories group)");
+        if (cls == H5T_FLOAT)
+          col.type = DType::float64;
+        else if (cls == H5T_ENUM && size == 1)
+          col.type = DType::boolean;
+        else if (cls == H5T_INTEGER && size == 1)
+          col.type = DType::boolean;
+        else if (cls == H5T_INTEGER)
+          col.type = H5Aexists(d, "unit") > 0 ? DType::timestamp : DType::int64;
+        else
+          SLAB_FAIL(IoError, ctx + ": unsupported dtype (expected integer, float, bool or a codes/categories group)");
         if (col.type == DType::timestamp) {
           H5Handle a(SLAB_HDF5_TRY(ctx, H5Aopen(d, "unit", H5P_DEFAULT)));
           auto unit = read_strings(a, true, ctx + " attribute 'unit'");
@@ -351,13 +353,18 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
       if (first) {
         total = len, row0 = total * r / p, n = total * (r + 1) / p - row0, first = false;
       } else if (len != total) {
-        SLAB_FAIL(IoError, ctx + " has " + std::to_string(len) + " rows; the frame's other columns have " + std::to_string(total));
+        SLAB_FAIL(IoError, ctx + " has " + std::to_string(len) + " rows; the frame's other columns have " +
+                               std::to_string(total));
       }
       col.data.resize(n * dtype_size(col.type));
       switch (col.type) {
         case DType::int64:
-        case DType::timestamp: read_rows(d, H5T_NATIVE_INT64, row0, n, col.data.data(), ctx); break;
-        case DType::float64: read_rows(d, H5T_NATIVE_DOUBLE, row0, n, col.data.data(), ctx); break;
+        case DType::timestamp:
+          read_rows(d, H5T_NATIVE_INT64, row0, n, col.data.data(), ctx);
+          break;
+        case DType::float64:
+          read_rows(d, H5T_NATIVE_DOUBLE, row0, n, col.data.data(), ctx);
+          break;
         case DType::boolean: {
           H5Handle ft(H5Dget_type(d));
           if (H5Tget_class(ft) == H5T_ENUM) {
@@ -379,7 +386,8 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
           sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
           std::vector<std::int32_t> remap(cats.size());
           for (std::size_t i = 0; i < cats.size(); ++i)
-            remap[i] = static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), cats[i]) - sorted.begin());
+            remap[i] =
+                static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), cats[i]) - sorted.begin());
           bool any_null = false;
           for (auto& c : codes) {
             if (c < 0) {
@@ -442,7 +450,8 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
       for (std::size_t c = 0; c < types.size(); ++c) {
         const std::size_t es = dtype_size(types[c]);
         std::memcpy(out.data(c), (*shared)[c].data.data() + b * es, static_cast<std::size_t>(e - b) * es);
-        if (std::uint8_t* v = out.valid(c)) std::memcpy(v, (*shared)[c].valid.data() + b, static_cast<std::size_t>(e - b));
+        if (std::uint8_t* v = out.valid(c))
+          std::memcpy(v, (*shared)[c].valid.data() + b, static_cast<std::size_t>(e - b));
       }
     }));
     known.emplace_back(e - b);

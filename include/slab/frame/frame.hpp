@@ -66,7 +66,7 @@ class Frame {
   [[nodiscard]] static Frame from_local_table(TaskQueue& queue, const LocalTable& table,
                                               std::int64_t rows_per_partition = 0);
 
- /// @private Shared state (src/frame/frame.cpp).
+  /// @private Shared state (src/frame/frame.cpp).
   struct State;
 
  private:
@@ -86,13 +86,16 @@ using PartitionFn = std::function<void(const BatchView& in, TaskContext& ctx)>;
 /// Pin a ready chunk and view its batch (keep the returned Pin alive while using the view). Not collective.
 [[nodiscard]] std::pair<Pin, BatchView> view_chunk(const Chunk& chunk);
 
+/// This rank's (computed) partitions concatenated, in order, into one batch held by `storage`; returns a view
+/// of it. Not collective: persist the frame first.
+[[nodiscard]] BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& storage);
+
 /// A batch's rows as a host table (strings decoded with schema's dictionaries; index = first_row + i).
 [[nodiscard]] LocalTable to_local_table(const BatchView& batch, const Schema& schema, std::int64_t first_row = 0);
 
 /// Write `table`'s rows [begin, end) as a batch (strings encoded with schema's dictionaries; strings not in
 /// the dictionary become null). Masks only for columns with nulls.
-void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
-                 TaskContext& ctx);
+void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end, TaskContext& ctx);
 void write_batch(const LocalTable& table, const Schema& schema, std::int64_t begin, std::int64_t end,
                  std::vector<std::byte>& storage);
 
