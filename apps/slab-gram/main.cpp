@@ -39,13 +39,13 @@ int main(int argc, char** argv) {
     if (!generate_file.empty()) {
       const std::uint64_t tr = std::min<std::uint64_t>(rows, 5000), tc = std::min<std::uint64_t>(cols, 5000);
       ctx.job_begin();
-      slab::hdf5::write_generated(comm, generate_file, "/X", slab::ElementType::float64, {rows, cols}, {tr, tc}, tr, tc,
-                                  [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
-                                    auto* x = static_cast<double*>(out);
-                                    for (std::uint64_t i = 0; i < nr; ++i)
-                                      for (std::uint64_t j = 0; j < nc; ++j)
-                                        x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
-                                  });
+      slab::hdf5::write_generated(
+          comm, generate_file, "/X", slab::ElementType::float64, {rows, cols}, {tr, tc}, tr, tc,
+          [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
+            auto* x = static_cast<double*>(out);
+            for (std::uint64_t i = 0; i < nr; ++i)
+              for (std::uint64_t j = 0; j < nc; ++j) x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
+          });
       ctx.job_end();
       ctx.check("generated_rows", static_cast<std::int64_t>(rows));
       ctx.check("generated_cols", static_cast<std::int64_t>(cols));

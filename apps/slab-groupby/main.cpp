@@ -19,13 +19,21 @@ int main(int argc, char** argv) {
   std::int64_t partition_rows = 1'000'000;
   bool unsorted = false;
   app.cli().add_flag("--generate", generate, "generate the W3 input (counter-based, as in WORKLOADS.md)");
-  app.cli().add_option("--rows", rows, "rows to generate")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
-  app.cli().add_option("--partition-rows", partition_rows, "rows per partition")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32));
+  app.cli()
+      .add_option("--rows", rows, "rows to generate")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  app.cli()
+      .add_option("--partition-rows", partition_rows, "rows per partition")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32));
   app.cli().add_flag("--no-sort", unsorted, "leave the groups unsorted (sort=False)");
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     namespace fr = slab::frame;
-    if (!generate) throw slab::InvalidArgument("slab-groupby: give --generate (file input is not supported yet)", __FILE__, __LINE__);
+    if (!generate)
+      throw slab::InvalidArgument("slab-groupby: give --generate (file input is not supported yet)", __FILE__,
+                                  __LINE__);
     slab::Comm& comm = ctx.comm();
     fr::Frame df = fr::datasets::w3(ctx.tasks(), rows, partition_rows);
     df.persist();  // generation is not timed
@@ -47,7 +55,7 @@ int main(int argc, char** argv) {
       for (std::size_t k = 0; k < fr::kNames.size(); ++k)
         if (dict[c] == fr::kNames[k]) name_index[c] = static_cast<std::int64_t>(k);
     double sums[6] = {0, 0, 0, 0, 0, 0};  // x_sum, x_mean, x_std, y_min, y_max, wsum_xsum
-    std::int64_t counts[2] = {0, 0};       // ngroups, sum_count
+    std::int64_t counts[2] = {0, 0};      // ngroups, sum_count
     std::int64_t first_key = std::numeric_limits<std::int64_t>::max(), first_count = 0;
     for (const auto& part : g.partitions()) {
       auto [pin, b] = fr::view_chunk(part);

@@ -30,7 +30,9 @@ double timed(slab::Comm& comm, int repeats, const std::function<void()>& fn) {
   return times[times.size() / 2];
 }
 
-std::string pad(const std::string& s, std::size_t n) { return s.size() >= n ? s + " " : s + std::string(n - s.size(), ' '); }
+std::string pad(const std::string& s, std::size_t n) {
+  return s.size() >= n ? s + " " : s + std::string(n - s.size(), ' ');
+}
 
 }  // namespace
 
@@ -40,7 +42,10 @@ int main(int argc, char** argv) {
   int repeats = 5;
   bool skip_bench = false;
   app.cli().add_option("--bytes", bytes_text, "message size per rank for the bandwidth figures")->capture_default_str();
-  app.cli().add_option("--repeats", repeats, "timed repeats per figure (median reported)")->capture_default_str()->check(CLI::Range(1, 1000));
+  app.cli()
+      .add_option("--repeats", repeats, "timed repeats per figure (median reported)")
+      ->capture_default_str()
+      ->check(CLI::Range(1, 1000));
   app.cli().add_flag("--no-bench", skip_bench, "describe only; measure nothing");
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
@@ -52,7 +57,8 @@ int main(int argc, char** argv) {
 
     // Who is where: one line per rank, gathered to rank 0.
     std::ostringstream mine;
-    mine << pad(std::to_string(rank), 6) << pad(rt.hostname(), 20) << pad(std::to_string(rt.local_rank()) + "/" + std::to_string(rt.local_size()), 8)
+    mine << pad(std::to_string(rank), 6) << pad(rt.hostname(), 20)
+         << pad(std::to_string(rt.local_rank()) + "/" + std::to_string(rt.local_size()), 8)
          << pad(rt.device().id >= 0 ? std::to_string(rt.device().id) + " " + rt.device().name : "host", 28)
          << slab::format_bytes(rt.device_memory_limit()) << " / " << slab::format_bytes(rt.host_memory_limit());
     const std::string line = mine.str() + "\n";
@@ -77,7 +83,8 @@ int main(int argc, char** argv) {
 
     ctx.job_begin();
     std::ostringstream bench;
-    bench << "interconnect (" << slab::format_bytes(bytes) << " per rank, median of " << repeats << ", slowest rank):\n";
+    bench << "interconnect (" << slab::format_bytes(bytes) << " per rank, median of " << repeats
+          << ", slowest rank):\n";
     if (size >= 2) {
       // Ping-pong between rank 0 and the last rank (on a cluster: most likely another node).
       const int peer = size - 1;
@@ -94,10 +101,12 @@ int main(int argc, char** argv) {
         };
       };
       const int latency_rounds = 1000;
-      const double lat = timed(comm, repeats, [&] {
-        auto once = pingpong(small);
-        for (int i = 0; i < latency_rounds; ++i) once();
-      }) / latency_rounds / 2;
+      const double lat = timed(comm, repeats,
+                               [&] {
+                                 auto once = pingpong(small);
+                                 for (int i = 0; i < latency_rounds; ++i) once();
+                               }) /
+                         latency_rounds / 2;
       const double bw_time = timed(comm, repeats, pingpong(big)) / 2;
       const double bw = static_cast<double>(bytes) / bw_time / 1e9;
       bench << "  point-to-point 0<->" << peer << ": latency " << lat * 1e6 << " us, bandwidth " << bw << " GB/s\n";
@@ -106,11 +115,14 @@ int main(int argc, char** argv) {
     }
     {
       std::vector<double> in(bytes / sizeof(double), 1.0), out(in.size());
-      const double t = timed(comm, repeats, [&] { comm.allreduce(std::span<const double>(in), std::span<double>(out), slab::ReduceOp::sum); });
+      const double t = timed(comm, repeats, [&] {
+        comm.allreduce(std::span<const double>(in), std::span<double>(out), slab::ReduceOp::sum);
+      });
       // Bus bandwidth as NCCL's tests define it: 2 (n-1)/n of the buffer crosses each rank's link.
       const double algbw = static_cast<double>(bytes) / t / 1e9;
       const double busbw = algbw * (size > 1 ? 2.0 * (size - 1) / size : 1.0);
-      bench << "  allreduce:  " << t * 1e3 << " ms, algorithm bandwidth " << algbw << " GB/s, bus bandwidth " << busbw << " GB/s\n";
+      bench << "  allreduce:  " << t * 1e3 << " ms, algorithm bandwidth " << algbw << " GB/s, bus bandwidth " << busbw
+            << " GB/s\n";
       ctx.check("allreduce_seconds", t);
       ctx.check("allreduce_busbw_GBps", busbw);
     }
@@ -120,7 +132,8 @@ int main(int argc, char** argv) {
       const double t = timed(comm, repeats, [&] { comm.alltoall(std::span<const char>(send), std::span<char>(recv)); });
       const double algbw = static_cast<double>(per_peer * size) / t / 1e9;
       const double busbw = algbw * (size > 1 ? static_cast<double>(size - 1) / size : 1.0);
-      bench << "  alltoall:   " << t * 1e3 << " ms, algorithm bandwidth " << algbw << " GB/s, bus bandwidth " << busbw << " GB/s\n";
+      bench << "  alltoall:   " << t * 1e3 << " ms, algorithm bandwidth " << algbw << " GB/s, bus bandwidth " << busbw
+            << " GB/s\n";
       ctx.check("alltoall_seconds", t);
       ctx.check("alltoall_busbw_GBps", busbw);
     }

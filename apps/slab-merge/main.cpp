@@ -15,13 +15,23 @@ int main(int argc, char** argv) {
   std::int64_t rows = 20'000'000, right_rows = 2'000'000;
   std::string strategy = "auto";
   app.cli().add_flag("--generate", generate, "generate the W4 inputs (counter-based, as in WORKLOADS.md)");
-  app.cli().add_option("--rows", rows, "left rows")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
-  app.cli().add_option("--right-rows", right_rows, "right rows (unique keys)")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  app.cli().add_option("--strategy", strategy, "auto, broadcast or hash")->capture_default_str()->check(CLI::IsMember({"auto", "broadcast", "hash"}));
+  app.cli()
+      .add_option("--rows", rows, "left rows")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  app.cli()
+      .add_option("--right-rows", right_rows, "right rows (unique keys)")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.cli()
+      .add_option("--strategy", strategy, "auto, broadcast or hash")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "broadcast", "hash"}));
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     namespace fr = slab::frame;
-    if (!generate) throw slab::InvalidArgument("slab-merge: give --generate (file input is not supported yet)", __FILE__, __LINE__);
+    if (!generate)
+      throw slab::InvalidArgument("slab-merge: give --generate (file input is not supported yet)", __FILE__, __LINE__);
     slab::Comm& comm = ctx.comm();
     fr::Frame left = fr::datasets::w4_left(ctx.tasks(), rows);
     fr::Frame right = fr::datasets::w4_right(ctx.tasks(), right_rows);
@@ -29,7 +39,9 @@ int main(int argc, char** argv) {
     right.persist();
     ctx.job_begin();
     fr::MergeOptions opt;
-    opt.strategy = strategy == "hash" ? fr::JoinStrategy::hash : strategy == "broadcast" ? fr::JoinStrategy::broadcast : fr::JoinStrategy::automatic;
+    opt.strategy = strategy == "hash"        ? fr::JoinStrategy::hash
+                   : strategy == "broadcast" ? fr::JoinStrategy::broadcast
+                                             : fr::JoinStrategy::automatic;
     fr::MergeStats stats;
     opt.stats = &stats;
     fr::Frame j = fr::merge(left, right, {"key"}, opt);

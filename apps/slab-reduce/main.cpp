@@ -49,8 +49,8 @@ int main(int argc, char** argv) {
     ctx.check("max", s.max);
     std::ostringstream out;
     out.precision(17);
-    out << "N = " << n << " on " << ctx.size() << " ranks: " << ctx.job_seconds() << " s\n  sum " << s.sum << "\n  mean "
-        << s.mean << "\n  std " << s.std << "\n  max " << s.max << "\n";
+    out << "N = " << n << " on " << ctx.size() << " ranks: " << ctx.job_seconds() << " s\n  sum " << s.sum
+        << "\n  mean " << s.mean << "\n  std " << s.std << "\n  max " << s.max << "\n";
     ctx.print(out.str());
   });
 }

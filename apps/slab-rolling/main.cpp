@@ -7,8 +7,8 @@
 //   mpirun -n 4 slab-rolling --input series.h5:/frame --value v --on t --window 30min
 #include <slab/app/app.hpp>
 #include <slab/core/counter_rng.hpp>
-#include <slab/io/frame_io.hpp>
 #include <slab/frame/rolling.hpp>
+#include <slab/io/frame_io.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -59,12 +59,22 @@ int main(int argc, char** argv) {
   std::string value = "v", on = "t";
   std::optional<slab::DatasetPath> input;
   app.cli().add_flag("--generate", gen, "generate the W5 series (v = U(10, r), t = 2000-01-01 + r s)");
-  app.cli().add_option("--rows", rows, "rows to generate")->capture_default_str()->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
-  app.cli().add_option("--partition-rows", per_part, "rows per generated partition")->capture_default_str()->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
-  app.cli().add_option("--window", window_text, "a row count (1000) or a time span (1h, 30min, 15s)")->capture_default_str();
+  app.cli()
+      .add_option("--rows", rows, "rows to generate")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
+  app.cli()
+      .add_option("--partition-rows", per_part, "rows per generated partition")
+      ->capture_default_str()
+      ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
+  app.cli()
+      .add_option("--window", window_text, "a row count (1000) or a time span (1h, 30min, 15s)")
+      ->capture_default_str();
   app.cli().add_option("--op", op_text, "mean, sum, min, max, std or count")->capture_default_str();
   app.cli().add_option("--value", value, "the value column (with --input)")->capture_default_str();
-  app.cli().add_option("--on", on, "the sorted timestamp column of a time window (with --input)")->capture_default_str();
+  app.cli()
+      .add_option("--on", on, "the sorted timestamp column of a time window (with --input)")
+      ->capture_default_str();
   app.add_input(input, "read the frame from FILE.h5:/group (layout of WORKLOADS.md) instead of --generate");
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
@@ -95,7 +105,8 @@ int main(int argc, char** argv) {
     auto at = [&](std::int64_t row) {
       const double nan = std::numeric_limits<double>::quiet_NaN();
       double mine = 0, owned = 0;
-      if (row >= offset && row < offset + static_cast<std::int64_t>(r.size())) mine = r[static_cast<std::size_t>(row - offset)], owned = 1;
+      if (row >= offset && row < offset + static_cast<std::int64_t>(r.size()))
+        mine = r[static_cast<std::size_t>(row - offset)], owned = 1;
       if (owned && mine != mine) mine = 0, owned = 2;  // NaN travels as a flag
       double buf[2] = {mine, owned};
       comm.allreduce(std::span<double>(buf, 2), slab::ReduceOp::sum);
@@ -117,8 +128,9 @@ int main(int argc, char** argv) {
     ctx.check("last", last);
     std::ostringstream out;
     out.precision(17);
-    out << "slab-rolling: " << value << "." << window.str() << "." << sf::to_string(op) << "() over " << n << " rows on "
-        << comm.size() << " rank" << (comm.size() == 1 ? "" : "s") << " in " << ctx.job_seconds() << " s\n"
+    out << "slab-rolling: " << value << "." << window.str() << "." << sf::to_string(op) << "() over " << n
+        << " rows on " << comm.size() << " rank" << (comm.size() == 1 ? "" : "s") << " in " << ctx.job_seconds()
+        << " s\n"
         << "  n_valid " << n_valid << "\n  nansum  " << nansum << "\n  r999    " << r999 << "\n  r3600   " << r3600
         << "\n  last    " << last << "\n";
     ctx.print(out.str());

@@ -4,7 +4,8 @@
 //   mpirun -n 2 slab-svd --generate --rows 400000 --cols 1000 --stream --memory-limit 2GiB --json
 //
 // A[i, j] = U(1, i * cols + j). Without --stream, A is generated and persisted first (TraceKind::generate,
-// outside "seconds"; so is writing U with --output); with --stream, A is never held: its chunks are generated once for R and again for U.
+// outside "seconds"; so is writing U with --output); with --stream, A is never held: its chunks are generated once for
+// R and again for U.
 #include <slab/app/app.hpp>
 #include <slab/array/array.hpp>
 #include <slab/core/counter_rng.hpp>
@@ -56,18 +57,24 @@ int main(int argc, char** argv) {
   int power_iters = 2;
   std::optional<slab::DatasetPath> input, output;
   std::string qr = "auto";
-  app.cli().add_option("--qr", qr, "how R is found: auto (Cholesky of the Gram, checked, else Householder), householder, cholesky")
-      ->capture_default_str()->check(CLI::IsMember({"auto", "householder", "cholesky"}));
+  app.cli()
+      .add_option("--qr", qr,
+                  "how R is found: auto (Cholesky of the Gram, checked, else Householder), householder, cholesky")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "householder", "cholesky"}));
   app.cli().add_flag("--generate", generate, "generate A[i, j] = U(1, i * cols + j) (WORKLOADS.md W1)");
   app.add_input(input, "read A (float64, rows x cols) from an HDF5 dataset instead of generating it");
   app.cli().add_option("--rows", rows, "rows m")->capture_default_str()->check(CLI::PositiveNumber);
   app.cli().add_option("--cols", cols, "columns n")->capture_default_str()->check(CLI::PositiveNumber);
-  app.cli().add_option("-k", k, "singular triplets to keep (0: all n; required with --randomized)")->capture_default_str();
+  app.cli()
+      .add_option("-k", k, "singular triplets to keep (0: all n; required with --randomized)")
+      ->capture_default_str();
   app.cli().add_flag("--randomized", randomized, "randomized SVD (Halko et al.) instead of the exact TSQR SVD");
   app.cli().add_option("--oversample", oversample, "randomized: extra sketch columns p")->capture_default_str();
   app.cli().add_option("--power-iters", power_iters, "randomized: power iterations q")->capture_default_str();
   app.cli().add_option("--chunk-rows", chunk_rows, "rows per chunk (0: about 32 MiB)")->capture_default_str();
-  app.cli().add_flag("--stream", stream, "never hold A: generate its chunks twice (R pass, U pass) to fit a memory limit");
+  app.cli().add_flag("--stream", stream,
+                     "never hold A: generate its chunks twice (R pass, U pass) to fit a memory limit");
   app.add_output(output, "write U, S and V^T to datasets PATH_U, PATH_S and PATH_VT of FILE.h5, after the timed SVD");
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
@@ -75,9 +82,11 @@ int main(int argc, char** argv) {
     slab::TaskQueue& queue = ctx.tasks();
     slab::Comm& comm = ctx.comm();
     SLAB_EXPECTS(!(randomized && stream), slab::InvalidArgument, "slab-svd: --randomized does not support --stream");
-    SLAB_EXPECTS(generate != input.has_value(), slab::InvalidArgument, "slab-svd: give exactly one of --generate and --input");
-    SLAB_EXPECTS(!(input && stream), slab::InvalidArgument,
-                 "slab-svd: --stream regenerates A and works with --generate only; with --input, A is read once and held");
+    SLAB_EXPECTS(generate != input.has_value(), slab::InvalidArgument,
+                 "slab-svd: give exactly one of --generate and --input");
+    SLAB_EXPECTS(
+        !(input && stream), slab::InvalidArgument,
+        "slab-svd: --stream regenerates A and works with --generate only; with --input, A is read once and held");
     slab::Array<double> a;
     if (input) {
       // Reading the file is part of the job (WORKLOADS.md): the clock starts before it.
@@ -112,7 +121,8 @@ int main(int argc, char** argv) {
                 }};
     } else {
       std::vector<slab::Chunk> chunks;
-      for (std::int64_t i = 0; i < nchunks; ++i) chunks.push_back(generate_chunk(queue, layout.chunk_extent(rank, i), cols));
+      for (std::int64_t i = 0; i < nchunks; ++i)
+        chunks.push_back(generate_chunk(queue, layout.chunk_extent(rank, i), cols));
       a = slab::Array<double>(queue, layout, std::move(chunks));
       a.persist();
       source = la::row_source(a, "slab-svd");
@@ -134,8 +144,9 @@ int main(int argc, char** argv) {
       slab::io::write_hdf5(r.u, output->file, output->object + "_U");
       slab::io::write_hdf5(slab::Array<double>::from_local_blocks(queue, slab::Shape{kept}, slab::Split::none, r.s),
                            output->file, output->object + "_S");
-      slab::io::write_hdf5(slab::Array<double>::from_local_blocks(queue, slab::Shape{kept, cols}, slab::Split::none, r.vt),
-                           output->file, output->object + "_VT");
+      slab::io::write_hdf5(
+          slab::Array<double>::from_local_blocks(queue, slab::Shape{kept, cols}, slab::Split::none, r.vt), output->file,
+          output->object + "_VT");
     }
     // A's first rows for the residual check: from the file, or from the generator.
     const std::int64_t head_rows = std::min<std::int64_t>(1000, rows);
@@ -189,7 +200,8 @@ int main(int argc, char** argv) {
     ctx.check("ideal_seconds", ideal);
     ctx.check("ratio_to_ideal", ctx.job_seconds() / ideal);
     const auto mem = ctx.memory().stats();
-    ctx.check("device_high_water", static_cast<std::int64_t>(comm.allreduce(mem.device.high_water, slab::ReduceOp::max)));
+    ctx.check("device_high_water",
+              static_cast<std::int64_t>(comm.allreduce(mem.device.high_water, slab::ReduceOp::max)));
 
     std::ostringstream out;
     out << "SVD of " << rows << " x " << cols << (randomized ? " (randomized)" : " (TSQR)") << " on " << comm.size()

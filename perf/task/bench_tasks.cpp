@@ -29,7 +29,8 @@ int main(int argc, char** argv) {
     std::vector<double> times;
     for (int r = 0; r < repeats; ++r) {
       slab::Tracer tracer(rt.world());  // fresh per repeat: every task is recorded
-      slab::MemoryManager memory(slab::MemoryConfig{1ull << 30, 1ull << 30, UINT64_MAX, rt.spill_root(), false, nullptr, nullptr});
+      slab::MemoryManager memory(
+          slab::MemoryConfig{1ull << 30, 1ull << 30, UINT64_MAX, rt.spill_root(), false, nullptr, nullptr});
       slab::TaskQueue queue(memory, comm, tracer);
       long counter = 0;
       comm.barrier();
@@ -37,12 +38,14 @@ int main(int argc, char** argv) {
       if (shape == "independent_no_output") {
         std::vector<slab::Chunk> all;
         all.reserve(tasks);
-        for (long i = 0; i < tasks; ++i) all.push_back(queue.submit("t", {}, [&counter](slab::TaskContext&) { ++counter; }));
+        for (long i = 0; i < tasks; ++i)
+          all.push_back(queue.submit("t", {}, [&counter](slab::TaskContext&) { ++counter; }));
         queue.persist(all);
       } else {
         slab::Chunk x = queue.submit("t", {}, [](slab::TaskContext& ctx) { ctx.output_as<long>(1)[0] = 0; });
         for (long i = 1; i < tasks; ++i)
-          x = queue.submit("t", {x}, [](slab::TaskContext& ctx) { ctx.output_as<long>(1)[0] = ctx.input_as<long>(0)[0] + 1; });
+          x = queue.submit("t", {x},
+                           [](slab::TaskContext& ctx) { ctx.output_as<long>(1)[0] = ctx.input_as<long>(0)[0] + 1; });
         counter = queue.compute<long>(x)[0] + 1;
       }
       double t = MPI_Wtime() - t0;
@@ -56,9 +59,10 @@ int main(int argc, char** argv) {
     std::sort(times.begin(), times.end());
     const double median = times[times.size() / 2];
     if (rt.rank() == 0)
-      std::printf("{\"bench\":\"tasks\",\"shape\":\"%s\",\"tasks\":%ld,\"ranks\":%d,\"seconds\":%.6f,\"us_per_task\":%.4f,"
-                  "\"host\":\"%s\",\"versions\":\"%s\"}\n",
-                  shape.c_str(), tasks, rt.size(), median, median / tasks * 1e6, rt.hostname().c_str(), rt.versions().c_str());
+      std::printf(
+          "{\"bench\":\"tasks\",\"shape\":\"%s\",\"tasks\":%ld,\"ranks\":%d,\"seconds\":%.6f,\"us_per_task\":%.4f,"
+          "\"host\":\"%s\",\"versions\":\"%s\"}\n",
+          shape.c_str(), tasks, rt.size(), median, median / tasks * 1e6, rt.hostname().c_str(), rt.versions().c_str());
   }
   return 0;
 }

@@ -168,17 +168,19 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
 
     const MemoryStats ms = memory.stats();
     const std::uint64_t spilled = ms.spilled_to_host_bytes + ms.spilled_to_disk_bytes;
-    runtime->finish({{"device peak", ms.device.high_water}, {"host peak", ms.host.high_water},
-                     {"disk peak", ms.disk.high_water}, {"spilled", spilled}});
+    runtime->finish({{"device peak", ms.device.high_water},
+                     {"host peak", ms.host.high_water},
+                     {"disk peak", ms.disk.high_water},
+                     {"spilled", spilled}});
     if (json_) {
       // Phases: the longest rank's time per kind of work; memory: the largest rank's high-water.
       const TraceSummary s = runtime->tracer().summary();
       double io_read = 0, io_write = 0;
       for (const auto& e : runtime->tracer().events())
         if (e.kind == TraceKind::io) (e.name.rfind("write", 0) == 0 ? io_write : io_read) += e.duration;
-      double phases[6] = {s.seconds[static_cast<int>(TraceKind::generate)], io_read,
-                          s.seconds[static_cast<int>(TraceKind::compute)], s.seconds[static_cast<int>(TraceKind::comm)],
-                          io_write, s.seconds[static_cast<int>(TraceKind::spill)]};
+      double phases[6] = {
+          s.seconds[static_cast<int>(TraceKind::generate)], io_read,  s.seconds[static_cast<int>(TraceKind::compute)],
+          s.seconds[static_cast<int>(TraceKind::comm)],     io_write, s.seconds[static_cast<int>(TraceKind::spill)]};
       std::uint64_t peaks[3] = {ms.device.high_water, ms.host.high_water, ms.disk.high_water};
       std::uint64_t spilled_total = 0;
       world.allreduce(std::span<const double>(phases, 6), std::span<double>(phases, 6), ReduceOp::max);
@@ -188,16 +190,19 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
       if (rank == 0) {
         nlohmann::json checks = nlohmann::json::object();
         for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
-        nlohmann::json out = {
-            {"app", name_},
-            {"ranks", runtime->size()},
-            {"seconds", ctx.job_seconds()},
-            {"phases",
-             {{"generate", phases[0]}, {"read", phases[1]}, {"compute", phases[2]}, {"communicate", phases[3]},
-              {"write", phases[4]}, {"spill", phases[5]}}},
-            {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
-            {"spilled_bytes", spilled_total},
-            {"checks", checks}};
+        nlohmann::json out = {{"app", name_},
+                              {"ranks", runtime->size()},
+                              {"seconds", ctx.job_seconds()},
+                              {"phases",
+                               {{"generate", phases[0]},
+                                {"read", phases[1]},
+                                {"compute", phases[2]},
+                                {"communicate", phases[3]},
+                                {"write", phases[4]},
+                                {"spill", phases[5]}}},
+                              {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
+                              {"spilled_bytes", spilled_total},
+                              {"checks", checks}};
         std::cout << out.dump() << std::endl;
       }
     }

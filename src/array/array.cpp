@@ -203,15 +203,15 @@ Array<T> Array<T>::from_local_blocks(TaskQueue& queue, Shape shape, Split split,
   const ChunkExtent b = l.block_extent(queue.comm().rank());
   queue.comm().run_collectively([&] {
     SLAB_EXPECTS(static_cast<std::int64_t>(local.size()) == b.size(), ShapeError,
-                 "from_local_blocks: " + std::to_string(local.size()) + " values given, the block of " +
-                     l.to_string() + " has " + std::to_string(b.size()));
+                 "from_local_blocks: " + std::to_string(local.size()) + " values given, the block of " + l.to_string() +
+                     " has " + std::to_string(b.size()));
   });
   return detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local)));
 }
 
 template <class T>
-Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows,
-                                   std::int64_t cols, int ndim) {
+Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows, std::int64_t cols,
+                                   int ndim) {
   const Comm& comm = queue.comm();
   std::vector<std::int64_t> mine{local_rows, cols}, all(2 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(mine), std::span<std::int64_t>(all));
@@ -229,14 +229,15 @@ Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::
   const Shape shape = ndim == 1 ? Shape{bounds.back()} : Shape{bounds.back(), cols};
   Layout l = Layout::make(shape, Split::rows, comm.size(), 0, sizeof(T));
   l.bounds = std::move(bounds);
-  return slab::rebalance(detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local))));
+  return slab::rebalance(
+      detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local))));
 }
 
 // ---------------------------------------------------------------------------------------------------------
 // Elementwise expressions.
 
-bool detail::local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off,
-                              bool br, bool bc) {
+bool detail::local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off, bool br,
+                              bool bc) {
   for (int r = 0; r < dst.nranks; ++r) {
     const ChunkExtent d = dst.block_extent(r);
     if (d.size() == 0) continue;
@@ -307,22 +308,28 @@ Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f) {
 
 template <class T>
 T divide(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return y == 0 ? T(0) : x / y;  // NumPy gives 0 (with a warning)
-  else return x / y;
+  if constexpr (std::is_integral_v<T>)
+    return y == 0 ? T(0) : x / y;  // NumPy gives 0 (with a warning)
+  else
+    return x / y;
 }
 template <class T>
 T power(T x, T y) {
-  if constexpr (std::is_integral_v<T>) return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
-  else return std::pow(x, y);
+  if constexpr (std::is_integral_v<T>)
+    return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+  else
+    return std::pow(x, y);
 }
 template <class T>
 T vmin(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(x) || std::isnan(y)) return x + y;
   return y < x ? y : x;
 }
 template <class T>
 T vmax(T x, T y) {
-  if constexpr (std::is_floating_point_v<T>) if (std::isnan(x) || std::isnan(y)) return x + y;
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(x) || std::isnan(y)) return x + y;
   return x < y ? y : x;
 }
 
@@ -330,13 +337,20 @@ T vmax(T x, T y) {
 template <class T, class G>
 auto with_binary(BinaryOp op, G g) {
   switch (op) {
-    case BinaryOp::add: return g("add", [](T x, T y) { return static_cast<T>(x + y); });
-    case BinaryOp::sub: return g("subtract", [](T x, T y) { return static_cast<T>(x - y); });
-    case BinaryOp::mul: return g("multiply", [](T x, T y) { return static_cast<T>(x * y); });
-    case BinaryOp::div: return g("divide", [](T x, T y) { return divide(x, y); });
-    case BinaryOp::pow: return g("power", [](T x, T y) { return power(x, y); });
-    case BinaryOp::min: return g("minimum", [](T x, T y) { return vmin(x, y); });
-    case BinaryOp::max: return g("maximum", [](T x, T y) { return vmax(x, y); });
+    case BinaryOp::add:
+      return g("add", [](T x, T y) { return static_cast<T>(x + y); });
+    case BinaryOp::sub:
+      return g("subtract", [](T x, T y) { return static_cast<T>(x - y); });
+    case BinaryOp::mul:
+      return g("multiply", [](T x, T y) { return static_cast<T>(x * y); });
+    case BinaryOp::div:
+      return g("divide", [](T x, T y) { return divide(x, y); });
+    case BinaryOp::pow:
+      return g("power", [](T x, T y) { return power(x, y); });
+    case BinaryOp::min:
+      return g("minimum", [](T x, T y) { return vmin(x, y); });
+    case BinaryOp::max:
+      return g("maximum", [](T x, T y) { return vmax(x, y); });
   }
   SLAB_FAIL(InvalidArgument, "binary: unknown operation");
 }
@@ -344,12 +358,18 @@ template <class T, class G>
 auto with_compare(CompareOp op, G g) {
   using I = std::int64_t;
   switch (op) {
-    case CompareOp::eq: return g("equal", [](T x, T y) { return I(x == y); });
-    case CompareOp::ne: return g("not_equal", [](T x, T y) { return I(x != y); });
-    case CompareOp::lt: return g("less", [](T x, T y) { return I(x < y); });
-    case CompareOp::le: return g("less_equal", [](T x, T y) { return I(x <= y); });
-    case CompareOp::gt: return g("greater", [](T x, T y) { return I(x > y); });
-    case CompareOp::ge: return g("greater_equal", [](T x, T y) { return I(x >= y); });
+    case CompareOp::eq:
+      return g("equal", [](T x, T y) { return I(x == y); });
+    case CompareOp::ne:
+      return g("not_equal", [](T x, T y) { return I(x != y); });
+    case CompareOp::lt:
+      return g("less", [](T x, T y) { return I(x < y); });
+    case CompareOp::le:
+      return g("less_equal", [](T x, T y) { return I(x <= y); });
+    case CompareOp::gt:
+      return g("greater", [](T x, T y) { return I(x > y); });
+    case CompareOp::ge:
+      return g("greater_equal", [](T x, T y) { return I(x >= y); });
   }
   SLAB_FAIL(InvalidArgument, "compare: unknown operation");
 }
@@ -384,13 +404,20 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
   };
   using D = std::conditional_t<std::is_integral_v<T>, double, T>;  // integer math goes through double
   switch (op) {
-    case UnaryOp::neg: return make([](T x) { return static_cast<T>(-x); });
-    case UnaryOp::exp: return make([](T x) { return static_cast<T>(std::exp(static_cast<D>(x))); });
-    case UnaryOp::log: return make([](T x) { return static_cast<T>(std::log(static_cast<D>(x))); });
-    case UnaryOp::sqrt: return make([](T x) { return static_cast<T>(std::sqrt(static_cast<D>(x))); });
-    case UnaryOp::abs: return make([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
-    case UnaryOp::sin: return make([](T x) { return static_cast<T>(std::sin(static_cast<D>(x))); });
-    case UnaryOp::cos: return make([](T x) { return static_cast<T>(std::cos(static_cast<D>(x))); });
+    case UnaryOp::neg:
+      return make([](T x) { return static_cast<T>(-x); });
+    case UnaryOp::exp:
+      return make([](T x) { return static_cast<T>(std::exp(static_cast<D>(x))); });
+    case UnaryOp::log:
+      return make([](T x) { return static_cast<T>(std::log(static_cast<D>(x))); });
+    case UnaryOp::sqrt:
+      return make([](T x) { return static_cast<T>(std::sqrt(static_cast<D>(x))); });
+    case UnaryOp::abs:
+      return make([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+    case UnaryOp::sin:
+      return make([](T x) { return static_cast<T>(std::sin(static_cast<D>(x))); });
+    case UnaryOp::cos:
+      return make([](T x) { return static_cast<T>(std::cos(static_cast<D>(x))); });
   }
   SLAB_FAIL(InvalidArgument, "unary: unknown operation");
 }
@@ -413,8 +440,9 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_ide
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
   };
-  return Array<T>(a.queue(), l,
-                  std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
+  return Array<T>(
+      a.queue(), l,
+      std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
 }
 
 template <class U, class T>
@@ -427,34 +455,91 @@ Array<U> astype(const Array<T>& a) {
   }
 }
 
-template <class T> Array<T> Array<T>::exp() const { return unary(UnaryOp::exp, *this); }
-template <class T> Array<T> Array<T>::log() const { return unary(UnaryOp::log, *this); }
-template <class T> Array<T> Array<T>::sqrt() const { return unary(UnaryOp::sqrt, *this); }
-template <class T> Array<T> Array<T>::abs() const { return unary(UnaryOp::abs, *this); }
-template <class T> Array<T> Array<T>::sin() const { return unary(UnaryOp::sin, *this); }
-template <class T> Array<T> Array<T>::cos() const { return unary(UnaryOp::cos, *this); }
-template <class T> Array<T> Array<T>::pow(double e) const { return binary(BinaryOp::pow, *this, static_cast<T>(e)); }
-template <class T> T Array<T>::sum() const { return slab::sum(*this); }
-template <class T> double Array<T>::mean() const { return slab::mean(*this); }
-template <class T> double Array<T>::var(int ddof) const { return slab::var(*this, ddof); }
-template <class T> double Array<T>::std(int ddof) const { return slab::std(*this, ddof); }
-template <class T> T Array<T>::min() const { return slab::min(*this); }
-template <class T> T Array<T>::max() const { return slab::max(*this); }
-template <class T> Array<T> Array<T>::transpose() const { return slab::transpose(*this); }
-template <class T> Array<T> Array<T>::row_range(std::int64_t b, std::int64_t e) const { return slab::row_range(*this, b, e); }
-template <class T> Array<T> Array<T>::col_range(std::int64_t b, std::int64_t e) const { return slab::col_range(*this, b, e); }
-template <class T> Array<T> Array<T>::head(std::int64_t n) const { return slab::head(*this, n); }
-template <class T> Array<T> Array<T>::rebalance() const { return slab::rebalance(*this); }
-template <class T> Array<T> Array<T>::resplit(Split s) const { return slab::resplit(*this, s); }
+template <class T>
+Array<T> Array<T>::exp() const {
+  return unary(UnaryOp::exp, *this);
+}
+template <class T>
+Array<T> Array<T>::log() const {
+  return unary(UnaryOp::log, *this);
+}
+template <class T>
+Array<T> Array<T>::sqrt() const {
+  return unary(UnaryOp::sqrt, *this);
+}
+template <class T>
+Array<T> Array<T>::abs() const {
+  return unary(UnaryOp::abs, *this);
+}
+template <class T>
+Array<T> Array<T>::sin() const {
+  return unary(UnaryOp::sin, *this);
+}
+template <class T>
+Array<T> Array<T>::cos() const {
+  return unary(UnaryOp::cos, *this);
+}
+template <class T>
+Array<T> Array<T>::pow(double e) const {
+  return binary(BinaryOp::pow, *this, static_cast<T>(e));
+}
+template <class T>
+T Array<T>::sum() const {
+  return slab::sum(*this);
+}
+template <class T>
+double Array<T>::mean() const {
+  return slab::mean(*this);
+}
+template <class T>
+double Array<T>::var(int ddof) const {
+  return slab::var(*this, ddof);
+}
+template <class T>
+double Array<T>::std(int ddof) const {
+  return slab::std(*this, ddof);
+}
+template <class T>
+T Array<T>::min() const {
+  return slab::min(*this);
+}
+template <class T>
+T Array<T>::max() const {
+  return slab::max(*this);
+}
+template <class T>
+Array<T> Array<T>::transpose() const {
+  return slab::transpose(*this);
+}
+template <class T>
+Array<T> Array<T>::row_range(std::int64_t b, std::int64_t e) const {
+  return slab::row_range(*this, b, e);
+}
+template <class T>
+Array<T> Array<T>::col_range(std::int64_t b, std::int64_t e) const {
+  return slab::col_range(*this, b, e);
+}
+template <class T>
+Array<T> Array<T>::head(std::int64_t n) const {
+  return slab::head(*this, n);
+}
+template <class T>
+Array<T> Array<T>::rebalance() const {
+  return slab::rebalance(*this);
+}
+template <class T>
+Array<T> Array<T>::resplit(Split s) const {
+  return slab::resplit(*this, s);
+}
 
 // ---------------------------------------------------------------------------------------------------------
 // Creation.
 
 template <class T>
 Array<T> full(TaskQueue& q, Shape shape, T value, Split split, std::int64_t chunk) {
-  return Array<T>::from_chunk_fn(q, shape, split, [value](const ChunkExtent&, std::span<T> out) {
-    std::fill(out.begin(), out.end(), value);
-  }, chunk, "full");
+  return Array<T>::from_chunk_fn(
+      q, shape, split, [value](const ChunkExtent&, std::span<T> out) { std::fill(out.begin(), out.end(), value); },
+      chunk, "full");
 }
 template <class T>
 Array<T> zeros(TaskQueue& q, Shape shape, Split split, std::int64_t chunk) {
@@ -468,9 +553,9 @@ template <class T>
 Array<T> arange(TaskQueue& q, double start, double stop, double step, Split split, std::int64_t chunk) {
   SLAB_EXPECTS(step != 0, InvalidArgument, "arange: step must not be 0");
   const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
-  return Array<T>::from_function(q, Shape{n}, split, [=](std::int64_t i, std::int64_t) {
-    return static_cast<T>(start + static_cast<double>(i) * step);
-  }, chunk);
+  return Array<T>::from_function(
+      q, Shape{n}, split,
+      [=](std::int64_t i, std::int64_t) { return static_cast<T>(start + static_cast<double>(i) * step); }, chunk);
 }
 template <class T>
 Array<T> linspace(TaskQueue& q, double start, double stop, std::int64_t num, Split split, bool endpoint,
@@ -478,68 +563,77 @@ Array<T> linspace(TaskQueue& q, double start, double stop, std::int64_t num, Spl
   SLAB_EXPECTS(num >= 0, InvalidArgument, "linspace: num must be >= 0");
   const std::int64_t div = endpoint ? num - 1 : num;
   const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
-  return Array<T>::from_function(q, Shape{num}, split, [=](std::int64_t i, std::int64_t) {
-    if (endpoint && num > 1 && i == num - 1) return static_cast<T>(stop);
-    return static_cast<T>(start + static_cast<double>(i) * step);
-  }, chunk);
+  return Array<T>::from_function(
+      q, Shape{num}, split,
+      [=](std::int64_t i, std::int64_t) {
+        if (endpoint && num > 1 && i == num - 1) return static_cast<T>(stop);
+        return static_cast<T>(start + static_cast<double>(i) * step);
+      },
+      chunk);
 }
 template <class T>
 Array<T> eye(TaskQueue& q, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k, std::int64_t chunk) {
-  return Array<T>::from_function(q, Shape{rows, cols}, split,
-                                 [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); },
-                                 chunk);
+  return Array<T>::from_function(
+      q, Shape{rows, cols}, split, [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); },
+      chunk);
 }
 
 Array<double> random_uniform(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double low, double high,
                              std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
   const bool unit = low == 0.0 && high == 1.0;
-  return Array<double>::from_chunk_fn(q, shape, split, [=](const ChunkExtent& e, std::span<double> out) {
-    for (std::int64_t i = 0; i < e.rows; ++i) {
-      const auto base = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0);
-      double* o = out.data() + i * e.cols;
-      for (std::int64_t j = 0; j < e.cols; ++j) {
-        const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
-        o[j] = unit ? u : low + (high - low) * u;
-      }
-    }
-  }, chunk, "random_uniform");
+  return Array<double>::from_chunk_fn(
+      q, shape, split,
+      [=](const ChunkExtent& e, std::span<double> out) {
+        for (std::int64_t i = 0; i < e.rows; ++i) {
+          const auto base = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0);
+          double* o = out.data() + i * e.cols;
+          for (std::int64_t j = 0; j < e.cols; ++j) {
+            const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
+            o[j] = unit ? u : low + (high - low) * u;
+          }
+        }
+      },
+      chunk, "random_uniform");
 }
 
 Array<double> random_normal(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
                             std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
   const std::uint64_t seed2 = seed ^ 0x80000u;
-  return Array<double>::from_chunk_fn(q, shape, split, [=](const ChunkExtent& e, std::span<double> out) {
-    for (std::int64_t i = 0; i < e.rows; ++i)
-      for (std::int64_t j = 0; j < e.cols; ++j) {
-        const auto k = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0 + j);
-        const double u1 = counter_uniform(seed, k), u2 = counter_uniform(seed2, k);
-        out[static_cast<std::size_t>(i * e.cols + j)] =
-            mean + stddev * std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
-      }
-  }, chunk, "random_normal");
+  return Array<double>::from_chunk_fn(
+      q, shape, split,
+      [=](const ChunkExtent& e, std::span<double> out) {
+        for (std::int64_t i = 0; i < e.rows; ++i)
+          for (std::int64_t j = 0; j < e.cols; ++j) {
+            const auto k = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0 + j);
+            const double u1 = counter_uniform(seed, k), u2 = counter_uniform(seed2, k);
+            out[static_cast<std::size_t>(i * e.cols + j)] =
+                mean + stddev * std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
+          }
+      },
+      chunk, "random_normal");
 }
 
-#define SLAB_INSTANTIATE(T)                                                                                    \
-  template class Array<T>;                                                                                     \
-  template Array<T> binary(BinaryOp, const Array<T>&, const Array<T>&);                                        \
-  template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                                \
-  template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                                \
-  template Array<T> unary(UnaryOp, const Array<T>&);                                                           \
-  template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);                           \
-  template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);                   \
-  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);                       \
-  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>);               \
-  template Array<float> astype<float, T>(const Array<T>&);                                                     \
-  template Array<double> astype<double, T>(const Array<T>&);                                                   \
-  template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                                       \
-  template Array<T> full(TaskQueue&, Shape, T, Split, std::int64_t);                                          \
-  template Array<T> zeros(TaskQueue&, Shape, Split, std::int64_t);                                            \
-  template Array<T> ones(TaskQueue&, Shape, Split, std::int64_t);                                             \
-  template Array<T> arange(TaskQueue&, double, double, double, Split, std::int64_t);                          \
-  template Array<T> linspace(TaskQueue&, double, double, std::int64_t, Split, bool, std::int64_t);            \
-  template Array<T> eye(TaskQueue&, std::int64_t, std::int64_t, Split, std::int64_t, std::int64_t);           \
+#define SLAB_INSTANTIATE(T)                                                                         \
+  template class Array<T>;                                                                          \
+  template Array<T> binary(BinaryOp, const Array<T>&, const Array<T>&);                             \
+  template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                     \
+  template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                     \
+  template Array<T> unary(UnaryOp, const Array<T>&);                                                \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);                \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);        \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);            \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>);    \
+  template Array<float> astype<float, T>(const Array<T>&);                                          \
+  template Array<double> astype<double, T>(const Array<T>&);                                        \
+  template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                            \
+  template Array<T> full(TaskQueue&, Shape, T, Split, std::int64_t);                                \
+  template Array<T> zeros(TaskQueue&, Shape, Split, std::int64_t);                                  \
+  template Array<T> ones(TaskQueue&, Shape, Split, std::int64_t);                                   \
+  template Array<T> arange(TaskQueue&, double, double, double, Split, std::int64_t);                \
+  template Array<T> linspace(TaskQueue&, double, double, std::int64_t, Split, bool, std::int64_t);  \
+  template Array<T> eye(TaskQueue&, std::int64_t, std::int64_t, Split, std::int64_t, std::int64_t); \
   template Array<T> detail::from_block(TaskQueue&, Layout, std::shared_ptr<const std::vector<T>>);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)

@@ -35,7 +35,7 @@ struct EvalCtx {
 
 /// An operand read from chunks: the source array's chunks, seen through an offset and broadcasting.
 class LeafBase {
-public:
+ public:
   virtual ~LeafBase() = default;
   /// The source chunks (with their extents) that target chunk `e` reads.
   virtual void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const = 0;
@@ -52,11 +52,16 @@ struct ExprNode {
 
 template <class T>
 class Leaf final : public ExprNode<T>, public LeafBase {
-public:
+ public:
   Leaf(Layout src, std::vector<Chunk> chunks, int rank, std::int64_t row_off, std::int64_t col_off, bool bcast_rows,
        bool bcast_cols)
-      : src_(std::move(src)), chunks_(std::move(chunks)), rank_(rank), row_off_(row_off), col_off_(col_off),
-        br_(bcast_rows), bc_(bcast_cols) {}
+      : src_(std::move(src)),
+        chunks_(std::move(chunks)),
+        rank_(rank),
+        row_off_(row_off),
+        col_off_(col_off),
+        br_(bcast_rows),
+        bc_(bcast_cols) {}
 
   void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const override {
     if (e.size() == 0) return;
@@ -110,7 +115,7 @@ public:
   }
   void leaves(std::vector<const LeafBase*>& out) const override { out.push_back(this); }
 
-private:
+ private:
   static const LeafInput& find(const std::vector<LeafInput>& in, std::int64_t i, std::int64_t j) {
     for (const auto& c : in)
       if (i >= c.ext.row0 && i < c.ext.row0 + c.ext.rows && j >= c.ext.col0 && j < c.ext.col0 + c.ext.cols) return c;
@@ -283,18 +288,19 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
     TaskPlan plan = TaskPlan::make(*expr, layout.chunk_extent(rank, i));
     std::vector<Chunk> inputs = std::move(plan.inputs);
     plan.inputs.clear();
-    partials.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile](TaskContext& ctx) {
-      const EvalCtx ec = plan.context(ctx);
-      const std::int64_t n = plan.target.size();
-      std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
-      P p = identity;
-      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
-        const std::int64_t m = std::min(kTile, n - k0);
-        tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
-      }
-      auto out = ctx.output(sizeof(P));
-      std::memcpy(out.data(), &p, sizeof(P));
-    }));
+    partials.push_back(
+        q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile](TaskContext& ctx) {
+          const EvalCtx ec = plan.context(ctx);
+          const std::int64_t n = plan.target.size();
+          std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
+          P p = identity;
+          for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+            const std::int64_t m = std::min(kTile, n - k0);
+            tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
+          }
+          auto out = ctx.output(sizeof(P));
+          std::memcpy(out.data(), &p, sizeof(P));
+        }));
   }
   q.persist(std::span<const Chunk>(partials));
   P acc = identity;

@@ -9,9 +9,12 @@ namespace slab {
 
 const char* to_string(Split split) noexcept {
   switch (split) {
-    case Split::rows: return "rows";
-    case Split::cols: return "cols";
-    case Split::none: return "none";
+    case Split::rows:
+      return "rows";
+    case Split::cols:
+      return "cols";
+    case Split::none:
+      return "none";
   }
   return "?";
 }
@@ -29,7 +32,8 @@ std::int64_t Layout::default_chunk(std::int64_t rows, std::int64_t cols, Split s
 }
 
 Layout Layout::make(Shape shape, Split split, int nranks, std::int64_t chunk, std::size_t elem_bytes) {
-  SLAB_EXPECTS(shape.rows >= 0 && shape.cols >= 0, InvalidArgument, "Layout: negative extent in " + slab::to_string(shape));
+  SLAB_EXPECTS(shape.rows >= 0 && shape.cols >= 0, InvalidArgument,
+               "Layout: negative extent in " + slab::to_string(shape));
   SLAB_EXPECTS(shape.ndim == 1 || shape.ndim == 2, InvalidArgument, "Layout: ndim must be 1 or 2");
   SLAB_EXPECTS(shape.ndim == 2 || shape.cols == 1, InvalidArgument, "Layout: a 1-D shape has one column");
   SLAB_EXPECTS(nranks >= 1, InvalidArgument, "Layout: nranks must be >= 1");
@@ -66,7 +70,10 @@ int Layout::owner(std::int64_t index) const {
   int hi = nranks - 1;  // the last rank r with block_begin(r) <= index and a non-empty block
   while (lo < hi) {
     const int mid = (lo + hi + 1) / 2;
-    if (block_begin(mid) <= index) lo = mid; else hi = mid - 1;
+    if (block_begin(mid) <= index)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   while (lo > 0 && block_end(lo) <= index) --lo;
   while (block_end(lo) <= index) ++lo;  // empty blocks at the same offset

@@ -123,7 +123,6 @@ StatsP<T> full_stats(const Array<T>& a) {
       merge_stats<T>);
 }
 
-
 template <class T>
 double variance(const StatsP<T>& s, int ddof) {
   if (s.nan) return nan_v();
@@ -208,14 +207,16 @@ template <class T>
 T min(const Array<T>& a) {
   const StatsP<T> s = full_stats(a);
   SLAB_EXPECTS(s.n > 0, ShapeError, "min of an empty array " + a.layout().to_string());
-  if constexpr (std::is_floating_point_v<T>) if (s.nan) return std::numeric_limits<T>::quiet_NaN();
+  if constexpr (std::is_floating_point_v<T>)
+    if (s.nan) return std::numeric_limits<T>::quiet_NaN();
   return s.min;
 }
 template <class T>
 T max(const Array<T>& a) {
   const StatsP<T> s = full_stats(a);
   SLAB_EXPECTS(s.n > 0, ShapeError, "max of an empty array " + a.layout().to_string());
-  if constexpr (std::is_floating_point_v<T>) if (s.nan) return std::numeric_limits<T>::quiet_NaN();
+  if constexpr (std::is_floating_point_v<T>)
+    if (s.nan) return std::numeric_limits<T>::quiet_NaN();
   return s.max;
 }
 
@@ -242,8 +243,10 @@ ArgP<T> arg_partials(const Array<T>& a) {
       },
       [](ArgP<T>& p, const ArgP<T>& q) {
         if (q.inan >= 0 && (p.inan < 0 || q.inan < p.inan)) p.inan = q.inan;
-        if (q.imin >= 0 && (p.imin < 0 || q.min < p.min || (q.min == p.min && q.imin < p.imin))) p.min = q.min, p.imin = q.imin;
-        if (q.imax >= 0 && (p.imax < 0 || p.max < q.max || (q.max == p.max && q.imax < p.imax))) p.max = q.max, p.imax = q.imax;
+        if (q.imin >= 0 && (p.imin < 0 || q.min < p.min || (q.min == p.min && q.imin < p.imin)))
+          p.min = q.min, p.imin = q.imin;
+        if (q.imax >= 0 && (p.imax < 0 || p.max < q.max || (q.max == p.max && q.imax < p.imax)))
+          p.max = q.max, p.imax = q.imax;
       });
 }
 }  // namespace
@@ -276,11 +279,13 @@ double norm(const Array<T>& a) {
 
 template <class T>
 std::int64_t count_nonzero(const Array<T>& a) {
-  return sum_partials(a, "count_nonzero", [](SumP<T>& p, const T* x, std::int64_t n) {
-           std::int64_t c = 0;
-           for (std::int64_t i = 0; i < n; ++i) c += x[i] != T(0);
-           p.n += c;
-         }).n;
+  return sum_partials(a, "count_nonzero",
+                      [](SumP<T>& p, const T* x, std::int64_t n) {
+                        std::int64_t c = 0;
+                        for (std::int64_t i = 0; i < n; ++i) c += x[i] != T(0);
+                        p.n += c;
+                      })
+      .n;
 }
 
 template <class T>
@@ -305,7 +310,8 @@ double nanmean(const Array<T>& a) {
 namespace {
 template <class T>
 void add_one(StatsP<T>& p, T x) {
-  if constexpr (std::is_floating_point_v<T>) if (std::isnan(x)) p.nan = 1;
+  if constexpr (std::is_floating_point_v<T>)
+    if (std::isnan(x)) p.nan = 1;
   ++p.n;
   p.sum += x;
   const double d = static_cast<double>(x) - p.mean;
@@ -317,12 +323,18 @@ void add_one(StatsP<T>& p, T x) {
 template <class T>
 double finish(const StatsP<T>& s, AxisOp op, int ddof) {
   switch (op) {
-    case AxisOp::sum: return s.nan ? nan_v() : static_cast<double>(s.sum);
-    case AxisOp::mean: return s.nan || !s.n ? nan_v() : s.mean;
-    case AxisOp::var: return variance(s, ddof);
-    case AxisOp::std: return std::sqrt(variance(s, ddof));
-    case AxisOp::min: return s.nan || !s.n ? nan_v() : static_cast<double>(s.min);
-    case AxisOp::max: return s.nan || !s.n ? nan_v() : static_cast<double>(s.max);
+    case AxisOp::sum:
+      return s.nan ? nan_v() : static_cast<double>(s.sum);
+    case AxisOp::mean:
+      return s.nan || !s.n ? nan_v() : s.mean;
+    case AxisOp::var:
+      return variance(s, ddof);
+    case AxisOp::std:
+      return std::sqrt(variance(s, ddof));
+    case AxisOp::min:
+      return s.nan || !s.n ? nan_v() : static_cast<double>(s.min);
+    case AxisOp::max:
+      return s.nan || !s.n ? nan_v() : static_cast<double>(s.max);
   }
   return nan_v();
 }
@@ -401,20 +413,20 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   return detail::from_block<double>(q, std::move(out), std::make_shared<const std::vector<double>>(std::move(res)));
 }
 
-#define SLAB_INSTANTIATE(T)                                                   \
-  template Stats reduce_stats(const Array<T>&, int);                          \
-  template T sum(const Array<T>&);                                            \
-  template double mean(const Array<T>&);                                      \
-  template double var(const Array<T>&, int);                                  \
-  template double std(const Array<T>&, int);                                  \
-  template T min(const Array<T>&);                                            \
-  template T max(const Array<T>&);                                            \
-  template std::int64_t argmin(const Array<T>&);                              \
-  template std::int64_t argmax(const Array<T>&);                              \
-  template double norm(const Array<T>&);                                      \
-  template std::int64_t count_nonzero(const Array<T>&);                       \
-  template T nansum(const Array<T>&);                                         \
-  template double nanmean(const Array<T>&);                                   \
+#define SLAB_INSTANTIATE(T)                             \
+  template Stats reduce_stats(const Array<T>&, int);    \
+  template T sum(const Array<T>&);                      \
+  template double mean(const Array<T>&);                \
+  template double var(const Array<T>&, int);            \
+  template double std(const Array<T>&, int);            \
+  template T min(const Array<T>&);                      \
+  template T max(const Array<T>&);                      \
+  template std::int64_t argmin(const Array<T>&);        \
+  template std::int64_t argmax(const Array<T>&);        \
+  template double norm(const Array<T>&);                \
+  template std::int64_t count_nonzero(const Array<T>&); \
+  template T nansum(const Array<T>&);                   \
+  template double nanmean(const Array<T>&);             \
   template Array<double> reduce_axis(const Array<T>&, AxisOp, int, int);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)

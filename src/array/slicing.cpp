@@ -209,15 +209,15 @@ Array<T> resplit(const Array<T>& a, Split split) {
   return redistribute(a, Layout::make(l.shape(), split, l.nranks, 0, sizeof(T)));
 }
 
-#define SLAB_INSTANTIATE(T)                                                          \
-  template Array<T> row_range(const Array<T>&, std::int64_t, std::int64_t);          \
-  template Array<T> col_range(const Array<T>&, std::int64_t, std::int64_t);          \
-  template Array<T> head(const Array<T>&, std::int64_t);                             \
-  template Array<T> select_cols(const Array<T>&, const std::vector<std::int64_t>&);  \
-  template Array<T> transpose(const Array<T>&);                                      \
-  template Array<T> rechunk(const Array<T>&, std::int64_t);                          \
-  template Array<T> redistribute(const Array<T>&, const Layout&);                    \
-  template Array<T> rebalance(const Array<T>&);                                      \
+#define SLAB_INSTANTIATE(T)                                                         \
+  template Array<T> row_range(const Array<T>&, std::int64_t, std::int64_t);         \
+  template Array<T> col_range(const Array<T>&, std::int64_t, std::int64_t);         \
+  template Array<T> head(const Array<T>&, std::int64_t);                            \
+  template Array<T> select_cols(const Array<T>&, const std::vector<std::int64_t>&); \
+  template Array<T> transpose(const Array<T>&);                                     \
+  template Array<T> rechunk(const Array<T>&, std::int64_t);                         \
+  template Array<T> redistribute(const Array<T>&, const Layout&);                   \
+  template Array<T> rebalance(const Array<T>&);                                     \
   template Array<T> resplit(const Array<T>&, Split);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)

@@ -32,8 +32,8 @@ DType BatchView::type(std::size_t i) const { return static_cast<DType>(header(i)
 
 void BatchView::check_elem(std::size_t i, std::size_t size) const {
   SLAB_EXPECTS(dtype_size(type(i)) == size, TypeError,
-               std::string("BatchView::column: element size ") + std::to_string(size) + " for a " +
-                   to_string(type(i)) + " column");
+               std::string("BatchView::column: element size ") + std::to_string(size) + " for a " + to_string(type(i)) +
+                   " column");
 }
 
 bool BatchView::is_valid(std::size_t i, std::int64_t row) const {
@@ -180,8 +180,7 @@ void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types,
       if (b.nrows() == 0) continue;
       std::memcpy(out_b.data(c) + at * es, b.data(c), static_cast<std::size_t>(b.nrows()) * es);
       if (auto* v = out_b.valid(c)) {
-        if (const auto* iv = b.valid(c))
-          std::memcpy(v + at, iv, static_cast<std::size_t>(b.nrows()));
+        if (const auto* iv = b.valid(c)) std::memcpy(v + at, iv, static_cast<std::size_t>(b.nrows()));
       }
       at += b.nrows();
     }
@@ -190,7 +189,9 @@ void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types,
 
 }  // namespace
 
-void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx) { take_rows_impl(in, rows, ctx); }
+void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx) {
+  take_rows_impl(in, rows, ctx);
+}
 void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::vector<std::byte>& storage) {
   take_rows_impl(in, rows, storage);
 }

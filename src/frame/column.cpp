@@ -12,10 +12,14 @@ namespace slab::frame {
 std::size_t LocalColumn::size() const noexcept {
   switch (type) {
     case DType::int64:
-    case DType::timestamp: return ints.size();
-    case DType::float64: return floats.size();
-    case DType::boolean: return bools.size();
-    case DType::string: return strings.size();
+    case DType::timestamp:
+      return ints.size();
+    case DType::float64:
+      return floats.size();
+    case DType::boolean:
+      return bools.size();
+    case DType::string:
+      return strings.size();
   }
   return 0;
 }
@@ -29,10 +33,14 @@ double LocalColumn::as_double(std::size_t row) const {
   if (is_null(row)) return std::numeric_limits<double>::quiet_NaN();
   switch (type) {
     case DType::int64:
-    case DType::timestamp: return static_cast<double>(ints[row]);
-    case DType::float64: return floats[row];
-    case DType::boolean: return bools[row];
-    case DType::string: break;
+    case DType::timestamp:
+      return static_cast<double>(ints[row]);
+    case DType::float64:
+      return floats[row];
+    case DType::boolean:
+      return bools[row];
+    case DType::string:
+      break;
   }
   SLAB_FAIL(TypeError, "LocalColumn::as_double: string column '" + name + "'");
 }
@@ -41,10 +49,18 @@ void LocalColumn::push_from(const LocalColumn& other, std::size_t row) {
   std::size_t n = size();
   switch (type) {
     case DType::int64:
-    case DType::timestamp: ints.push_back(other.ints[row]); break;
-    case DType::float64: floats.push_back(other.floats[row]); break;
-    case DType::boolean: bools.push_back(other.bools[row]); break;
-    case DType::string: strings.push_back(other.strings[row]); break;
+    case DType::timestamp:
+      ints.push_back(other.ints[row]);
+      break;
+    case DType::float64:
+      floats.push_back(other.floats[row]);
+      break;
+    case DType::boolean:
+      bools.push_back(other.bools[row]);
+      break;
+    case DType::string:
+      strings.push_back(other.strings[row]);
+      break;
   }
   bool v = other.valid.empty() || other.valid[row];
   if (!valid.empty() || !v) {
@@ -56,10 +72,18 @@ void LocalColumn::push_from(const LocalColumn& other, std::size_t row) {
 void LocalColumn::reserve(std::size_t n) {
   switch (type) {
     case DType::int64:
-    case DType::timestamp: ints.reserve(n); break;
-    case DType::float64: floats.reserve(n); break;
-    case DType::boolean: bools.reserve(n); break;
-    case DType::string: strings.reserve(n); break;
+    case DType::timestamp:
+      ints.reserve(n);
+      break;
+    case DType::float64:
+      floats.reserve(n);
+      break;
+    case DType::boolean:
+      bools.reserve(n);
+      break;
+    case DType::string:
+      strings.reserve(n);
+      break;
   }
 }
 

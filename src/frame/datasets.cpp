@@ -63,13 +63,20 @@ std::int64_t parse_freq(std::string_view text) {
   if (i > 0) std::from_chars(text.data(), text.data() + i, n);
   std::string unit(text.substr(i));
   std::int64_t mult = 0;
-  if (unit == "ns" || unit == "N") mult = 1;
-  else if (unit == "us" || unit == "U") mult = 1000;
-  else if (unit == "ms" || unit == "L") mult = 1'000'000;
-  else if (unit == "s" || unit == "S") mult = kSecond;
-  else if (unit == "min" || unit == "T") mult = 60 * kSecond;
-  else if (unit == "h" || unit == "H") mult = 3600 * kSecond;
-  else if (unit == "D" || unit == "d") mult = 86400 * kSecond;
+  if (unit == "ns" || unit == "N")
+    mult = 1;
+  else if (unit == "us" || unit == "U")
+    mult = 1000;
+  else if (unit == "ms" || unit == "L")
+    mult = 1'000'000;
+  else if (unit == "s" || unit == "S")
+    mult = kSecond;
+  else if (unit == "min" || unit == "T")
+    mult = 60 * kSecond;
+  else if (unit == "h" || unit == "H")
+    mult = 3600 * kSecond;
+  else if (unit == "D" || unit == "d")
+    mult = 86400 * kSecond;
   SLAB_EXPECTS(mult > 0 && n > 0, InvalidArgument,
                "parse_freq: cannot parse '" + std::string(text) + "' (e.g. 1s, 30s, 1min, 1h, 1D, 100ms)");
   return n * mult;
@@ -135,8 +142,11 @@ Frame timeseries(TaskQueue& queue, std::string_view start, std::string_view end,
   std::int64_t n = t1 > t0 ? (t1 - t0 + f - 1) / f : 0;
   std::int64_t per = std::max<std::int64_t>(pf / f, 1);
   std::uint64_t s0 = 100 + 4 * (seed % 1000);
-  Schema schema({{"timestamp", DType::timestamp}, {"id", DType::int64}, {"name", DType::string},
-                 {"x", DType::float64}, {"y", DType::float64}},
+  Schema schema({{"timestamp", DType::timestamp},
+                 {"id", DType::int64},
+                 {"name", DType::string},
+                 {"x", DType::float64},
+                 {"y", DType::float64}},
                 {nullptr, nullptr, names_dictionary(), nullptr, nullptr});
   return generate(queue, schema, n, per, "timeseries", [t0, f, s0](std::int64_t first, BatchBuilder& out) {
     auto ts = out.column<std::int64_t>(0);

@@ -18,19 +18,32 @@ bool is_arith(ExprOp op) { return op == ExprOp::add || op == ExprOp::sub || op =
 bool is_cmp(ExprOp op) { return op >= ExprOp::eq && op <= ExprOp::ge; }
 const char* op_name(ExprOp op) {
   switch (op) {
-    case ExprOp::add: return "+";
-    case ExprOp::sub: return "-";
-    case ExprOp::mul: return "*";
-    case ExprOp::div: return "/";
-    case ExprOp::eq: return "==";
-    case ExprOp::ne: return "!=";
-    case ExprOp::lt: return "<";
-    case ExprOp::le: return "<=";
-    case ExprOp::gt: return ">";
-    case ExprOp::ge: return ">=";
-    case ExprOp::logical_and: return "&";
-    case ExprOp::logical_or: return "|";
-    default: return "?";
+    case ExprOp::add:
+      return "+";
+    case ExprOp::sub:
+      return "-";
+    case ExprOp::mul:
+      return "*";
+    case ExprOp::div:
+      return "/";
+    case ExprOp::eq:
+      return "==";
+    case ExprOp::ne:
+      return "!=";
+    case ExprOp::lt:
+      return "<";
+    case ExprOp::le:
+      return "<=";
+    case ExprOp::gt:
+      return ">";
+    case ExprOp::ge:
+      return ">=";
+    case ExprOp::logical_and:
+      return "&";
+    case ExprOp::logical_or:
+      return "|";
+    default:
+      return "?";
   }
 }
 DType scalar_type(const Scalar& s) {
@@ -98,8 +111,10 @@ Expr operator~(const Expr& a) { return make(ExprOp::logical_not, {a}); }
 DType Expr::type(const Schema& schema) const {
   const ExprNode& n = node();
   switch (n.op) {
-    case ExprOp::column: return schema.type(schema.index_of(n.column));
-    case ExprOp::literal: return scalar_type(n.value);
+    case ExprOp::column:
+      return schema.type(schema.index_of(n.column));
+    case ExprOp::literal:
+      return scalar_type(n.value);
     case ExprOp::neg:
     case ExprOp::abs: {
       DType t = n.args[0].type(schema);
@@ -107,11 +122,14 @@ DType Expr::type(const Schema& schema) const {
                    "expression " + to_string() + ": needs a number, got " + frame::to_string(t));
       return t;
     }
-    default: break;
+    default:
+      break;
   }
   if (is_arith(n.op)) {
     DType a = n.args[0].type(schema), b = n.args[1].type(schema);
-    auto num = [](DType t) { return t == DType::int64 || t == DType::float64 || t == DType::boolean || t == DType::timestamp; };
+    auto num = [](DType t) {
+      return t == DType::int64 || t == DType::float64 || t == DType::boolean || t == DType::timestamp;
+    };
     SLAB_EXPECTS(num(a) && num(b), TypeError,
                  "expression " + to_string() + ": cannot apply '" + op_name(n.op) + "' to " + frame::to_string(a) +
                      " and " + frame::to_string(b));
@@ -122,9 +140,9 @@ DType Expr::type(const Schema& schema) const {
   }
   if (is_cmp(n.op)) {
     DType a = n.args[0].type(schema), b = n.args[1].type(schema);
-    SLAB_EXPECTS((a == DType::string) == (b == DType::string), TypeError,
-                 "expression " + to_string() + ": cannot compare " + frame::to_string(a) + " with " +
-                     frame::to_string(b));
+    SLAB_EXPECTS(
+        (a == DType::string) == (b == DType::string), TypeError,
+        "expression " + to_string() + ": cannot compare " + frame::to_string(a) + " with " + frame::to_string(b));
     return DType::boolean;
   }
   for (const auto& a : n.args) (void)a.type(schema);
@@ -143,19 +161,27 @@ std::vector<std::string> Expr::columns() const {
 std::string Expr::to_string() const {
   const ExprNode& n = node();
   switch (n.op) {
-    case ExprOp::column: return n.column;
-    case ExprOp::literal: return scalar_string(n.value);
-    case ExprOp::neg: return "-" + n.args[0].to_string();
-    case ExprOp::abs: return "abs(" + n.args[0].to_string() + ")";
-    case ExprOp::logical_not: return "~" + n.args[0].to_string();
-    case ExprOp::isnull: return n.args[0].to_string() + ".isnull()";
-    case ExprOp::notnull: return n.args[0].to_string() + ".notnull()";
+    case ExprOp::column:
+      return n.column;
+    case ExprOp::literal:
+      return scalar_string(n.value);
+    case ExprOp::neg:
+      return "-" + n.args[0].to_string();
+    case ExprOp::abs:
+      return "abs(" + n.args[0].to_string() + ")";
+    case ExprOp::logical_not:
+      return "~" + n.args[0].to_string();
+    case ExprOp::isnull:
+      return n.args[0].to_string() + ".isnull()";
+    case ExprOp::notnull:
+      return n.args[0].to_string() + ".notnull()";
     case ExprOp::isin: {
       std::string s = n.args[0].to_string() + ".isin([";
       for (std::size_t i = 0; i < n.values.size(); ++i) s += (i ? ", " : "") + scalar_string(n.values[i]);
       return s + "])";
     }
-    default: return "(" + n.args[0].to_string() + " " + op_name(n.op) + " " + n.args[1].to_string() + ")";
+    default:
+      return "(" + n.args[0].to_string() + " " + op_name(n.op) + " " + n.args[1].to_string() + ")";
   }
 }
 
@@ -177,16 +203,22 @@ bool null_at(const EvalColumn& c, std::size_t i) {
 }
 double dbl(const EvalColumn& c, std::size_t i) {
   switch (c.type) {
-    case DType::float64: return c.floats[i];
-    case DType::boolean: return c.bools[i];
-    default: return static_cast<double>(c.ints[i]);
+    case DType::float64:
+      return c.floats[i];
+    case DType::boolean:
+      return c.bools[i];
+    default:
+      return static_cast<double>(c.ints[i]);
   }
 }
 std::int64_t i64(const EvalColumn& c, std::size_t i) {
   switch (c.type) {
-    case DType::float64: return static_cast<std::int64_t>(c.floats[i]);
-    case DType::boolean: return c.bools[i];
-    default: return c.ints[i];
+    case DType::float64:
+      return static_cast<std::int64_t>(c.floats[i]);
+    case DType::boolean:
+      return c.bools[i];
+    default:
+      return c.ints[i];
   }
 }
 
@@ -195,19 +227,23 @@ EvalColumn eval(const Expr& e, const Ctx& cx);
 EvalColumn literal(const Scalar& s, std::size_t n) {
   EvalColumn c;
   c.type = scalar_type(s);
-  if (auto* i = std::get_if<std::int64_t>(&s)) c.ints.assign(n, *i);
-  else if (auto* d = std::get_if<double>(&s)) c.floats.assign(n, *d);
-  else if (auto* b = std::get_if<bool>(&s)) c.bools.assign(n, *b ? 1 : 0);
-  else if (std::holds_alternative<std::monostate>(s)) c.floats.assign(n, std::nan(""));
-  else SLAB_FAIL(TypeError, "a string literal is only allowed in comparisons and isin");
+  if (auto* i = std::get_if<std::int64_t>(&s))
+    c.ints.assign(n, *i);
+  else if (auto* d = std::get_if<double>(&s))
+    c.floats.assign(n, *d);
+  else if (auto* b = std::get_if<bool>(&s))
+    c.bools.assign(n, *b ? 1 : 0);
+  else if (std::holds_alternative<std::monostate>(s))
+    c.floats.assign(n, std::nan(""));
+  else
+    SLAB_FAIL(TypeError, "a string literal is only allowed in comparisons and isin");
   return c;
 }
 
 void merge_valid(EvalColumn& out, const EvalColumn& a, const EvalColumn& b, std::size_t n) {
   if (a.valid.empty() && b.valid.empty()) return;
   out.valid.assign(n, 1);
-  for (std::size_t i = 0; i < n; ++i)
-    out.valid[i] = (a.valid.empty() || a.valid[i]) && (b.valid.empty() || b.valid[i]);
+  for (std::size_t i = 0; i < n; ++i) out.valid[i] = (a.valid.empty() || a.valid[i]) && (b.valid.empty() || b.valid[i]);
 }
 
 // Compare a string column with a string literal via the sorted dictionary.
@@ -227,13 +263,26 @@ EvalColumn compare_string_literal(const EvalColumn& c, ExprOp op, const std::str
     std::int32_t k = c.codes[i];
     bool r = false;
     switch (op) {
-      case ExprOp::eq: r = present && k == lb; break;
-      case ExprOp::ne: r = !(present && k == lb); break;
-      case ExprOp::lt: r = k < lb; break;
-      case ExprOp::le: r = k < ub; break;
-      case ExprOp::gt: r = k >= ub; break;
-      case ExprOp::ge: r = k >= lb; break;
-      default: break;
+      case ExprOp::eq:
+        r = present && k == lb;
+        break;
+      case ExprOp::ne:
+        r = !(present && k == lb);
+        break;
+      case ExprOp::lt:
+        r = k < lb;
+        break;
+      case ExprOp::le:
+        r = k < ub;
+        break;
+      case ExprOp::gt:
+        r = k >= ub;
+        break;
+      case ExprOp::ge:
+        r = k >= lb;
+        break;
+      default:
+        break;
     }
     out.bools[i] = r;
   }
@@ -242,24 +291,36 @@ EvalColumn compare_string_literal(const EvalColumn& c, ExprOp op, const std::str
 
 ExprOp flip(ExprOp op) {
   switch (op) {
-    case ExprOp::lt: return ExprOp::gt;
-    case ExprOp::le: return ExprOp::ge;
-    case ExprOp::gt: return ExprOp::lt;
-    case ExprOp::ge: return ExprOp::le;
-    default: return op;
+    case ExprOp::lt:
+      return ExprOp::gt;
+    case ExprOp::le:
+      return ExprOp::ge;
+    case ExprOp::gt:
+      return ExprOp::lt;
+    case ExprOp::ge:
+      return ExprOp::le;
+    default:
+      return op;
   }
 }
 
 template <class T>
 bool cmp(ExprOp op, T a, T b) {
   switch (op) {
-    case ExprOp::eq: return a == b;
-    case ExprOp::ne: return a != b;
-    case ExprOp::lt: return a < b;
-    case ExprOp::le: return a <= b;
-    case ExprOp::gt: return a > b;
-    case ExprOp::ge: return a >= b;
-    default: return false;
+    case ExprOp::eq:
+      return a == b;
+    case ExprOp::ne:
+      return a != b;
+    case ExprOp::lt:
+      return a < b;
+    case ExprOp::le:
+      return a <= b;
+    case ExprOp::gt:
+      return a > b;
+    case ExprOp::ge:
+      return a >= b;
+    default:
+      return false;
   }
 }
 
@@ -306,12 +367,14 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     // string vs string literal
     if (r.node().op == ExprOp::literal && std::holds_alternative<std::string>(r.node().value)) {
       auto c = eval(l, cx);
-      SLAB_EXPECTS(c.type == DType::string, TypeError, "expression " + e.to_string() + ": string literal vs non-string");
+      SLAB_EXPECTS(c.type == DType::string, TypeError,
+                   "expression " + e.to_string() + ": string literal vs non-string");
       return compare_string_literal(c, nd.op, std::get<std::string>(r.node().value), n);
     }
     if (l.node().op == ExprOp::literal && std::holds_alternative<std::string>(l.node().value)) {
       auto c = eval(r, cx);
-      SLAB_EXPECTS(c.type == DType::string, TypeError, "expression " + e.to_string() + ": string literal vs non-string");
+      SLAB_EXPECTS(c.type == DType::string, TypeError,
+                   "expression " + e.to_string() + ": string literal vs non-string");
       return compare_string_literal(c, flip(nd.op), std::get<std::string>(l.node().value), n);
     }
     auto a = eval(l, cx), b = eval(r, cx);
@@ -349,10 +412,18 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
         double x = dbl(a, i), y = dbl(b, i);
         double r = 0;
         switch (nd.op) {
-          case ExprOp::add: r = x + y; break;
-          case ExprOp::sub: r = x - y; break;
-          case ExprOp::mul: r = x * y; break;
-          default: r = x / y; break;
+          case ExprOp::add:
+            r = x + y;
+            break;
+          case ExprOp::sub:
+            r = x - y;
+            break;
+          case ExprOp::mul:
+            r = x * y;
+            break;
+          default:
+            r = x / y;
+            break;
         }
         out.floats[i] = r;
       }
@@ -426,16 +497,20 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
       } else {
         std::vector<double> vals;
         for (const auto& v : nd.values) {
-          if (auto* x = std::get_if<std::int64_t>(&v)) vals.push_back(static_cast<double>(*x));
-          else if (auto* d = std::get_if<double>(&v)) vals.push_back(*d);
-          else if (auto* b = std::get_if<bool>(&v)) vals.push_back(*b);
+          if (auto* x = std::get_if<std::int64_t>(&v))
+            vals.push_back(static_cast<double>(*x));
+          else if (auto* d = std::get_if<double>(&v))
+            vals.push_back(*d);
+          else if (auto* b = std::get_if<bool>(&v))
+            vals.push_back(*b);
         }
         for (std::size_t i = 0; i < n; ++i)
           out.bools[i] = !null_at(a, i) && std::find(vals.begin(), vals.end(), dbl(a, i)) != vals.end();
       }
       return out;
     }
-    default: break;
+    default:
+      break;
   }
   SLAB_FAIL(InvalidArgument, "expression " + e.to_string() + ": unsupported");
 }

@@ -50,23 +50,40 @@ struct ColAgg {
   void plan() {
     for (AggOp op : ops) {
       switch (op) {
-        case AggOp::sum: sum = true; break;
-        case AggOp::mean: sum = cnt = true; break;
-        case AggOp::count: cnt = true; break;
-        case AggOp::size: break;
-        case AggOp::min: mn = cnt = true; break;
-        case AggOp::max: mx = cnt = true; break;
+        case AggOp::sum:
+          sum = true;
+          break;
+        case AggOp::mean:
+          sum = cnt = true;
+          break;
+        case AggOp::count:
+          cnt = true;
+          break;
+        case AggOp::size:
+          break;
+        case AggOp::min:
+          mn = cnt = true;
+          break;
+        case AggOp::max:
+          mx = cnt = true;
+          break;
         case AggOp::std:
-        case AggOp::var: wel = cnt = true; break;
-        case AggOp::first: first = cnt = true; break;
-        case AggOp::last: last = cnt = true; break;
-        case AggOp::nunique: nuniq = true; break;
+        case AggOp::var:
+          wel = cnt = true;
+          break;
+        case AggOp::first:
+          first = cnt = true;
+          break;
+        case AggOp::last:
+          last = cnt = true;
+          break;
+        case AggOp::nunique:
+          nuniq = true;
+          break;
       }
     }
   }
-  [[nodiscard]] int record_words() const {
-    return cnt + sum + 2 * wel + mn + mx + 2 * first + 2 * last;
-  }
+  [[nodiscard]] int record_words() const { return cnt + sum + 2 * wel + mn + mx + 2 * first + 2 * last; }
   void resize(std::size_t g) {
     if (cnt) count.resize(g, 0);
     if (sum) s.resize(g, isf ? bits(0.0) : 0);
@@ -74,8 +91,12 @@ struct ColAgg {
       mean.resize(g, 0.0);
       m2.resize(g, 0.0);
     }
-    if (mn) vmin.resize(g, isf ? bits(std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::max()));
-    if (mx) vmax.resize(g, isf ? bits(-std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::min()));
+    if (mn)
+      vmin.resize(g,
+                  isf ? bits(std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::max()));
+    if (mx)
+      vmax.resize(
+          g, isf ? bits(-std::numeric_limits<double>::infinity()) : bits(std::numeric_limits<std::int64_t>::min()));
     if (first) {
       ford.resize(g, kNoOrder);
       fval.resize(g, 0);
@@ -320,17 +341,28 @@ bool key_less(const std::uint64_t* a, const std::uint64_t* b, int w) {
 
 const char* to_string(AggOp op) noexcept {
   switch (op) {
-    case AggOp::sum: return "sum";
-    case AggOp::mean: return "mean";
-    case AggOp::count: return "count";
-    case AggOp::size: return "size";
-    case AggOp::min: return "min";
-    case AggOp::max: return "max";
-    case AggOp::std: return "std";
-    case AggOp::var: return "var";
-    case AggOp::first: return "first";
-    case AggOp::last: return "last";
-    case AggOp::nunique: return "nunique";
+    case AggOp::sum:
+      return "sum";
+    case AggOp::mean:
+      return "mean";
+    case AggOp::count:
+      return "count";
+    case AggOp::size:
+      return "size";
+    case AggOp::min:
+      return "min";
+    case AggOp::max:
+      return "max";
+    case AggOp::std:
+      return "std";
+    case AggOp::var:
+      return "var";
+    case AggOp::first:
+      return "first";
+    case AggOp::last:
+      return "last";
+    case AggOp::nunique:
+      return "nunique";
   }
   return "?";
 }
@@ -403,8 +435,12 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
       Dictionary d;
       switch (op) {
         case AggOp::count:
-        case AggOp::nunique: t = DType::int64; break;
-        case AggOp::sum: t = ca.isf ? DType::float64 : DType::int64; break;
+        case AggOp::nunique:
+          t = DType::int64;
+          break;
+        case AggOp::sum:
+          t = ca.isf ? DType::float64 : DType::int64;
+          break;
         case AggOp::min:
         case AggOp::max:
         case AggOp::first:
@@ -412,7 +448,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
           t = ca.type;
           d = schema.dictionary(c);
           break;
-        default: break;
+        default:
+          break;
       }
       out_fields.push_back({a.column + "_" + to_string(op), t});
       out_dicts.push_back(d);
@@ -458,9 +495,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     std::vector<Chunk> tasks;
     const auto& parts = frame.partitions();
     for (std::size_t p = 0; p < parts.size(); ++p)
-      tasks.push_back(queue.submit("groupby-local", {parts[p]}, [st, p](TaskContext& ctx) {
-        st->fold(BatchView(ctx.input(0)), p);
-      }));
+      tasks.push_back(queue.submit("groupby-local", {parts[p]},
+                                   [st, p](TaskContext& ctx) { st->fold(BatchView(ctx.input(0)), p); }));
     queue.persist(tasks);
   }
 
@@ -473,9 +509,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   if (options.sort && nranks > 1) {
     std::vector<std::size_t> order(G);
     std::iota(order.begin(), order.end(), 0);
-    std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return key_less(&lkeys[a * W], &lkeys[b * W], W);
-    });
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b) { return key_less(&lkeys[a * W], &lkeys[b * W], W); });
     const std::size_t S = std::min<std::size_t>(G, 64);
     std::vector<std::uint64_t> sample;
     for (std::size_t i = 0; i < S; ++i) {
@@ -487,7 +522,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     const std::size_t m = all.size() / W;
     std::vector<std::size_t> so(m);
     std::iota(so.begin(), so.end(), 0);
-    std::sort(so.begin(), so.end(), [&](std::size_t a, std::size_t b) { return key_less(&all[a * W], &all[b * W], W); });
+    std::sort(so.begin(), so.end(),
+              [&](std::size_t a, std::size_t b) { return key_less(&all[a * W], &all[b * W], W); });
     if (m > 0)
       for (int r = 1; r < nranks; ++r) {
         const std::size_t i = so[std::min(m - 1, r * m / nranks)];
@@ -645,12 +681,18 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
         if (!enc.dropna) bb.valid(k)[i] = isnull ? 0 : 1;
         switch (enc.types[k]) {
           case DType::int64:
-          case DType::timestamp: bb.column<std::int64_t>(k)[i] = static_cast<std::int64_t>(w ^ detail::kSign); break;
+          case DType::timestamp:
+            bb.column<std::int64_t>(k)[i] = static_cast<std::int64_t>(w ^ detail::kSign);
+            break;
           case DType::float64:
             bb.column<double>(k)[i] = isnull ? std::numeric_limits<double>::quiet_NaN() : detail::word_float(w);
             break;
-          case DType::boolean: bb.column<std::uint8_t>(k)[i] = static_cast<std::uint8_t>(w); break;
-          case DType::string: bb.column<std::int32_t>(k)[i] = isnull ? -1 : static_cast<std::int32_t>(w); break;
+          case DType::boolean:
+            bb.column<std::uint8_t>(k)[i] = static_cast<std::uint8_t>(w);
+            break;
+          case DType::string:
+            bb.column<std::int32_t>(k)[i] = isnull ? -1 : static_cast<std::int32_t>(w);
+            break;
         }
       }
     }
@@ -669,10 +711,16 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
         // min/max/first/last in the value type
         if (valid) valid[i] = present ? 1 : 0;
         switch (a.type) {
-          case DType::float64: bb.column<double>(c)[i] = present ? from_bits<double>(b) : nan; break;
+          case DType::float64:
+            bb.column<double>(c)[i] = present ? from_bits<double>(b) : nan;
+            break;
           case DType::int64:
-          case DType::timestamp: bb.column<std::int64_t>(c)[i] = present ? from_bits<std::int64_t>(b) : 0; break;
-          case DType::boolean: bb.column<std::uint8_t>(c)[i] = present && from_bits<std::int64_t>(b) ? 1 : 0; break;
+          case DType::timestamp:
+            bb.column<std::int64_t>(c)[i] = present ? from_bits<std::int64_t>(b) : 0;
+            break;
+          case DType::boolean:
+            bb.column<std::uint8_t>(c)[i] = present && from_bits<std::int64_t>(b) ? 1 : 0;
+            break;
           case DType::string:
             bb.column<std::int32_t>(c)[i] = present ? static_cast<std::int32_t>(from_bits<std::int64_t>(b)) : -1;
             break;
@@ -682,8 +730,12 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
         const std::size_t g = order[i];
         const std::int64_t n = a.cnt ? a.count[g] : 0;
         switch (oc.op) {
-          case AggOp::count: bb.column<std::int64_t>(c)[i] = n; break;
-          case AggOp::nunique: bb.column<std::int64_t>(c)[i] = a.nunique.empty() ? 0 : a.nunique[g]; break;
+          case AggOp::count:
+            bb.column<std::int64_t>(c)[i] = n;
+            break;
+          case AggOp::nunique:
+            bb.column<std::int64_t>(c)[i] = a.nunique.empty() ? 0 : a.nunique[g];
+            break;
           case AggOp::sum:
             if (a.isf)
               bb.column<double>(c)[i] = from_bits<double>(a.s[g]);
@@ -701,11 +753,20 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
             bb.column<double>(c)[i] = oc.op == AggOp::std ? std::sqrt(v) : v;
             break;
           }
-          case AggOp::min: put_value(i, a.vmin[g], n > 0); break;
-          case AggOp::max: put_value(i, a.vmax[g], n > 0); break;
-          case AggOp::first: put_value(i, a.fval[g], n > 0); break;
-          case AggOp::last: put_value(i, a.lval[g], n > 0); break;
-          case AggOp::size: break;
+          case AggOp::min:
+            put_value(i, a.vmin[g], n > 0);
+            break;
+          case AggOp::max:
+            put_value(i, a.vmax[g], n > 0);
+            break;
+          case AggOp::first:
+            put_value(i, a.fval[g], n > 0);
+            break;
+          case AggOp::last:
+            put_value(i, a.lval[g], n > 0);
+            break;
+          case AggOp::size:
+            break;
         }
       }
     }

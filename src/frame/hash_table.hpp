@@ -114,9 +114,7 @@ class DirectMap {
     }
     return g;
   }
-  [[nodiscard]] std::int32_t find(std::uint64_t key) const noexcept {
-    return key < gid_.size() ? gid_[key] : -1;
-  }
+  [[nodiscard]] std::int32_t find(std::uint64_t key) const noexcept { return key < gid_.size() ? gid_[key] : -1; }
   [[nodiscard]] std::size_t size() const noexcept { return keys_.size(); }
   [[nodiscard]] const std::vector<std::uint64_t>& keys() const noexcept { return keys_; }
 
@@ -201,7 +199,9 @@ class GroupIndex {
  public:
   /// `width` words per key; `direct_range` > 0 (width 1 only) selects the array lookup over [0, range).
   GroupIndex(int width, std::uint64_t direct_range, std::size_t expected)
-      : width_(width), direct_(direct_range > 0 ? direct_range : 0), map1_(width == 1 && !direct_range ? expected : 0),
+      : width_(width),
+        direct_(direct_range > 0 ? direct_range : 0),
+        map1_(width == 1 && !direct_range ? expected : 0),
         mapn_(width > 1 ? width : 1, width > 1 ? expected : 0) {
     SLAB_EXPECTS(width >= 1, InvalidArgument, "a group key needs at least one word");
     mode_ = width > 1 ? 2 : (direct_range > 0 ? 0 : 1);

@@ -24,9 +24,7 @@ inline std::uint64_t float_word(double v) noexcept {
   const auto b = std::bit_cast<std::uint64_t>(v);
   return (b & kSign) ? ~b : (b | kSign);
 }
-inline double word_float(std::uint64_t w) noexcept {
-  return std::bit_cast<double>((w & kSign) ? (w & ~kSign) : ~w);
-}
+inline double word_float(std::uint64_t w) noexcept { return std::bit_cast<double>((w & kSign) ? (w & ~kSign) : ~w); }
 
 struct KeyEncoder {
   std::vector<std::size_t> cols;    ///< batch column of each key
@@ -80,7 +78,9 @@ struct KeyEncoder {
         w = float_word(v);
         return true;
       }
-      case DType::boolean: w = b.column<std::uint8_t>(c)[row] ? 1 : 0; return true;
+      case DType::boolean:
+        w = b.column<std::uint8_t>(c)[row] ? 1 : 0;
+        return true;
       case DType::string: {
         std::int64_t code = b.column<std::int32_t>(c)[row];
         if (code < 0) return false;

@@ -231,7 +231,8 @@ void local_concat(const Frame& f, std::vector<std::byte>& out) {
 }
 
 /// Hash-route every row of `f` by its key words; returns the received batches (one per source rank).
-std::vector<std::byte> shuffle_side(const Frame& f, const KeyEncoder& enc, Comm& comm, std::vector<std::size_t>& sizes) {
+std::vector<std::byte> shuffle_side(const Frame& f, const KeyEncoder& enc, Comm& comm,
+                                    std::vector<std::size_t>& sizes) {
   const int P = comm.size();
   std::vector<std::vector<std::byte>> per(P);
   std::vector<std::vector<std::int64_t>> rows(P);
@@ -302,8 +303,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     }
     const DType t = sch[0]->type(c[0]);
     SLAB_EXPECTS(t == sch[1]->type(c[1]), TypeError,
-                 "merge: key '" + on[k] + "' is " + to_string(t) + " on the left but " +
-                     to_string(sch[1]->type(c[1])) + " on the right");
+                 "merge: key '" + on[k] + "' is " + to_string(t) + " on the left but " + to_string(sch[1]->type(c[1])) +
+                     " on the right");
     Dictionary dict;
     std::vector<std::int64_t> remap[2];
     std::uint64_t card = t == DType::boolean ? 2 : 0;
@@ -314,8 +315,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       std::set_union(dl.begin(), dl.end(), dr.begin(), dr.end(), std::back_inserter(u));
       for (int s = 0; s < 2; ++s) {
         const auto& d = s ? dr : dl;
-        for (const auto& v : d)
-          remap[s].push_back(std::lower_bound(u.begin(), u.end(), v) - u.begin());
+        for (const auto& v : d) remap[s].push_back(std::lower_bound(u.begin(), u.end(), v) - u.begin());
       }
       card = std::max<std::size_t>(1, u.size());
       dict = make_dictionary(std::move(u));
@@ -391,7 +391,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   for (int s = 0; s < 2; ++s) {
     const Frame& f = s ? right : left;
     std::int64_t rowbytes = 0;
-    for (std::size_t c = 0; c < f.schema().size(); ++c) rowbytes += static_cast<std::int64_t>(dtype_size(f.schema().type(c)));
+    for (std::size_t c = 0; c < f.schema().size(); ++c)
+      rowbytes += static_cast<std::int64_t>(dtype_size(f.schema().type(c)));
     bytes[s] = f.len() * rowbytes;  // collective (persists)
   }
   int bside = options.how == JoinKind::right ? 0 : 1;  // the side that may be broadcast
@@ -405,8 +406,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     broadcast = static_cast<std::uint64_t>(bytes[bside]) <= options.broadcast_threshold;
   plan->build = broadcast ? bside : (options.how == JoinKind::right ? 0 : 1);
   plan->probe = 1 - plan->build;
-  plan->keep_probe = options.how == JoinKind::outer ||
-                     (options.how == JoinKind::left && plan->probe == 0) ||
+  plan->keep_probe = options.how == JoinKind::outer || (options.how == JoinKind::left && plan->probe == 0) ||
                      (options.how == JoinKind::right && plan->probe == 1);
   plan->keep_build = options.how == JoinKind::outer;
   const Frame& probe_frame = plan->probe == 0 ? left : right;
@@ -419,7 +419,10 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   const auto probe_types = types_of(probe_frame.schema());
   if (broadcast) {
     std::vector<std::byte> mine;
-    comm.run_collectively([&] { local_concat(build_frame, mine); mine.resize(pad8(mine.size())); });
+    comm.run_collectively([&] {
+      local_concat(build_frame, mine);
+      mine.resize(pad8(mine.size()));
+    });
     std::vector<std::byte> all;
     const VCounts vc = comm.allgatherv(std::span<const std::byte>(mine), all);
     std::vector<BatchView> bv;

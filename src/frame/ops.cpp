@@ -19,10 +19,18 @@ void write_eval(const EvalColumn& e, BatchBuilder& b, std::size_t c) {
   std::size_t n = static_cast<std::size_t>(b.nrows());
   switch (e.type) {
     case DType::int64:
-    case DType::timestamp: std::copy_n(e.ints.begin(), n, b.column<std::int64_t>(c).begin()); break;
-    case DType::float64: std::copy_n(e.floats.begin(), n, b.column<double>(c).begin()); break;
-    case DType::boolean: std::copy_n(e.bools.begin(), n, b.column<std::uint8_t>(c).begin()); break;
-    case DType::string: std::copy_n(e.codes.begin(), n, b.column<std::int32_t>(c).begin()); break;
+    case DType::timestamp:
+      std::copy_n(e.ints.begin(), n, b.column<std::int64_t>(c).begin());
+      break;
+    case DType::float64:
+      std::copy_n(e.floats.begin(), n, b.column<double>(c).begin());
+      break;
+    case DType::boolean:
+      std::copy_n(e.bools.begin(), n, b.column<std::uint8_t>(c).begin());
+      break;
+    case DType::string:
+      std::copy_n(e.codes.begin(), n, b.column<std::int32_t>(c).begin());
+      break;
   }
   if (auto* v = b.valid(c)) std::copy_n(e.valid.begin(), n, v);
 }
@@ -82,12 +90,15 @@ LocalTable allgather_rows(const Frame& f, const std::vector<std::byte>& mine, st
 Frame select(const Frame& frame, const std::vector<std::string>& columns) {
   Schema out = frame.schema().select(columns);
   auto idx = frame.schema().indices_of(columns);
-  return map_partitions(frame, out, "select", [idx, out](const BatchView& in, TaskContext& ctx) {
-    std::vector<bool> m;
-    for (auto i : idx) m.push_back(in.nrows() > 0 && in.valid(i) != nullptr);
-    BatchBuilder b(ctx, in.nrows(), out, m);
-    for (std::size_t k = 0; k < idx.size(); ++k) copy_column(in, idx[k], b, k);
-  }, true);
+  return map_partitions(
+      frame, out, "select",
+      [idx, out](const BatchView& in, TaskContext& ctx) {
+        std::vector<bool> m;
+        for (auto i : idx) m.push_back(in.nrows() > 0 && in.valid(i) != nullptr);
+        BatchBuilder b(ctx, in.nrows(), out, m);
+        for (std::size_t k = 0; k < idx.size(); ++k) copy_column(in, idx[k], b, k);
+      },
+      true);
 }
 
 Frame filter(const Frame& frame, const Expr& predicate) {
@@ -113,17 +124,22 @@ Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
   }
   Schema out = schema.with_column({name, t}, dict);
   std::size_t target = out.index_of(name);
-  return map_partitions(frame, out, "assign", [value, schema, out, target](const BatchView& in, TaskContext& ctx) {
-    auto e = evaluate(value, in, schema);
-    std::vector<bool> m;
-    for (std::size_t c = 0; c < out.size(); ++c)
-      m.push_back(c == target ? !e.valid.empty() : (in.nrows() > 0 && in.valid(c) != nullptr));
-    BatchBuilder b(ctx, in.nrows(), out, m);
-    for (std::size_t c = 0; c < out.size(); ++c) {
-      if (c == target) write_eval(e, b, c);
-      else copy_column(in, c, b, c);
-    }
-  }, true);
+  return map_partitions(
+      frame, out, "assign",
+      [value, schema, out, target](const BatchView& in, TaskContext& ctx) {
+        auto e = evaluate(value, in, schema);
+        std::vector<bool> m;
+        for (std::size_t c = 0; c < out.size(); ++c)
+          m.push_back(c == target ? !e.valid.empty() : (in.nrows() > 0 && in.valid(c) != nullptr));
+        BatchBuilder b(ctx, in.nrows(), out, m);
+        for (std::size_t c = 0; c < out.size(); ++c) {
+          if (c == target)
+            write_eval(e, b, c);
+          else
+            copy_column(in, c, b, c);
+        }
+      },
+      true);
 }
 
 Frame astype(const Frame& frame, const std::string& column, DType to) {
@@ -134,34 +150,42 @@ Frame astype(const Frame& frame, const std::string& column, DType to) {
   SLAB_EXPECTS(from != DType::string && to != DType::string, TypeError,
                std::string("astype: cannot convert '") + column + "' from " + to_string(from) + " to " + to_string(to));
   Schema out = schema.with_column({column, to});
-  return map_partitions(frame, out, "astype", [c, from, to, out](const BatchView& in, TaskContext& ctx) {
-    std::size_t n = static_cast<std::size_t>(in.nrows());
-    auto m = masks_of(in);
-    m.resize(out.size());
-    bool nan_to_null = from == DType::float64 && to != DType::float64 && to != DType::boolean;
-    if (nan_to_null) m[c] = true;
-    BatchBuilder b(ctx, in.nrows(), out, m);
-    for (std::size_t k = 0; k < out.size(); ++k)
-      if (k != c) copy_column(in, k, b, k);
-    const auto* iv = n ? in.valid(c) : nullptr;
-    auto* ov = b.valid(c);
-    for (std::size_t i = 0; i < n; ++i) {
-      double d = 0;
-      std::int64_t x = 0;
-      bool isf = from == DType::float64;
-      if (isf) d = in.column<double>(c)[i];
-      else if (from == DType::boolean) x = in.column<std::uint8_t>(c)[i];
-      else x = in.column<std::int64_t>(c)[i];
-      bool ok = !iv || iv[i];
-      if (to == DType::float64) b.column<double>(c)[i] = isf ? d : static_cast<double>(x);
-      else if (to == DType::boolean) b.column<std::uint8_t>(c)[i] = isf ? (d != 0) : (x != 0);
-      else {
-        if (isf && std::isnan(d)) ok = false;
-        b.column<std::int64_t>(c)[i] = isf ? (std::isnan(d) ? 0 : static_cast<std::int64_t>(d)) : x;
-      }
-      if (ov) ov[i] = ok;
-    }
-  }, true);
+  return map_partitions(
+      frame, out, "astype",
+      [c, from, to, out](const BatchView& in, TaskContext& ctx) {
+        std::size_t n = static_cast<std::size_t>(in.nrows());
+        auto m = masks_of(in);
+        m.resize(out.size());
+        bool nan_to_null = from == DType::float64 && to != DType::float64 && to != DType::boolean;
+        if (nan_to_null) m[c] = true;
+        BatchBuilder b(ctx, in.nrows(), out, m);
+        for (std::size_t k = 0; k < out.size(); ++k)
+          if (k != c) copy_column(in, k, b, k);
+        const auto* iv = n ? in.valid(c) : nullptr;
+        auto* ov = b.valid(c);
+        for (std::size_t i = 0; i < n; ++i) {
+          double d = 0;
+          std::int64_t x = 0;
+          bool isf = from == DType::float64;
+          if (isf)
+            d = in.column<double>(c)[i];
+          else if (from == DType::boolean)
+            x = in.column<std::uint8_t>(c)[i];
+          else
+            x = in.column<std::int64_t>(c)[i];
+          bool ok = !iv || iv[i];
+          if (to == DType::float64)
+            b.column<double>(c)[i] = isf ? d : static_cast<double>(x);
+          else if (to == DType::boolean)
+            b.column<std::uint8_t>(c)[i] = isf ? (d != 0) : (x != 0);
+          else {
+            if (isf && std::isnan(d)) ok = false;
+            b.column<std::int64_t>(c)[i] = isf ? (std::isnan(d) ? 0 : static_cast<std::int64_t>(d)) : x;
+          }
+          if (ov) ov[i] = ok;
+        }
+      },
+      true);
 }
 
 Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns) {
@@ -190,44 +214,51 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
       }
       out.set_dictionary(c, make_dictionary(std::move(d)));
     }
-  return map_partitions(frame, out, "fillna", [cols, value, schema, out](const BatchView& in, TaskContext& ctx) {
-    std::size_t n = static_cast<std::size_t>(in.nrows());
-    auto m = masks_of(in);
-    for (auto c : cols) m[c] = false;
-    BatchBuilder b(ctx, in.nrows(), out, m);
-    for (std::size_t c = 0; c < out.size(); ++c) {
-      bool fill = std::find(cols.begin(), cols.end(), c) != cols.end();
-      if (!fill) {
-        copy_column(in, c, b, c);
-        continue;
-      }
-      DType t = out.type(c);
-      if (t == DType::string) {
-        const auto& od = *out.dictionary(c);
-        const auto& id = *schema.dictionary(c);
-        auto fillcode = out.code_of(c, std::get<std::string>(value));
-        auto ic = in.column<std::int32_t>(c);
-        auto oc = b.column<std::int32_t>(c);
-        for (std::size_t i = 0; i < n; ++i)
-          oc[i] = in.is_null(c, static_cast<std::int64_t>(i))
+  return map_partitions(
+      frame, out, "fillna",
+      [cols, value, schema, out](const BatchView& in, TaskContext& ctx) {
+        std::size_t n = static_cast<std::size_t>(in.nrows());
+        auto m = masks_of(in);
+        for (auto c : cols) m[c] = false;
+        BatchBuilder b(ctx, in.nrows(), out, m);
+        for (std::size_t c = 0; c < out.size(); ++c) {
+          bool fill = std::find(cols.begin(), cols.end(), c) != cols.end();
+          if (!fill) {
+            copy_column(in, c, b, c);
+            continue;
+          }
+          DType t = out.type(c);
+          if (t == DType::string) {
+            const auto& od = *out.dictionary(c);
+            const auto& id = *schema.dictionary(c);
+            auto fillcode = out.code_of(c, std::get<std::string>(value));
+            auto ic = in.column<std::int32_t>(c);
+            auto oc = b.column<std::int32_t>(c);
+            for (std::size_t i = 0; i < n; ++i)
+              oc[i] =
+                  in.is_null(c, static_cast<std::int64_t>(i))
                       ? fillcode
-                      : static_cast<std::int32_t>(std::lower_bound(od.begin(), od.end(), id[static_cast<std::size_t>(ic[i])]) - od.begin());
-        continue;
-      }
-      copy_column(in, c, b, c);
-      for (std::size_t i = 0; i < n; ++i) {
-        if (!in.is_null(c, static_cast<std::int64_t>(i))) continue;
-        if (t == DType::float64)
-          b.column<double>(c)[i] = std::holds_alternative<double>(value) ? std::get<double>(value)
-                                                                          : static_cast<double>(std::get<std::int64_t>(value));
-        else if (t == DType::boolean) b.column<std::uint8_t>(c)[i] = std::get<bool>(value);
-        else
-          b.column<std::int64_t>(c)[i] = std::holds_alternative<std::int64_t>(value)
-                                             ? std::get<std::int64_t>(value)
-                                             : static_cast<std::int64_t>(std::get<double>(value));
-      }
-    }
-  }, true);
+                      : static_cast<std::int32_t>(
+                            std::lower_bound(od.begin(), od.end(), id[static_cast<std::size_t>(ic[i])]) - od.begin());
+            continue;
+          }
+          copy_column(in, c, b, c);
+          for (std::size_t i = 0; i < n; ++i) {
+            if (!in.is_null(c, static_cast<std::int64_t>(i))) continue;
+            if (t == DType::float64)
+              b.column<double>(c)[i] = std::holds_alternative<double>(value)
+                                           ? std::get<double>(value)
+                                           : static_cast<double>(std::get<std::int64_t>(value));
+            else if (t == DType::boolean)
+              b.column<std::uint8_t>(c)[i] = std::get<bool>(value);
+            else
+              b.column<std::int64_t>(c)[i] = std::holds_alternative<std::int64_t>(value)
+                                                 ? std::get<std::int64_t>(value)
+                                                 : static_cast<std::int64_t>(std::get<double>(value));
+          }
+        }
+      },
+      true);
 }
 
 Frame dropna(const Frame& frame, const std::vector<std::string>& subset) {
@@ -288,7 +319,8 @@ LocalTable describe(const Frame& frame) {
       auto [pin, v] = view_chunk(p);
       for (std::int64_t i = 0; i < v.nrows(); ++i)
         if (!v.is_null(c, i))
-          mine.push_back(t == DType::float64 ? v.column<double>(c)[i] : static_cast<double>(v.column<std::int64_t>(c)[i]));
+          mine.push_back(t == DType::float64 ? v.column<double>(c)[i]
+                                             : static_cast<double>(v.column<std::int64_t>(c)[i]));
     }
     std::vector<double> all;
     comm.allgatherv(std::span<const double>(mine), all);  // exact quantiles: the values fit in memory
@@ -322,7 +354,8 @@ LocalTable describe(const Frame& frame) {
 
 namespace {
 // Rows of `in` whose key columns equal (as values, nulls equal, NaN equal).
-bool keys_equal(const BatchView& a, std::int64_t i, const BatchView& b, std::int64_t j, const std::vector<std::size_t>& keys) {
+bool keys_equal(const BatchView& a, std::int64_t i, const BatchView& b, std::int64_t j,
+                const std::vector<std::size_t>& keys) {
   for (auto k : keys) {
     bool na = a.is_null(k, i), nb = b.is_null(k, j);
     if (na || nb) {
@@ -425,10 +458,14 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
   const auto& cnt = t.columns[1].ints;
   auto less_value = [&](std::size_t a, std::size_t b) {
     switch (key.type) {
-      case DType::string: return key.strings[a] < key.strings[b];
-      case DType::float64: return key.floats[a] < key.floats[b];
-      case DType::boolean: return key.bools[a] < key.bools[b];
-      default: return key.ints[a] < key.ints[b];
+      case DType::string:
+        return key.strings[a] < key.strings[b];
+      case DType::float64:
+        return key.floats[a] < key.floats[b];
+      case DType::boolean:
+        return key.bools[a] < key.bools[b];
+      default:
+        return key.ints[a] < key.ints[b];
     }
   };
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
@@ -456,10 +493,14 @@ LocalTable unique(const Frame& frame, const std::string& column) {
     bool na = c.is_null(a), nb = c.is_null(b);
     if (na || nb) return !na && nb;  // nulls last
     switch (c.type) {
-      case DType::string: return c.strings[a] < c.strings[b];
-      case DType::float64: return c.floats[a] < c.floats[b];
-      case DType::boolean: return c.bools[a] < c.bools[b];
-      default: return c.ints[a] < c.ints[b];
+      case DType::string:
+        return c.strings[a] < c.strings[b];
+      case DType::float64:
+        return c.floats[a] < c.floats[b];
+      case DType::boolean:
+        return c.bools[a] < c.bools[b];
+      default:
+        return c.ints[a] < c.ints[b];
     }
   });
   LocalTable out;
@@ -503,8 +544,10 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
     for (std::size_t k = 0; k < nc; ++k)
       for (std::int64_t i = 0; i < v.nrows(); ++i) {
         if (v.is_null(cols[k], i)) continue;
-        if (schema.type(cols[k]) == DType::float64) fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
-        else is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
+        if (schema.type(cols[k]) == DType::float64)
+          fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
+        else
+          is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
       }
     fsum.push_back(fs);
     isum.push_back(is);
@@ -543,8 +586,10 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
         for (std::int64_t i = 0; i < in.nrows(); ++i) {
           if (in.is_null(c, i)) continue;
           auto ui = static_cast<std::size_t>(i);
-          if (schema.type(c) == DType::float64) b.column<double>(c)[ui] = fs += in.column<double>(c)[ui];
-          else b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
+          if (schema.type(c) == DType::float64)
+            b.column<double>(c)[ui] = fs += in.column<double>(c)[ui];
+          else
+            b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
         }
       }
     }));
@@ -582,77 +627,84 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
   VCounts pc = comm.allgatherv(std::span<const std::int64_t>(edge_sizes), all_sizes);
   auto shared = std::make_shared<std::vector<std::byte>>(std::move(all_edges));
   std::vector<std::size_t> offsets(all_sizes.size() + 1, 0);
-  for (std::size_t i = 0; i < all_sizes.size(); ++i) offsets[i + 1] = offsets[i] + static_cast<std::size_t>(all_sizes[i]);
+  for (std::size_t i = 0; i < all_sizes.size(); ++i)
+    offsets[i + 1] = offsets[i] + static_cast<std::size_t>(all_sizes[i]);
   std::size_t first_global = pc.displs[static_cast<std::size_t>(comm.rank())];
   std::size_t nglobal = all_sizes.size();
   std::vector<Chunk> parts;
   for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
     std::size_t g = first_global + j;
-    parts.push_back(frame.queue().submit(diff ? "diff" : "shift", {frame.partitions()[j]},
-        [=](TaskContext& ctx) {
-          BatchView in(ctx.input(0));
-          std::int64_t n = in.nrows();
-          // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
-          std::vector<BatchView> halo_parts;  // in global order
-          std::int64_t have = 0;
-          if (periods > 0) {
-            for (std::size_t q = g; q-- > 0 && have < k;) {
-              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
-              halo_parts.insert(halo_parts.begin(), e);
-              have += e.nrows();
-            }
+    parts.push_back(frame.queue().submit(diff ? "diff" : "shift", {frame.partitions()[j]}, [=](TaskContext& ctx) {
+      BatchView in(ctx.input(0));
+      std::int64_t n = in.nrows();
+      // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
+      std::vector<BatchView> halo_parts;  // in global order
+      std::int64_t have = 0;
+      if (periods > 0) {
+        for (std::size_t q = g; q-- > 0 && have < k;) {
+          BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+          halo_parts.insert(halo_parts.begin(), e);
+          have += e.nrows();
+        }
+      } else {
+        for (std::size_t q = g + 1; q < nglobal && have < k; ++q) {
+          BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+          halo_parts.push_back(e);
+          have += e.nrows();
+        }
+      }
+      std::vector<std::byte> halo_bytes;
+      concat_batches(halo_parts, types_of(schema), halo_bytes);
+      BatchView halo(halo_bytes);
+      // Source of output row i: row i - periods of the extended sequence [halo | in] or [in | halo].
+      std::vector<bool> m = masks_of(in);
+      for (auto c : cols) m[c] = schema.type(c) != DType::string;
+      BatchBuilder b(ctx, n, schema, m);
+      for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
+      for (auto c : cols) {
+        std::size_t es = dtype_size(schema.type(c));
+        for (std::int64_t i = 0; i < n; ++i) {
+          std::int64_t s = i - periods;  // in in's numbering
+          const BatchView* src = &in;
+          std::int64_t row = s;
+          bool ok = true;
+          if (s < 0) {
+            row = halo.nrows() + s;  // periods > 0: halo precedes
+            src = &halo;
+            ok = row >= 0;
+          } else if (s >= n) {
+            row = s - n;
+            src = &halo;
+            ok = row < halo.nrows();
+          }
+          auto ui = static_cast<std::size_t>(i);
+          bool valid = ok && !src->is_null(c, row);
+          if (!diff) {
+            if (ok)
+              std::memcpy(b.data(c) + ui * es, src->data(c) + static_cast<std::size_t>(row) * es, es);
+            else if (schema.type(c) == DType::string)
+              b.column<std::int32_t>(c)[ui] = -1;
+            else
+              std::memset(b.data(c) + ui * es, 0, es);
+            if (auto* v = b.valid(c)) v[i] = ok && src->is_valid(c, row);
           } else {
-            for (std::size_t q = g + 1; q < nglobal && have < k; ++q) {
-              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
-              halo_parts.push_back(e);
-              have += e.nrows();
+            bool cur = !in.is_null(c, i);
+            if (schema.type(c) == DType::float64) {
+              double d = valid && cur ? in.column<double>(c)[ui] - src->column<double>(c)[static_cast<std::size_t>(row)]
+                                      : std::nan("");
+              b.column<double>(c)[ui] = d;
+              if (auto* v = b.valid(c)) v[i] = valid && cur;
+            } else {
+              b.column<std::int64_t>(c)[ui] =
+                  valid && cur
+                      ? in.column<std::int64_t>(c)[ui] - src->column<std::int64_t>(c)[static_cast<std::size_t>(row)]
+                      : 0;
+              if (auto* v = b.valid(c)) v[i] = valid && cur;
             }
           }
-          std::vector<std::byte> halo_bytes;
-          concat_batches(halo_parts, types_of(schema), halo_bytes);
-          BatchView halo(halo_bytes);
-          // Source of output row i: row i - periods of the extended sequence [halo | in] or [in | halo].
-          std::vector<bool> m = masks_of(in);
-          for (auto c : cols) m[c] = schema.type(c) != DType::string;
-          BatchBuilder b(ctx, n, schema, m);
-          for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
-          for (auto c : cols) {
-            std::size_t es = dtype_size(schema.type(c));
-            for (std::int64_t i = 0; i < n; ++i) {
-              std::int64_t s = i - periods;  // in in's numbering
-              const BatchView* src = &in;
-              std::int64_t row = s;
-              bool ok = true;
-              if (s < 0) {
-                row = halo.nrows() + s;  // periods > 0: halo precedes
-                src = &halo;
-                ok = row >= 0;
-              } else if (s >= n) {
-                row = s - n;
-                src = &halo;
-                ok = row < halo.nrows();
-              }
-              auto ui = static_cast<std::size_t>(i);
-              bool valid = ok && !src->is_null(c, row);
-              if (!diff) {
-                if (ok) std::memcpy(b.data(c) + ui * es, src->data(c) + static_cast<std::size_t>(row) * es, es);
-                else if (schema.type(c) == DType::string) b.column<std::int32_t>(c)[ui] = -1;
-                else std::memset(b.data(c) + ui * es, 0, es);
-                if (auto* v = b.valid(c)) v[i] = ok && src->is_valid(c, row);
-              } else {
-                bool cur = !in.is_null(c, i);
-                if (schema.type(c) == DType::float64) {
-                  double d = valid && cur ? in.column<double>(c)[ui] - src->column<double>(c)[static_cast<std::size_t>(row)] : std::nan("");
-                  b.column<double>(c)[ui] = d;
-                  if (auto* v = b.valid(c)) v[i] = valid && cur;
-                } else {
-                  b.column<std::int64_t>(c)[ui] = valid && cur ? in.column<std::int64_t>(c)[ui] - src->column<std::int64_t>(c)[static_cast<std::size_t>(row)] : 0;
-                  if (auto* v = b.valid(c)) v[i] = valid && cur;
-                }
-              }
-            }
-          }
-        }));
+        }
+      }
+    }));
   }
   return Frame(frame.queue(), schema, std::move(parts), frame.partition_rows());
 }

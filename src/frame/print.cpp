@@ -28,18 +28,27 @@ std::string format_float(double v, bool fixed) {
 std::string format_cell(const LocalColumn& c, std::size_t row, bool fixed) {
   if (c.is_null(row)) {
     switch (c.type) {
-      case DType::float64: return "NaN";
-      case DType::timestamp: return "NaT";
-      case DType::string: return "NaN";
-      default: return "<NA>";
+      case DType::float64:
+        return "NaN";
+      case DType::timestamp:
+        return "NaT";
+      case DType::string:
+        return "NaN";
+      default:
+        return "<NA>";
     }
   }
   switch (c.type) {
-    case DType::int64: return std::to_string(c.ints[row]);
-    case DType::timestamp: return format_timestamp(c.ints[row]);
-    case DType::float64: return format_float(c.floats[row], fixed);
-    case DType::boolean: return c.bools[row] ? "True" : "False";
-    case DType::string: return c.strings[row];
+    case DType::int64:
+      return std::to_string(c.ints[row]);
+    case DType::timestamp:
+      return format_timestamp(c.ints[row]);
+    case DType::float64:
+      return format_float(c.floats[row], fixed);
+    case DType::boolean:
+      return c.bools[row] ? "True" : "False";
+    case DType::string:
+      return c.strings[row];
   }
   return "";
 }
@@ -65,9 +74,12 @@ std::string to_string(const LocalTable& table, std::int64_t max_rows) {
   std::vector<std::vector<std::string>> cells(table.columns.size() + 1);
   cells[0].push_back("");
   for (auto r : rows) {
-    if (r < 0) cells[0].push_back("...");
-    else if (!table.labels.empty()) cells[0].push_back(table.labels[static_cast<std::size_t>(r)]);
-    else cells[0].push_back(std::to_string(table.index.empty() ? r : table.index[static_cast<std::size_t>(r)]));
+    if (r < 0)
+      cells[0].push_back("...");
+    else if (!table.labels.empty())
+      cells[0].push_back(table.labels[static_cast<std::size_t>(r)]);
+    else
+      cells[0].push_back(std::to_string(table.index.empty() ? r : table.index[static_cast<std::size_t>(r)]));
   }
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const auto& col = table.columns[c];

@@ -9,9 +9,9 @@
 #include <limits>
 #include <string>
 
+#include <memory>
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
-#include <memory>
 
 namespace slab::frame {
 
@@ -182,20 +182,28 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
 
 std::string_view to_string(RollingOp op) noexcept {
   switch (op) {
-    case RollingOp::mean: return "mean";
-    case RollingOp::sum: return "sum";
-    case RollingOp::min: return "min";
-    case RollingOp::max: return "max";
-    case RollingOp::std: return "std";
-    case RollingOp::count: return "count";
+    case RollingOp::mean:
+      return "mean";
+    case RollingOp::sum:
+      return "sum";
+    case RollingOp::min:
+      return "min";
+    case RollingOp::max:
+      return "max";
+    case RollingOp::std:
+      return "std";
+    case RollingOp::count:
+      return "count";
   }
   return "?";
 }
 
 RollingOp parse_rolling_op(std::string_view text) {
-  for (RollingOp op : {RollingOp::mean, RollingOp::sum, RollingOp::min, RollingOp::max, RollingOp::std, RollingOp::count})
+  for (RollingOp op :
+       {RollingOp::mean, RollingOp::sum, RollingOp::min, RollingOp::max, RollingOp::std, RollingOp::count})
     if (text == to_string(op)) return op;
-  SLAB_FAIL(InvalidArgument, "unknown rolling aggregation '" + std::string(text) + "'; expected mean, sum, min, max, std or count");
+  SLAB_FAIL(InvalidArgument,
+            "unknown rolling aggregation '" + std::string(text) + "'; expected mean, sum, min, max, std or count");
 }
 
 RollingWindow RollingWindow::count(std::int64_t rows, std::int64_t min_periods) {
@@ -209,7 +217,8 @@ RollingWindow RollingWindow::count(std::int64_t rows, std::int64_t min_periods) 
 }
 
 RollingWindow RollingWindow::time(std::int64_t span_ns, std::int64_t min_periods) {
-  SLAB_EXPECTS(span_ns >= 1, InvalidArgument, "rolling time span must be positive, got " + std::to_string(span_ns) + " ns");
+  SLAB_EXPECTS(span_ns >= 1, InvalidArgument,
+               "rolling time span must be positive, got " + std::to_string(span_ns) + " ns");
   RollingWindow w;
   w.span_ns = span_ns;
   w.min_periods = min_periods;
@@ -221,7 +230,10 @@ RollingWindow RollingWindow::parse(std::string_view text) {
   std::size_t pos = 0;
   while (pos < t.size() && (std::isdigit(static_cast<unsigned char>(t[pos])) || t[pos] == '.')) ++pos;
   const std::string num = t.substr(0, pos), unit = t.substr(pos);
-  auto bad = [&] { SLAB_FAIL(InvalidArgument, "bad rolling window '" + t + "': expected a row count (1000) or a time span (1h, 30min, 15s, 500ms, 2d)"); };
+  auto bad = [&] {
+    SLAB_FAIL(InvalidArgument,
+              "bad rolling window '" + t + "': expected a row count (1000) or a time span (1h, 30min, 15s, 500ms, 2d)");
+  };
   if (num.empty()) bad();
   if (unit.empty()) {
     std::int64_t rows = 0;
@@ -233,14 +245,22 @@ RollingWindow RollingWindow::parse(std::string_view text) {
   auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), value);
   if (ec != std::errc() || p != num.data() + num.size()) bad();
   double scale = 0;
-  if (unit == "ns") scale = 1;
-  else if (unit == "us") scale = 1e3;
-  else if (unit == "ms") scale = 1e6;
-  else if (unit == "s") scale = 1e9;
-  else if (unit == "min" || unit == "T") scale = 60e9;
-  else if (unit == "h" || unit == "H") scale = 3600e9;
-  else if (unit == "d" || unit == "D") scale = 86400e9;
-  else bad();
+  if (unit == "ns")
+    scale = 1;
+  else if (unit == "us")
+    scale = 1e3;
+  else if (unit == "ms")
+    scale = 1e6;
+  else if (unit == "s")
+    scale = 1e9;
+  else if (unit == "min" || unit == "T")
+    scale = 60e9;
+  else if (unit == "h" || unit == "H")
+    scale = 3600e9;
+  else if (unit == "d" || unit == "D")
+    scale = 86400e9;
+  else
+    bad();
   return time(static_cast<std::int64_t>(std::llround(value * scale)));
 }
 
@@ -253,7 +273,8 @@ namespace rolling_kernel {
 void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods, RollingOp op,
           double* out) {
   const std::size_t w = std::max<std::size_t>(window, 1);
-  slide(x, halo, n, min_periods, op, w, [w](std::size_t i) { return i + 1 >= w ? i + 1 - w : 0; }, out);
+  slide(
+      x, halo, n, min_periods, op, w, [w](std::size_t i) { return i + 1 >= w ? i + 1 - w : 0; }, out);
 }
 
 void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
@@ -275,7 +296,8 @@ RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<
                          const RollingWindow& window) {
   const int p = comm.size(), me = comm.rank();
   std::string problem;
-  if (window.rows <= 0 && window.span_ns <= 0) problem = "rolling window needs rows >= 1 or a positive time span";
+  if (window.rows <= 0 && window.span_ns <= 0)
+    problem = "rolling window needs rows >= 1 or a positive time span";
   else if (window.is_time() && t.size() != x.size())
     problem = "a time window needs a timestamp column of the same length as the values (" + std::to_string(t.size()) +
               " != " + std::to_string(x.size()) + ")";
@@ -334,10 +356,12 @@ RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<
   std::vector<double> sx;
   std::vector<std::int64_t> st;
   sx.reserve(total);
-  for (int q = 0; q < p; ++q) sx.insert(sx.end(), x.begin() + first_sent[q], x.begin() + first_sent[q] + send_counts[q]);
+  for (int q = 0; q < p; ++q)
+    sx.insert(sx.end(), x.begin() + first_sent[q], x.begin() + first_sent[q] + send_counts[q]);
   if (window.is_time()) {
     st.reserve(total);
-    for (int q = 0; q < p; ++q) st.insert(st.end(), t.begin() + first_sent[q], t.begin() + first_sent[q] + send_counts[q]);
+    for (int q = 0; q < p; ++q)
+      st.insert(st.end(), t.begin() + first_sent[q], t.begin() + first_sent[q] + send_counts[q]);
   }
   RollingHalo h;
   std::vector<std::size_t> recv_counts;
@@ -371,14 +395,14 @@ std::vector<double> rolling(const Comm& comm, std::span<const double> x, std::sp
   return std::move(rolling(comm, x, t, window, std::span<const RollingOp>(&op, 1))[0]);
 }
 
-
 namespace {
 template <class T, class Conv>
 std::vector<T> local_column(const Frame& frame, const std::string& column, bool ints, Conv conv) {
   const std::size_t c = frame.schema().index_of(column);
   const DType type = frame.schema().type(c);
   SLAB_EXPECTS(type != DType::string && (!ints || type == DType::int64 || type == DType::timestamp), InvalidArgument,
-               "column '" + column + "' is " + to_string(type) + "; expected " + (ints ? "int64 or timestamp" : "a numeric or bool column"));
+               "column '" + column + "' is " + to_string(type) + "; expected " +
+                   (ints ? "int64 or timestamp" : "a numeric or bool column"));
   Frame(frame).persist();  // runs the graph (collective)
   const std::vector<std::int64_t> rows = frame.local_partition_rows();
   std::int64_t total = 0;
@@ -406,7 +430,8 @@ std::vector<T> local_column(const Frame& frame, const std::string& column, bool 
         for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
         break;
       }
-      default: break;
+      default:
+        break;
     }
   }
   return out;

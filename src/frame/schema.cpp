@@ -8,11 +8,16 @@ namespace slab::frame {
 
 const char* to_string(DType type) noexcept {
   switch (type) {
-    case DType::int64: return "int64";
-    case DType::float64: return "float64";
-    case DType::boolean: return "bool";
-    case DType::timestamp: return "datetime64[ns]";
-    case DType::string: return "string";
+    case DType::int64:
+      return "int64";
+    case DType::float64:
+      return "float64";
+    case DType::boolean:
+      return "bool";
+    case DType::timestamp:
+      return "datetime64[ns]";
+    case DType::string:
+      return "string";
   }
   return "?";
 }
@@ -73,7 +78,8 @@ void Schema::set_dictionary(std::size_t i, Dictionary dictionary) {
 std::int32_t Schema::code_of(std::size_t i, std::string_view value) const {
   const auto& d = dictionaries_.at(i);
   if (!d) return -1;
-  auto it = std::lower_bound(d->begin(), d->end(), value, [](const std::string& a, std::string_view b) { return a < b; });
+  auto it =
+      std::lower_bound(d->begin(), d->end(), value, [](const std::string& a, std::string_view b) { return a < b; });
   if (it == d->end() || *it != value) return -1;
   return static_cast<std::int32_t>(it - d->begin());
 }

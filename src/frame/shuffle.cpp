@@ -18,7 +18,8 @@ std::uint64_t hash_bytes(std::string_view s) {
 }
 }  // namespace
 
-std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema, const std::vector<std::size_t>& keys) {
+std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema,
+                                     const std::vector<std::size_t>& keys) {
   std::size_t n = static_cast<std::size_t>(batch.nrows());
   std::vector<std::uint64_t> h(n, 0x12345678ull);
   for (auto k : keys) {
@@ -78,7 +79,8 @@ Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, i
         BatchView all(local);
         auto h = hash_rows(all, schema, keys);
         std::vector<std::vector<std::int64_t>> rows(static_cast<std::size_t>(p));
-        for (std::size_t i = 0; i < h.size(); ++i) rows[static_cast<std::size_t>(shuffle_rank(h[i], p))].push_back(static_cast<std::int64_t>(i));
+        for (std::size_t i = 0; i < h.size(); ++i)
+          rows[static_cast<std::size_t>(shuffle_rank(h[i], p))].push_back(static_cast<std::int64_t>(i));
         std::vector<std::byte> send;
         std::vector<std::size_t> counts(static_cast<std::size_t>(p));
         for (int d = 0; d < p; ++d) {

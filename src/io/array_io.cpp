@@ -13,9 +13,9 @@ Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string&
                    ReadOptions options) {
   Comm& comm = queue.comm();
   const DatasetInfo info = hdf5::inspect(comm, file, dataset, element_type_v<T>);
-  const Shape shape = info.shape.size() == 1 ? Shape{static_cast<std::int64_t>(info.rows())}
-                                             : Shape{static_cast<std::int64_t>(info.rows()),
-                                                     static_cast<std::int64_t>(info.cols())};
+  const Shape shape = info.shape.size() == 1
+                          ? Shape{static_cast<std::int64_t>(info.rows())}
+                          : Shape{static_cast<std::int64_t>(info.rows()), static_cast<std::int64_t>(info.cols())};
   std::int64_t chunk = options.chunk;
   if (chunk <= 0) {
     chunk = Layout::default_chunk(shape.rows, shape.cols, split, sizeof(T));
@@ -33,22 +33,21 @@ Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string&
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
-    chunks.push_back(queue.submit(
-        "hdf5.read",
-        {},
-        [info, e, use_gpu, stream](TaskContext& ctx) {
-          auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
-          const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
-          const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
-          if (use_gpu) {
-            std::vector<T> host(out.size());
-            hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
-            detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
-          } else {
-            hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
-          }
-        },
-        {TraceKind::io, false}));
+    chunks.push_back(
+        queue.submit("hdf5.read", {},
+                     [info, e, use_gpu, stream](TaskContext& ctx) {
+                       auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
+                       const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
+                       const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
+                       if (use_gpu) {
+                         std::vector<T> host(out.size());
+                         hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
+                         detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
+                       } else {
+                         hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
+                       }
+                     },
+                     {TraceKind::io, false}));
   }
   return Array<T>(queue, std::move(layout), std::move(chunks));
 }
@@ -94,8 +93,8 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   writer.commit();
 }
 
-#define SLAB_IO_INSTANTIATE(T)                                                                                 \
-  template Array<T> read_hdf5<T>(TaskQueue&, const std::string&, const std::string&, Split, ReadOptions);      \
+#define SLAB_IO_INSTANTIATE(T)                                                                            \
+  template Array<T> read_hdf5<T>(TaskQueue&, const std::string&, const std::string&, Split, ReadOptions); \
   template void write_hdf5<T>(const Array<T>&, const std::string&, const std::string&, std::vector<std::uint64_t>);
 SLAB_IO_INSTANTIATE(float)
 SLAB_IO_INSTANTIATE(double)

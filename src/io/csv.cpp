@@ -116,8 +116,8 @@ bool parse_timestamp(std::string_view t, std::int64_t& ns) noexcept {
     }
   }
   if (at != t.size()) return false;
-  const std::int64_t secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 +
-                            h * 3600 + mi * 60 + s - offset_s;
+  const std::int64_t secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
+                            mi * 60 + s - offset_s;
   ns = secs * 1000000000 + frac;
   return true;
 }
@@ -169,7 +169,8 @@ struct Tokens {
 
 class Tokenizer {
  public:
-  Tokenizer(const std::string& file, const char* buf, std::size_t size, std::uint64_t base, std::int64_t line, char delim)
+  Tokenizer(const std::string& file, const char* buf, std::size_t size, std::uint64_t base, std::int64_t line,
+            char delim)
       : file_(file), buf_(buf), size_(size), base_(base), line_(line), delim_(delim) {}
 
   std::size_t pos() const { return pos_; }
@@ -214,7 +215,8 @@ class Tokenizer {
         for (;;) {
           const char* q = static_cast<const char*>(std::memchr(buf_ + pos_, '"', size_ - pos_));
           const std::size_t qpos = q ? static_cast<std::size_t>(q - buf_) : size_;
-          for (const char* nl = buf_ + pos_; (nl = static_cast<const char*>(std::memchr(nl, '\n', buf_ + qpos - nl)));) {
+          for (const char* nl = buf_ + pos_;
+               (nl = static_cast<const char*>(std::memchr(nl, '\n', buf_ + qpos - nl)));) {
             ++line_;
             ++nl;
             line_start_ = static_cast<std::size_t>(nl - buf_);
@@ -336,8 +338,10 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
     err.set(0, path + ": cannot open: " + std::strerror(errno));
   } else {
     struct stat st {};
-    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) err.set(0, path + ": cannot open: not a regular file");
-    else fsize = static_cast<std::uint64_t>(st.st_size);
+    if (::fstat(fd, &st) != 0 || S_ISDIR(st.st_mode))
+      err.set(0, path + ": cannot open: not a regular file");
+    else
+      fsize = static_cast<std::uint64_t>(st.st_size);
   }
   struct FdCloser {
     int fd;
@@ -372,7 +376,8 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
     std::uint64_t nl = 0;
     for (std::size_t i = 0; i < range.size(); ++i) {
       const char c = range[i];
-      if (c == '"') inside = !inside;
+      if (c == '"')
+        inside = !inside;
       else if (c == '\n') {
         ++nl;
         if (!inside) {
@@ -510,13 +515,20 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
     comm.allreduce(std::span<int>(seen), ReduceOp::max);
     for (std::size_t c = 0; c < ncols; ++c) {
       auto it = opt.dtypes.find(names[c]);
-      if (it != opt.dtypes.end()) types[c] = it->second;
-      else if (!seen[c]) types[c] = DType::float64;
-      else if (cand[c * kNCand + kBool]) types[c] = DType::boolean;
-      else if (cand[c * kNCand + kInt]) types[c] = DType::int64;
-      else if (cand[c * kNCand + kFloat]) types[c] = DType::float64;
-      else if (cand[c * kNCand + kTime]) types[c] = DType::timestamp;
-      else types[c] = DType::string;
+      if (it != opt.dtypes.end())
+        types[c] = it->second;
+      else if (!seen[c])
+        types[c] = DType::float64;
+      else if (cand[c * kNCand + kBool])
+        types[c] = DType::boolean;
+      else if (cand[c * kNCand + kInt])
+        types[c] = DType::int64;
+      else if (cand[c * kNCand + kFloat])
+        types[c] = DType::float64;
+      else if (cand[c * kNCand + kTime])
+        types[c] = DType::timestamp;
+      else
+        types[c] = DType::string;
     }
   }
 
@@ -535,15 +547,23 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
         const std::uint64_t at = f.begin - (f.quoted ? 1 : 0);
         auto [L, C] = tok.where(t.rec_pos[r], t.rec_line[r], at);
         err.set((start == kNone ? 0 : start) + at, path + ":" + std::to_string(L) + ":" + std::to_string(C) +
-                                                        ": cannot parse '" + std::string(s) + "' as " +
-                                                        to_string(types[c]) + " (column '" + names[c] + "')");
+                                                       ": cannot parse '" + std::string(s) + "' as " +
+                                                       to_string(types[c]) + " (column '" + names[c] + "')");
       };
       switch (types[c]) {
         case DType::int64:
-        case DType::timestamp: col.ints.resize(nrows, 0); break;
-        case DType::float64: col.floats.resize(nrows, std::numeric_limits<double>::quiet_NaN()); break;
-        case DType::boolean: col.bools.resize(nrows, 0); break;
-        case DType::string: col.strings.resize(nrows); break;
+        case DType::timestamp:
+          col.ints.resize(nrows, 0);
+          break;
+        case DType::float64:
+          col.floats.resize(nrows, std::numeric_limits<double>::quiet_NaN());
+          break;
+        case DType::boolean:
+          col.bools.resize(nrows, 0);
+          break;
+        case DType::string:
+          col.strings.resize(nrows);
+          break;
       }
       for (std::size_t r = 0; r < nrows; ++r) {
         std::string_view s = text_of(r, c, scratch);
@@ -553,16 +573,24 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
         }
         bool ok = true;
         switch (types[c]) {
-          case DType::int64: ok = csv::parse_int64(s, col.ints[r]); break;
-          case DType::timestamp: ok = csv::parse_timestamp(s, col.ints[r]); break;
-          case DType::float64: ok = csv::parse_float64(s, col.floats[r]); break;
+          case DType::int64:
+            ok = csv::parse_int64(s, col.ints[r]);
+            break;
+          case DType::timestamp:
+            ok = csv::parse_timestamp(s, col.ints[r]);
+            break;
+          case DType::float64:
+            ok = csv::parse_float64(s, col.floats[r]);
+            break;
           case DType::boolean: {
             bool b = false;
             ok = csv::parse_bool(s, b);
             col.bools[r] = b;
             break;
           }
-          case DType::string: col.strings[r] = std::string(s); break;
+          case DType::string:
+            col.strings[r] = std::string(s);
+            break;
         }
         if (!ok) {
           bad(r, s);

@@ -99,7 +99,9 @@ hid_t mem_type_of(ElementType t) {
   return H5T_NATIVE_DOUBLE;
 }
 
-std::string absolute(const std::string& dataset) { return dataset.empty() || dataset[0] != '/' ? "/" + dataset : dataset; }
+std::string absolute(const std::string& dataset) {
+  return dataset.empty() || dataset[0] != '/' ? "/" + dataset : dataset;
+}
 
 // Every link along the path exists (H5Lexists on "/a/b" fails when "/a" is missing, so walk it).
 bool path_exists(hid_t file, const std::string& path) {
@@ -300,7 +302,8 @@ std::uint64_t dataset_checksum(const DatasetInfo& info) {
   const std::uint64_t rows = info.rows();
   const std::uint64_t cols = info.cols();
   const std::size_t es = element_size(info.type);
-  const std::uint64_t step = std::max<std::uint64_t>(1, (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, cols * es));
+  const std::uint64_t step =
+      std::max<std::uint64_t>(1, (std::uint64_t{64} << 20) / std::max<std::uint64_t>(1, cols * es));
   std::vector<std::byte> buf;
   for (std::uint64_t r = 0; r < rows; r += step) {
     const std::uint64_t nr = std::min(step, rows - r);
@@ -320,8 +323,8 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
   const std::string name = file_ + ":" + dataset_;
   comm_.run_collectively([&] {
     if (shape_.size() != 1 && shape_.size() != 2)
-      SLAB_FAIL(ShapeError, name + ": cannot write a dataset of rank " + std::to_string(shape_.size()) +
-                                "; expected 1 or 2");
+      SLAB_FAIL(ShapeError,
+                name + ": cannot write a dataset of rank " + std::to_string(shape_.size()) + "; expected 1 or 2");
     if (!chunk.empty() && chunk.size() != shape_.size())
       SLAB_FAIL(ShapeError, name + ": chunk rank differs from the dataset's");
     for (auto c : chunk)
@@ -344,16 +347,16 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
   }
   comm_.bcast(std::span<int>(&present, 1), 0);
   try {
-  comm_.run_collectively([&] {
-    H5Handle fapl = mpio_fapl(comm_, file_);
-    detail::hdf5_quiet();
-    const hid_t id = present ? H5Fopen(file_.c_str(), H5F_ACC_RDWR, fapl)
-                             : H5Fcreate(file_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
-    if (id < 0)
-      SLAB_FAIL(IoError, file_ + ": cannot " + (present ? "open for writing" : "create") + ": " +
-                             detail::hdf5_error_stack());
-    file_id_ = id;
-  });
+    comm_.run_collectively([&] {
+      H5Handle fapl = mpio_fapl(comm_, file_);
+      detail::hdf5_quiet();
+      const hid_t id = present ? H5Fopen(file_.c_str(), H5F_ACC_RDWR, fapl)
+                               : H5Fcreate(file_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
+      if (id < 0)
+        SLAB_FAIL(IoError,
+                  file_ + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+      file_id_ = id;
+    });
   } catch (...) {
     close_handles();
     throw;
@@ -368,8 +371,7 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
     if (path_exists(file_id_, dataset_)) {
       H5O_info_t oinfo{};
       SLAB_HDF5_TRY(name, H5Oget_info_by_name2(file_id_, dataset_.c_str(), &oinfo, H5O_INFO_BASIC, H5P_DEFAULT));
-      if (oinfo.type != H5O_TYPE_DATASET)
-        SLAB_FAIL(IoError, name + " exists and is not a dataset; not replacing it");
+      if (oinfo.type != H5O_TYPE_DATASET) SLAB_FAIL(IoError, name + " exists and is not a dataset; not replacing it");
     }
   } catch (...) {
     error = std::current_exception();
@@ -395,8 +397,8 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
       SLAB_HDF5_TRY(name, H5Pset_chunk(dcpl, static_cast<int>(chunk.size()), c));
     }
     SLAB_HDF5_TRY(name, H5Pset_fill_time(dcpl, H5D_FILL_TIME_NEVER));
-    dset_id_ = SLAB_HDF5_TRY(name, H5Dcreate2(file_id_, temp_.c_str(), mem_type_of(type_), space, H5P_DEFAULT, dcpl,
-                                              H5P_DEFAULT));
+    dset_id_ = SLAB_HDF5_TRY(
+        name, H5Dcreate2(file_id_, temp_.c_str(), mem_type_of(type_), space, H5P_DEFAULT, dcpl, H5P_DEFAULT));
   } catch (...) {
     error = std::current_exception();
   }
@@ -446,8 +448,8 @@ void DatasetWriter::write(std::uint64_t row0, std::uint64_t nrows, std::uint64_t
   write_impl(row0, nrows, col0, ncols, data, false);
 }
 
-void DatasetWriter::write_collective(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
-                                     std::uint64_t ncols, const void* data) {
+void DatasetWriter::write_collective(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0, std::uint64_t ncols,
+                                     const void* data) {
   comm_.run_collectively([&] { write_impl(row0, nrows, col0, ncols, data, true); });
 }
 
@@ -479,10 +481,11 @@ void DatasetWriter::commit() {
   committed_ = true;
 }
 
-void write_generated(const Comm& comm, const std::string& file, const std::string& dataset, ElementType type,
-                     std::vector<std::uint64_t> shape, std::vector<std::uint64_t> chunk, std::uint64_t tile_rows,
-                     std::uint64_t tile_cols,
-                     const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, void*)>& fill) {
+void write_generated(
+    const Comm& comm, const std::string& file, const std::string& dataset, ElementType type,
+    std::vector<std::uint64_t> shape, std::vector<std::uint64_t> chunk, std::uint64_t tile_rows,
+    std::uint64_t tile_cols,
+    const std::function<void(std::uint64_t, std::uint64_t, std::uint64_t, std::uint64_t, void*)>& fill) {
   DatasetWriter writer(comm, file, dataset, type, shape, std::move(chunk));
   const std::uint64_t rows = shape.empty() ? 0 : shape[0];
   const std::uint64_t cols = shape.size() < 2 ? 1 : shape[1];

@@ -46,12 +46,12 @@ class H5Handle {
 
 /// Evaluate an HDF5 call; when it returns a negative value (hid_t, herr_t, htri_t), throw
 /// slab::IoError("<context>: <call>: <HDF5 error stack>"). Yields the call's value.
-#define SLAB_HDF5_TRY(context, call)                                                                          \
-  ([&]() {                                                                                                    \
-    ::slab::detail::hdf5_quiet();                                                                             \
-    auto slab_h5_rc_ = (call);                                                                                \
-    if (slab_h5_rc_ < 0)                                                                                      \
+#define SLAB_HDF5_TRY(context, call)                                                                            \
+  ([&]() {                                                                                                      \
+    ::slab::detail::hdf5_quiet();                                                                               \
+    auto slab_h5_rc_ = (call);                                                                                  \
+    if (slab_h5_rc_ < 0)                                                                                        \
       throw ::slab::IoError(std::string(context) + ": " #call " failed: " + ::slab::detail::hdf5_error_stack(), \
-                            __FILE__, __LINE__);                                                              \
-    return slab_h5_rc_;                                                                                       \
+                            __FILE__, __LINE__);                                                                \
+    return slab_h5_rc_;                                                                                         \
   }())

@@ -20,7 +20,8 @@ constexpr int tree_tag_r = 7301;
 constexpr int tree_tag_q = 7302;
 
 void lapack_try(int info, const char* what) {
-  if (info != 0) SLAB_FAIL(Error, std::string("linalg: LAPACK ") + what + " failed (info " + std::to_string(info) + ")");
+  if (info != 0)
+    SLAB_FAIL(Error, std::string("linalg: LAPACK ") + what + " failed (info " + std::to_string(info) + ")");
 }
 
 // w (column-major, ld = m) = row-major a (m x n), in cache blocks.
@@ -77,7 +78,8 @@ void apply_q(const double* w, const std::vector<double>& t, std::size_t m, std::
 }
 
 // QR of the stacked [top; bottom] (2n x n); returns the factored w and t.
-void stacked_qr(const double* top, const double* bottom, std::size_t n, std::vector<double>& w, std::vector<double>& t) {
+void stacked_qr(const double* top, const double* bottom, std::size_t n, std::vector<double>& w,
+                std::vector<double>& t) {
   const std::size_t m = 2 * n;
   w.resize(m * n);
   for (std::size_t i = 0; i < n; ++i)
@@ -143,8 +145,9 @@ void combine_r(double* acc, const double* other, std::size_t n) {
 
 std::vector<double> tree_r(const Comm& comm, std::vector<double> r, std::size_t n, std::vector<double>* tree_q) {
   const int rank = comm.rank(), size = comm.size();
-  SLAB_EXPECTS(r.size() == n * n, ShapeError, "linalg::tree_r: local factor has " + std::to_string(r.size()) +
-                                                  " values, expected " + std::to_string(n * n));
+  SLAB_EXPECTS(
+      r.size() == n * n, ShapeError,
+      "linalg::tree_r: local factor has " + std::to_string(r.size()) + " values, expected " + std::to_string(n * n));
   struct Level {
     int partner;
     std::vector<double> w, t;  // factored 2n x n stack (for Q)

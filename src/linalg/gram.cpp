@@ -114,22 +114,20 @@ std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::
     const std::uint64_t j0 = b * k;
     const std::uint64_t w = std::min(k, m - j0);
     ++rep->local_blocks;
-    Chunk block = tasks.submit(
-        "gram.read",
-        {},
-        [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
-          const double t0 = MPI_Wtime();
-          auto out = ctx.output(n * w * sizeof(double));
-          if (use_gpu) {
-            std::vector<double> host(n * w);
-            hdf5::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
-            detail::copy_host_to_device(out.data(), host.data(), out.size(), stream);
-          } else {
-            hdf5::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
-          }
-          rep->read_seconds += MPI_Wtime() - t0;
-        },
-        {TraceKind::io, false});
+    Chunk block = tasks.submit("gram.read", {},
+                               [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
+                                 const double t0 = MPI_Wtime();
+                                 auto out = ctx.output(n * w * sizeof(double));
+                                 if (use_gpu) {
+                                   std::vector<double> host(n * w);
+                                   hdf5::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
+                                   detail::copy_host_to_device(out.data(), host.data(), out.size(), stream);
+                                 } else {
+                                   hdf5::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
+                                 }
+                                 rep->read_seconds += MPI_Wtime() - t0;
+                               },
+                               {TraceKind::io, false});
     acc = tasks.submit("gram.syrk", {std::move(acc), std::move(block)}, [n, w, use_gpu, stream, rep](TaskContext& ctx) {
       Pin& a = ctx.input_pin(0);
       auto blk = ctx.input_as<double>(1);

@@ -22,7 +22,9 @@ namespace {
 
 using detail::gpu_copy;
 
-std::string shape_str(std::int64_t r, std::int64_t c) { return "(" + std::to_string(r) + ", " + std::to_string(c) + ")"; }
+std::string shape_str(std::int64_t r, std::int64_t c) {
+  return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
+}
 std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
 
 struct Device {
@@ -119,17 +121,16 @@ TaskQueue::CombineFn add_combine(const Device& d) {
 // Fixed-tree sum over ranks of a rank-local chunk of `count` doubles: reduce to 0 (binomial tree), bcast.
 Chunk allreduce_sum(TaskQueue& q, Chunk local, std::size_t count, const char* name) {
   const Device d = device_of(q);
-  return q.submit(
-      name, {std::move(local)},
-      [count, d](TaskContext& ctx) {
-        auto in = ctx.input_as<double>(0);
-        auto host = to_host(in.data(), count, d);
-        std::vector<double> sum(count);
-        ctx.comm().reduce(std::span<const double>(host), std::span<double>(sum), ReduceOp::sum, 0);
-        ctx.comm().bcast(std::span<double>(sum), 0);
-        from_host(ctx.output_as<double>(count).data(), sum.data(), count, d);
-      },
-      {TraceKind::compute, true});
+  return q.submit(name, {std::move(local)},
+                  [count, d](TaskContext& ctx) {
+                    auto in = ctx.input_as<double>(0);
+                    auto host = to_host(in.data(), count, d);
+                    std::vector<double> sum(count);
+                    ctx.comm().reduce(std::span<const double>(host), std::span<double>(sum), ReduceOp::sum, 0);
+                    ctx.comm().bcast(std::span<double>(sum), 0);
+                    from_host(ctx.output_as<double>(count).data(), sum.data(), count, d);
+                  },
+                  {TraceKind::compute, true});
 }
 
 // R of a RowSource: local QR per chunk, streamed combine over the rank's chunks, tree across ranks.
@@ -167,14 +168,13 @@ std::vector<double> tsqr_r_impl(TaskQueue& q, const RowSource& src) {
                                             from_host(a, ha.data(), n * n, d);
                                           });
   rs.clear();
-  Chunk r = q.submit(
-      "tsqr_tree", {std::move(local)},
-      [n, d](TaskContext& ctx) {
-        auto in = ctx.input_as<double>(0);
-        auto r = tree_r(ctx.comm(), to_host(in.data(), n * n, d), n);
-        from_host(ctx.output_as<double>(n * n).data(), r.data(), n * n, d);
-      },
-      {TraceKind::compute, true});
+  Chunk r = q.submit("tsqr_tree", {std::move(local)},
+                     [n, d](TaskContext& ctx) {
+                       auto in = ctx.input_as<double>(0);
+                       auto r = tree_r(ctx.comm(), to_host(in.data(), n * n, d), n);
+                       from_host(ctx.output_as<double>(n * n).data(), r.data(), n * n, d);
+                     },
+                     {TraceKind::compute, true});
   auto out = q.compute<double>(r);
   if (d.gpu) out = to_host(out.data(), out.size(), Device{});  // compute() copied the pinned bytes out
   return out;
@@ -202,21 +202,20 @@ std::vector<double> cholesky_r_impl(TaskQueue& q, const RowSource& src) {
   if (gs.empty()) gs.push_back(zeros(q, n * n, "gram_empty"));
   Chunk local = gs.size() == 1 ? gs[0] : q.reduce("gram_sum", std::move(gs), add_combine(d));
   gs.clear();
-  Chunk r = q.submit(
-      "cholesky_tree", {std::move(local)},
-      [n, d](TaskContext& ctx) {
-        auto g = to_host(ctx.input_as<double>(0).data(), n * n, d);
-        const int ok = cholesky_r(g.data(), n) ? 1 : 0;
-        auto out = ctx.output_as<double>(n * n);
-        if (ctx.comm().allreduce(ok, ReduceOp::min) == 0) {
-          std::vector<double> nan(n * n, std::nan(""));
-          from_host(out.data(), nan.data(), n * n, d);
-          return;
-        }
-        auto rr = tree_r(ctx.comm(), std::move(g), n);
-        from_host(out.data(), rr.data(), n * n, d);
-      },
-      {TraceKind::compute, true});
+  Chunk r = q.submit("cholesky_tree", {std::move(local)},
+                     [n, d](TaskContext& ctx) {
+                       auto g = to_host(ctx.input_as<double>(0).data(), n * n, d);
+                       const int ok = cholesky_r(g.data(), n) ? 1 : 0;
+                       auto out = ctx.output_as<double>(n * n);
+                       if (ctx.comm().allreduce(ok, ReduceOp::min) == 0) {
+                         std::vector<double> nan(n * n, std::nan(""));
+                         from_host(out.data(), nan.data(), n * n, d);
+                         return;
+                       }
+                       auto rr = tree_r(ctx.comm(), std::move(g), n);
+                       from_host(out.data(), rr.data(), n * n, d);
+                     },
+                     {TraceKind::compute, true});
   auto out = q.compute<double>(r);
   if (d.gpu) out = to_host(out.data(), out.size(), Device{});
   if (out.empty() || std::isnan(out[0])) return {};
@@ -238,23 +237,23 @@ QrResult tsqr_explicit(TaskQueue& q, const RowSource& src) {
   const std::size_t local_rows = std::size_t(src.layout.local_rows(rank));
   std::vector<Chunk> inputs;
   for (std::int64_t i = 0; i < nchunks; ++i) inputs.push_back(src.chunk(std::size_t(i)));
-  Chunk both = q.submit(
-      "tsqr_explicit", std::move(inputs),
-      [n, local_rows, d](TaskContext& ctx) {
-        std::vector<double> a(local_rows * n);
-        std::size_t off = 0;
-        for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
-          auto in = ctx.input_as<double>(i);
-          auto h = d.gpu ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
-          std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
-          off += h.size();
-        }
-        std::vector<double> qr(n * n + local_rows * n);
-        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
-        std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
-        from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
-      },
-      {TraceKind::compute, true});
+  Chunk both = q.submit("tsqr_explicit", std::move(inputs),
+                        [n, local_rows, d](TaskContext& ctx) {
+                          std::vector<double> a(local_rows * n);
+                          std::size_t off = 0;
+                          for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+                            auto in = ctx.input_as<double>(i);
+                            auto h =
+                                d.gpu ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
+                            std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
+                            off += h.size();
+                          }
+                          std::vector<double> qr(n * n + local_rows * n);
+                          auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
+                          std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
+                          from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
+                        },
+                        {TraceKind::compute, true});
   std::vector<Chunk> qchunks;
   std::size_t off = n * n;
   for (std::int64_t i = 0; i < nchunks; ++i) {
@@ -327,7 +326,8 @@ SvdResult svd_impl(TaskQueue& q, const RowSource& src, std::int64_t k_in, QrMeth
   std::vector<double> r;
   SmallSvd small;
   bool every_rank_tall = true;
-  for (int p = 0; p < src.layout.nranks; ++p) every_rank_tall = every_rank_tall && src.layout.local_rows(p) >= std::int64_t(n);
+  for (int p = 0; p < src.layout.nranks; ++p)
+    every_rank_tall = every_rank_tall && src.layout.local_rows(p) >= std::int64_t(n);
   if (method != QrMethod::householder && every_rank_tall) {
     r = cholesky_r_impl(q, src);
     if (!r.empty()) {

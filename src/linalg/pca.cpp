@@ -18,9 +18,9 @@ std::string shape(const Array<double>& a) {
 
 std::vector<double> apply_qt(const Array<double>& a, std::span<const double> r, const Array<double>& b) {
   const std::int64_t n = a.cols();
-  SLAB_EXPECTS(static_cast<std::int64_t>(r.size()) == n * n, ShapeError,
-               "apply_qt: R has " + std::to_string(r.size()) + " entries; A " + shape(a) + " needs " +
-                   std::to_string(n * n));
+  SLAB_EXPECTS(
+      static_cast<std::int64_t>(r.size()) == n * n, ShapeError,
+      "apply_qt: R has " + std::to_string(r.size()) + " entries; A " + shape(a) + " needs " + std::to_string(n * n));
   std::vector<double> y = at_b(a, b);  // checks rows and distribution; n x p
   const std::int64_t p = b.cols();
   // R^T Y = A^T B: one triangular solve, identical on every rank.
@@ -31,8 +31,7 @@ std::vector<double> apply_qt(const Array<double>& a, std::span<const double> r, 
 
 Array<double> apply_q(const Array<double>& a, std::span<const double> r, std::span<const double> x, std::int64_t p) {
   const std::int64_t n = a.cols();
-  SLAB_EXPECTS(static_cast<std::int64_t>(r.size()) == n * n && static_cast<std::int64_t>(x.size()) == n * p,
-               ShapeError,
+  SLAB_EXPECTS(static_cast<std::int64_t>(r.size()) == n * n && static_cast<std::int64_t>(x.size()) == n * p, ShapeError,
                "apply_q: A " + shape(a) + " needs R of " + std::to_string(n * n) + " and X of " +
                    std::to_string(n * p) + " entries; got " + std::to_string(r.size()) + " and " +
                    std::to_string(x.size()));

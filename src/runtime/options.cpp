@@ -28,7 +28,8 @@ std::string nonempty_path(std::string_view text, std::string_view what) {
 
 ByteLimit positive_limit(std::string_view text, std::string_view what) {
   ByteLimit l = parse_byte_limit(text, what);
-  SLAB_EXPECTS(!l.bytes || *l.bytes > 0, InvalidArgument, std::string(what) + ": a memory limit of 0 bytes leaves no room for any data");
+  SLAB_EXPECTS(!l.bytes || *l.bytes > 0, InvalidArgument,
+               std::string(what) + ": a memory limit of 0 bytes leaves no room for any data");
   return l;
 }
 
@@ -93,11 +94,15 @@ void RuntimeOptions::consume_flags(int& argc, char** argv) {
 }
 
 std::vector<std::pair<std::string, std::string>> RuntimeOptions::flag_help() {
-  return {{"--memory-limit X", "device memory per rank: bytes (4GiB, 512MB) or a fraction of the device (0.8, 80%) [SLAB_MEMORY_LIMIT]"},
-          {"--host-memory-limit X", "host memory per rank for spilled buffers: bytes or a fraction of this rank's share of the node [SLAB_HOST_MEMORY_LIMIT]"},
+  return {{"--memory-limit X",
+           "device memory per rank: bytes (4GiB, 512MB) or a fraction of the device (0.8, 80%) [SLAB_MEMORY_LIMIT]"},
+          {"--host-memory-limit X",
+           "host memory per rank for spilled buffers: bytes or a fraction of this rank's share of the node "
+           "[SLAB_HOST_MEMORY_LIMIT]"},
           {"--disk-limit X", "cap on spill-file bytes per rank (default unlimited) [SLAB_DISK_LIMIT]"},
           {"--spill-dir DIR", "folder for the private spill directory (default $TMPDIR or /tmp) [SLAB_SPILL_DIR]"},
-          {"--trace FILE", "write a Chrome/Perfetto trace of the run (open in ui.perfetto.dev or slab-report) [SLAB_TRACE]"},
+          {"--trace FILE",
+           "write a Chrome/Perfetto trace of the run (open in ui.perfetto.dev or slab-report) [SLAB_TRACE]"},
           {"--log-level L", "error, warn, info or debug [SLAB_LOG_LEVEL]"},
           {"--verbose", "print a per-rank summary table at exit [SLAB_VERBOSE=1]"},
           {"--quiet", "no progress bar or banner [SLAB_QUIET=1]"}};

@@ -18,9 +18,12 @@ namespace slab {
 
 std::string_view to_string(DeviceCommPath path) noexcept {
   switch (path) {
-    case DeviceCommPath::host: return "host (MPI)";
-    case DeviceCommPath::nccl: return "nccl";
-    case DeviceCommPath::host_staging: return "host staging (ranks share a GPU; MPI)";
+    case DeviceCommPath::host:
+      return "host (MPI)";
+    case DeviceCommPath::nccl:
+      return "nccl";
+    case DeviceCommPath::host_staging:
+      return "host staging (ranks share a GPU; MPI)";
   }
   return "?";
 }
@@ -55,8 +58,7 @@ void agree_or_throw(MPI_Comm comm, const std::string& local_error) {
 // A spill root must be a directory this rank can create files in. Checked by creating one.
 std::string check_spill_root(const std::string& root, const char* what) {
   std::error_code ec;
-  if (!std::filesystem::is_directory(root, ec))
-    return std::string(what) + ": '" + root + "' is not a directory";
+  if (!std::filesystem::is_directory(root, ec)) return std::string(what) + ": '" + root + "' is not a directory";
   std::string probe = root + "/.slab-probe-XXXXXX";
   int fd = mkstemp(probe.data());
   if (fd < 0) return std::string(what) + ": '" + root + "' is not writable (" + std::strerror(errno) + ")";

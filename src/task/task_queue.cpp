@@ -64,8 +64,10 @@ struct TaskQueue::Impl {
     std::vector<Pin> pins;
     pins.reserve(node.inputs.size());
     for (const auto& in : node.inputs) {
-      if (in->output) pins.push_back(in->output->pin());
-      else pins.emplace_back();
+      if (in->output)
+        pins.push_back(in->output->pin());
+      else
+        pins.emplace_back();
     }
     TaskContext ctx(memory, comm, tracer, pins);
     const double start = tracer.now();

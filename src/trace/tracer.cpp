@@ -17,12 +17,18 @@ namespace slab {
 
 std::string_view to_string(TraceKind kind) noexcept {
   switch (kind) {
-    case TraceKind::compute: return "compute";
-    case TraceKind::comm: return "comm";
-    case TraceKind::io: return "io";
-    case TraceKind::spill: return "spill";
-    case TraceKind::generate: return "generate";
-    case TraceKind::other: return "other";
+    case TraceKind::compute:
+      return "compute";
+    case TraceKind::comm:
+      return "comm";
+    case TraceKind::io:
+      return "io";
+    case TraceKind::spill:
+      return "spill";
+    case TraceKind::generate:
+      return "generate";
+    case TraceKind::other:
+      return "other";
   }
   return "other";
 }
@@ -111,20 +117,29 @@ void Tracer::write_chrome_trace(const std::string& path) const {
   std::string mine;
   {
     using nlohmann::json;
-    json meta = {{"name", "process_name"}, {"ph", "M"}, {"pid", rank}, {"tid", 0},
+    json meta = {{"name", "process_name"},
+                 {"ph", "M"},
+                 {"pid", rank},
+                 {"tid", 0},
                  {"args", {{"name", "rank " + std::to_string(rank) + " (" + local_hostname() + ")"}}}};
-    json sort = {{"name", "process_sort_index"}, {"ph", "M"}, {"pid", rank}, {"tid", 0},
-                 {"args", {{"sort_index", rank}}}};
+    json sort = {
+        {"name", "process_sort_index"}, {"ph", "M"}, {"pid", rank}, {"tid", 0}, {"args", {{"sort_index", rank}}}};
     mine += meta.dump() + ",\n" + sort.dump();
     for (const auto& e : events_) {
-      json ev = {{"name", e.name}, {"cat", std::string(to_string(e.kind))}, {"ph", "X"}, {"pid", rank},
-                 {"tid", 0}, {"ts", e.start * 1e6}, {"dur", e.duration * 1e6}};
+      json ev = {{"name", e.name},
+                 {"cat", std::string(to_string(e.kind))},
+                 {"ph", "X"},
+                 {"pid", rank},
+                 {"tid", 0},
+                 {"ts", e.start * 1e6},
+                 {"dur", e.duration * 1e6}};
       if (e.bytes) ev["args"] = {{"bytes", e.bytes}};
       mine += ",\n" + ev.dump();
     }
     for (const auto& s : samples_) {
-      json ev = {{"name", "memory"}, {"ph", "C"}, {"pid", rank}, {"tid", 0}, {"ts", s.time * 1e6},
-                 {"args", {{"device", s.device}, {"host", s.host}, {"disk", s.disk}}}};
+      json ev = {{"name", "memory"},   {"ph", "C"},
+                 {"pid", rank},        {"tid", 0},
+                 {"ts", s.time * 1e6}, {"args", {{"device", s.device}, {"host", s.host}, {"disk", s.disk}}}};
       mine += ",\n" + ev.dump();
     }
   }

@@ -16,13 +16,15 @@ int main(int argc, char** argv) {
       auto out = t.output_as<double>(n);
       for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<double>(i);
     });
-    auto total = ctx.tasks().submit("allreduce", {step}, [](slab::TaskContext& t) {
-      auto in = t.input_as<double>(0);
-      double s = 0;
-      for (double v : in) s += v;
-      s = t.comm().allreduce(s, slab::ReduceOp::sum);
-      t.output_as<double>(1)[0] = s;
-    }, {slab::TraceKind::comm, true});
+    auto total = ctx.tasks().submit("allreduce", {step},
+                                    [](slab::TaskContext& t) {
+                                      auto in = t.input_as<double>(0);
+                                      double s = 0;
+                                      for (double v : in) s += v;
+                                      s = t.comm().allreduce(s, slab::ReduceOp::sum);
+                                      t.output_as<double>(1)[0] = s;
+                                    },
+                                    {slab::TraceKind::comm, true});
     const double value = ctx.tasks().compute<double>(total)[0];
     ctx.check("total", value);
   });

@@ -4,12 +4,12 @@
 
 #include <Kokkos_Core.hpp>
 
-#include "test_engine.hpp"
 #include "slab/array/array.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 namespace slab_test {
 

@@ -60,11 +60,12 @@ int main(int argc, char** argv) {
     const double t_sum = timed([&] { (void)slab::sum(a); });
     const double gb = double(n) * 8 / 1e9;
     if (comm.rank() == 0)
-      std::printf("{\"n\": %lld, \"ranks\": %d, \"repeats\": %d, \"reduce_stats_s\": %.4f, \"reduce_stats_GBps\": %.2f, "
-                  "\"sum_s\": %.4f, \"sum_GBps\": %.2f, \"stream_read_s\": %.4f, \"stream_read_GBps\": %.2f, "
-                  "\"sum\": %.6f, \"mean\": %.9f, \"std\": %.9f, \"max\": %.9f, \"stream_sum\": %.6f}\n",
-                  static_cast<long long>(n), comm.size(), reps, t_fused, gb / t_fused, t_sum, gb / t_sum, t_stream,
-                  gb / t_stream, st.sum, st.mean, st.std, st.max, stream_sum);
+      std::printf(
+          "{\"n\": %lld, \"ranks\": %d, \"repeats\": %d, \"reduce_stats_s\": %.4f, \"reduce_stats_GBps\": %.2f, "
+          "\"sum_s\": %.4f, \"sum_GBps\": %.2f, \"stream_read_s\": %.4f, \"stream_read_GBps\": %.2f, "
+          "\"sum\": %.6f, \"mean\": %.9f, \"std\": %.9f, \"max\": %.9f, \"stream_sum\": %.6f}\n",
+          static_cast<long long>(n), comm.size(), reps, t_fused, gb / t_fused, t_sum, gb / t_sum, t_stream,
+          gb / t_stream, st.sum, st.mean, st.std, st.max, stream_sum);
   }
   Kokkos::finalize();
   MPI_Finalize();

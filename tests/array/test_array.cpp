@@ -34,8 +34,10 @@ TEST(Array, CreationValues) {
   Engine e;
   for (Split s : {Split::rows, Split::cols, Split::none}) {
     auto u = slab::random_uniform(e.queue, {13, 7}, s, 1, 0.0, 1.0, 2);
-    EXPECT_EQ(u.gather_all(), reference<double>(13, 7, [](auto i, auto j) { return slab::counter_uniform(1, i * 7 + j); }));
-    auto f = Array<double>::from_function(e.queue, {5, 4}, s, [](auto i, auto j) { return 10.0 * i + j; }, 1);
+    EXPECT_EQ(u.gather_all(),
+              reference<double>(13, 7, [](auto i, auto j) { return slab::counter_uniform(1, i * 7 + j); }));
+    auto f = Array<double>::from_function(
+        e.queue, {5, 4}, s, [](auto i, auto j) { return 10.0 * i + j; }, 1);
     EXPECT_EQ(f.gather_all(), reference<double>(5, 4, [](auto i, auto j) { return 10.0 * i + j; }));
     EXPECT_EQ(slab::eye<std::int64_t>(e.queue, 4, 5, s, 1).gather_all(),
               reference<std::int64_t>(4, 5, [](auto i, auto j) { return j == i + 1; }));
@@ -43,7 +45,8 @@ TEST(Array, CreationValues) {
   }
   EXPECT_EQ(slab::zeros<double>(e.queue, {7}, Split::rows).gather_all(), std::vector<double>(7, 0.0));
   EXPECT_EQ(slab::ones<std::int64_t>(e.queue, {7}, Split::rows, 2).gather_all(), std::vector<std::int64_t>(7, 1));
-  EXPECT_EQ(slab::arange<std::int64_t>(e.queue, 2, 11, 3, Split::rows).gather_all(), (std::vector<std::int64_t>{2, 5, 8}));
+  EXPECT_EQ(slab::arange<std::int64_t>(e.queue, 2, 11, 3, Split::rows).gather_all(),
+            (std::vector<std::int64_t>{2, 5, 8}));
   auto ls = slab::linspace<double>(e.queue, 0, 1, 5, Split::rows, true, 1).gather_all();
   EXPECT_EQ(ls, (std::vector<double>{0, 0.25, 0.5, 0.75, 1}));
   auto n = slab::random_normal(e.queue, {9, 3}, Split::rows, 5, 0, 1, 2).gather_all();
@@ -78,16 +81,19 @@ TEST(Array, FromLocalData) {
   EXPECT_TRUE(b.layout().balanced());
   EXPECT_EQ(b.gather_all(), reference<std::int64_t>(total, 1, [](auto i, auto) { return i; }));
   // wrong size: the same ShapeError on every rank
-  EXPECT_THROW((void)Array<double>::from_local_blocks(e.queue, {11, 2}, Split::rows, std::vector<double>(r == 0 ? 1 : 0)),
-               slab::ShapeError);
+  EXPECT_THROW(
+      (void)Array<double>::from_local_blocks(e.queue, {11, 2}, Split::rows, std::vector<double>(r == 0 ? 1 : 0)),
+      slab::ShapeError);
 }
 
 TEST(Array, ElementwiseAndBroadcast) {
   Engine e;
   const std::int64_t m = 9, n = 5;
   for (Split s : {Split::rows, Split::cols, Split::none}) {
-    auto a = Array<double>::from_function(e.queue, {m, n}, s, [](auto i, auto j) { return 1.0 + i + 0.1 * j; }, 2);
-    auto b = Array<double>::from_function(e.queue, {m, n}, s, [](auto i, auto j) { return 2.0 + j; }, 3);
+    auto a = Array<double>::from_function(
+        e.queue, {m, n}, s, [](auto i, auto j) { return 1.0 + i + 0.1 * j; }, 2);
+    auto b = Array<double>::from_function(
+        e.queue, {m, n}, s, [](auto i, auto j) { return 2.0 + j; }, 3);
     auto expr = slab::pow((a * 2.0 + b) / b - 1.0, 2.0).sqrt();
     auto want = reference<double>(m, n, [](auto i, auto j) {
       double x = 1.0 + i + 0.1 * j, y = 2.0 + j;
@@ -97,17 +103,23 @@ TEST(Array, ElementwiseAndBroadcast) {
     auto cmp = (a > 4.0).gather_all();
     EXPECT_EQ(cmp, reference<std::int64_t>(m, n, [](auto i, auto j) { return 1.0 + i + 0.1 * j > 4.0; }));
     auto w = slab::where(a > 4.0, a, 0.0).gather_all();
-    EXPECT_EQ(w, reference<double>(m, n, [](auto i, auto j) { double x = 1.0 + i + 0.1 * j; return x > 4.0 ? x : 0.0; }));
+    EXPECT_EQ(w, reference<double>(m, n, [](auto i, auto j) {
+                double x = 1.0 + i + 0.1 * j;
+                return x > 4.0 ? x : 0.0;
+              }));
     EXPECT_EQ(slab::astype<std::int64_t>(a * 10.0).gather_all(),
               reference<std::int64_t>(m, n, [](auto i, auto j) { return std::int64_t((1.0 + i + 0.1 * j) * 10.0); }));
     EXPECT_EQ((-a).abs().log().exp().gather_all().size(), std::size_t(m * n));
     // row vector (1 x n, replicated)
     auto row = Array<double>::from_function(e.queue, {1, n}, Split::none, [](auto, auto j) { return 100.0 * j; });
-    EXPECT_EQ((a + row).gather_all(), reference<double>(m, n, [](auto i, auto j) { return 1.0 + i + 0.1 * j + 100.0 * j; }));
-    EXPECT_EQ((2.0 - a).gather_all(), reference<double>(m, n, [](auto i, auto j) { return 2.0 - (1.0 + i + 0.1 * j); }));
+    EXPECT_EQ((a + row).gather_all(),
+              reference<double>(m, n, [](auto i, auto j) { return 1.0 + i + 0.1 * j + 100.0 * j; }));
+    EXPECT_EQ((2.0 - a).gather_all(),
+              reference<double>(m, n, [](auto i, auto j) { return 2.0 - (1.0 + i + 0.1 * j); }));
   }
   // column vector (m x 1 and 1-D length m, split rows) against a row-split matrix
-  auto a = Array<double>::from_function(e.queue, {m, n}, Split::rows, [](auto i, auto j) { return 1.0 * i * j; }, 2);
+  auto a = Array<double>::from_function(
+      e.queue, {m, n}, Split::rows, [](auto i, auto j) { return 1.0 * i * j; }, 2);
   auto col = Array<double>::from_function(e.queue, {m}, Split::rows, [](auto i, auto) { return 1000.0 * i; });
   EXPECT_EQ((a - col).gather_all(), reference<double>(m, n, [](auto i, auto j) { return 1.0 * i * j - 1000.0 * i; }));
   auto outer = Array<double>::from_function(e.queue, {m, 1}, Split::rows, [](auto i, auto) { return 1.0 + i; }) *
@@ -167,7 +179,8 @@ TEST(Array, ShapeErrorsOnEveryRank) {
 
 TEST(Array, KokkosView) {
   Engine e;
-  auto a = Array<double>::from_function(e.queue, {6, 4}, Split::rows, [](auto i, auto j) { return 10.0 * i + j; }, 1);
+  auto a = Array<double>::from_function(
+      e.queue, {6, 4}, Split::rows, [](auto i, auto j) { return 10.0 * i + j; }, 1);
   a.persist();
   double s = 0;
   for (std::size_t c = 0; c < a.num_local_chunks(); ++c) {

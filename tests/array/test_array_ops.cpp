@@ -58,8 +58,8 @@ TEST(Reduce, FullReductionsMatchSerial) {
 TEST(Reduce, NaNFollowsNumPy) {
   Engine e;
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  auto a = Array<double>::from_function(e.queue, {10, 3}, Split::rows,
-                                        [&](auto i, auto j) { return i == 7 && j == 1 ? nan : double(i + j); }, 2);
+  auto a = Array<double>::from_function(
+      e.queue, {10, 3}, Split::rows, [&](auto i, auto j) { return i == 7 && j == 1 ? nan : double(i + j); }, 2);
   EXPECT_TRUE(std::isnan(slab::sum(a)));
   EXPECT_TRUE(std::isnan(slab::mean(a)));
   EXPECT_TRUE(std::isnan(slab::min(a)));

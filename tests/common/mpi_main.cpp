@@ -12,7 +12,7 @@
 namespace {
 
 class RankFailurePrinter : public ::testing::EmptyTestEventListener {
-public:
+ public:
   RankFailurePrinter(int rank, int size) : rank_(rank), size_(size) {}
   // The name is taken here: UnitTest::current_test_info() inside OnTestPartResult would wait on a lock
   // GoogleTest holds while it reports the failure.
@@ -26,7 +26,7 @@ public:
     std::fflush(stderr);
   }
 
-private:
+ private:
   int rank_;
   int size_;
   std::string test_;

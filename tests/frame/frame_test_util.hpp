@@ -2,12 +2,12 @@
 #include <gtest/gtest.h>
 #include <mpi.h>
 
-#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 namespace frame_test {
 

@@ -39,8 +39,10 @@ TEST(FrameOps, FilterAssignSelect) {
   EXPECT_EQ(expect, (std::vector<std::int64_t>{5, 5, 7, 1}));
   auto a2 = assign(f, "z", col("a") * 2 + col("x")).gather_all();
   for (std::size_t i = 0; i < 10; ++i) {
-    if (ref["x"].is_null(i)) EXPECT_TRUE(a2["z"].is_null(i));
-    else EXPECT_DOUBLE_EQ(a2["z"].floats[i], 2.0 * ref["a"].ints[i] + ref["x"].floats[i]);
+    if (ref["x"].is_null(i))
+      EXPECT_TRUE(a2["z"].is_null(i));
+    else
+      EXPECT_DOUBLE_EQ(a2["z"].floats[i], 2.0 * ref["a"].ints[i] + ref["x"].floats[i]);
   }
   auto sel = select(f, {"s", "a"}).gather_all();
   EXPECT_EQ(sel.names(), (std::vector<std::string>{"s", "a"}));

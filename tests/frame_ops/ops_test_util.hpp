@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 namespace ops_test {
 
@@ -32,9 +32,12 @@ inline std::string cell(const slab::frame::LocalColumn& c, std::size_t r) {
   if (c.is_null(r)) return "null";
   switch (c.type) {
     case DType::int64:
-    case DType::timestamp: return std::to_string(c.ints[r]);
-    case DType::boolean: return c.bools[r] ? "T" : "F";
-    case DType::string: return c.strings[r];
+    case DType::timestamp:
+      return std::to_string(c.ints[r]);
+    case DType::boolean:
+      return c.bools[r] ? "T" : "F";
+    case DType::string:
+      return c.strings[r];
     case DType::float64: {
       char b[64];
       std::snprintf(b, sizeof b, "%.9g", c.floats[r]);

@@ -130,18 +130,10 @@ void run_merge(std::vector<std::string> on, fr::JoinKind how, fr::JoinStrategy s
 
 class MergeKinds : public ::testing::TestWithParam<std::tuple<fr::JoinKind, fr::JoinStrategy>> {};
 
-TEST_P(MergeKinds, OneKeyMatchesReference) {
-  run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam()));
-}
-TEST_P(MergeKinds, TwoKeysMatchReference) {
-  run_merge({"k", "s"}, std::get<0>(GetParam()), std::get<1>(GetParam()));
-}
-TEST_P(MergeKinds, RanksWithNoRows) {
-  run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam()), true);
-}
-TEST_P(MergeKinds, EmptyLeft) {
-  run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam()), false, 0, 100);
-}
+TEST_P(MergeKinds, OneKeyMatchesReference) { run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam())); }
+TEST_P(MergeKinds, TwoKeysMatchReference) { run_merge({"k", "s"}, std::get<0>(GetParam()), std::get<1>(GetParam())); }
+TEST_P(MergeKinds, RanksWithNoRows) { run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam()), true); }
+TEST_P(MergeKinds, EmptyLeft) { run_merge({"k"}, std::get<0>(GetParam()), std::get<1>(GetParam()), false, 0, 100); }
 
 INSTANTIATE_TEST_SUITE_P(All, MergeKinds,
                          ::testing::Combine(::testing::Values(fr::JoinKind::inner, fr::JoinKind::left,

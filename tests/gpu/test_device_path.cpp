@@ -30,8 +30,8 @@ TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
   std::string why;
   if (no_device(rt, why)) GTEST_SKIP() << why;
   const std::size_t n = 1 << 20;
-  slab::MemoryManager memory({2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), true,
-                              rt.stream_handle(), nullptr});
+  slab::MemoryManager memory(
+      {2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), true, rt.stream_handle(), nullptr});
   std::vector<double> host(n);
   std::iota(host.begin(), host.end(), 0.0);
   std::vector<slab::BufferPtr> buffers;
@@ -66,8 +66,7 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
   std::vector<double> got(n);
   slab::detail::copy_device_to_host(got.data(), dev_out, n * sizeof(double), nullptr);
   std::size_t wrong = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    wrong += got[i] != size * static_cast<double>(i % 97) + size * (size - 1) / 2.0;
+  for (std::size_t i = 0; i < n; ++i) wrong += got[i] != size * static_cast<double>(i % 97) + size * (size - 1) / 2.0;
   EXPECT_EQ(wrong, 0u);
   // alltoall: block p of rank r holds r * 1000 + p.
   const std::size_t block = 1024;
@@ -81,6 +80,7 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
   std::vector<double> recv(send.size());
   slab::detail::copy_device_to_host(recv.data(), drecv, recv.size() * sizeof(double), nullptr);
   for (int p = 0; p < size; ++p) EXPECT_EQ(recv[p * block], p * 1000.0 + comm.rank());
-  for (void* p : {static_cast<void*>(dev_in), static_cast<void*>(dev_out), static_cast<void*>(dsend), static_cast<void*>(drecv)})
+  for (void* p :
+       {static_cast<void*>(dev_in), static_cast<void*>(dev_out), static_cast<void*>(dsend), static_cast<void*>(drecv)})
     slab::detail::device_free(p);
 }

@@ -8,11 +8,11 @@
 #include <filesystem>
 #include <string>
 
-#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 namespace iotest {
 

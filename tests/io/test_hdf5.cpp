@@ -17,7 +17,9 @@ namespace {
 using iotest::Engine;
 using iotest::ScratchDir;
 
-double value(std::int64_t i, std::int64_t j) { return slab::counter_uniform(20, static_cast<std::uint64_t>(i * 1000 + j)); }
+double value(std::int64_t i, std::int64_t j) {
+  return slab::counter_uniform(20, static_cast<std::uint64_t>(i * 1000 + j));
+}
 
 // Serial HDF5 on rank 0 (plain C API), then a barrier: files the library did not write.
 template <class F>
@@ -151,8 +153,9 @@ TEST(Hdf5, ChunkedDeflateAndContiguousDatasetsRead) {
   slab::hdf5::read_block(info, 10, 9, 27, 4, slab::ElementType::float64, block.data());
   for (int i = 0; i < 9; ++i)
     for (int j = 0; j < 4; ++j) EXPECT_EQ(block[i * 4 + j], data[(10 + i) * c + 27 + j]);
-  expect_error(e.comm, [&] { slab::hdf5::read_block(info, 45, 9, 0, 1, slab::ElementType::float64, block.data()); },
-               "ShapeError", "outside the dataset");
+  expect_error(
+      e.comm, [&] { slab::hdf5::read_block(info, 45, 9, 0, 1, slab::ElementType::float64, block.data()); },
+      "ShapeError", "outside the dataset");
 }
 
 TEST(Hdf5, ReplacingADatasetLeavesTheOthersAndNoTemporary) {
@@ -160,14 +163,14 @@ TEST(Hdf5, ReplacingADatasetLeavesTheOthersAndNoTemporary) {
   ScratchDir dir(e.comm);
   const std::string file = dir.file("replace.h5");
   auto a = slab::Array<double>::from_function(e.queue, slab::Shape{30, 8}, slab::Split::rows, value);
-  auto b = slab::Array<double>::from_function(
-      e.queue, slab::Shape{12, 3}, slab::Split::rows, [](std::int64_t i, std::int64_t j) { return i - j; });
+  auto b = slab::Array<double>::from_function(e.queue, slab::Shape{12, 3}, slab::Split::rows,
+                                              [](std::int64_t i, std::int64_t j) { return i - j; });
   slab::io::write_hdf5(a, file, "/A");
   slab::io::write_hdf5(b, file, "/B");
   const auto before = slab::hdf5::dataset_checksum(slab::hdf5::inspect(e.comm, file, "/B"));
   // A different shape under the same name replaces /A.
-  auto a2 = slab::Array<double>::from_function(
-      e.queue, slab::Shape{5, 50}, slab::Split::cols, [](std::int64_t i, std::int64_t j) { return 1.5 * i + j; });
+  auto a2 = slab::Array<double>::from_function(e.queue, slab::Shape{5, 50}, slab::Split::cols,
+                                               [](std::int64_t i, std::int64_t j) { return 1.5 * i + j; });
   slab::io::write_hdf5(a2, file, "/A");
   EXPECT_EQ(slab::io::read_hdf5<double>(e.queue, file, "/A", slab::Split::rows).gather_all(), a2.gather_all());
   EXPECT_EQ(slab::hdf5::dataset_checksum(slab::hdf5::inspect(e.comm, file, "/B")), before);
@@ -223,14 +226,19 @@ TEST(Hdf5, BadInputsAreTheSameClearErrorOnEveryRank) {
   expect_error(e.comm, read(good, "/nogroup/X"), "IoError", good + ": no dataset '/nogroup/X'");
   expect_error(e.comm, read(good, "/grp"), "IoError", good + ":/grp is not a dataset");
   expect_error(e.comm, read(good, "/cube"), "ShapeError", good + ":/cube has rank 3; expected 1 or 2");
-  expect_error(e.comm, read(good, "/ints"), "TypeError", good + ":/ints has dtype int32; expected float32, float64 or int64");
-  expect_error(e.comm, [&] { (void)slab::io::read_hdf5<std::int64_t>(e.queue, good, "/ok", slab::Split::rows); },
-               "TypeError", good + ":/ok is float64; expected int64");
+  expect_error(e.comm, read(good, "/ints"), "TypeError",
+               good + ":/ints has dtype int32; expected float32, float64 or int64");
+  expect_error(
+      e.comm, [&] { (void)slab::io::read_hdf5<std::int64_t>(e.queue, good, "/ok", slab::Split::rows); }, "TypeError",
+      good + ":/ok is float64; expected int64");
   // Writing over a file that is not HDF5 is refused, and the file is left alone.
   auto a = slab::Array<double>::from_function(e.queue, slab::Shape{4, 4}, slab::Split::rows, value);
-  expect_error(e.comm, [&] { slab::io::write_hdf5(a, text, "/A"); }, "IoError", "not an HDF5 file");
-  expect_error(e.comm, [&] { slab::io::write_hdf5(a, good, "/grp"); }, "IoError", "is not a dataset");
-  expect_error(e.comm, [&] { slab::io::write_hdf5(a, good, "/nogroup/A"); }, "IoError", "no group '/nogroup'");
+  expect_error(
+      e.comm, [&] { slab::io::write_hdf5(a, text, "/A"); }, "IoError", "not an HDF5 file");
+  expect_error(
+      e.comm, [&] { slab::io::write_hdf5(a, good, "/grp"); }, "IoError", "is not a dataset");
+  expect_error(
+      e.comm, [&] { slab::io::write_hdf5(a, good, "/nogroup/A"); }, "IoError", "no group '/nogroup'");
   std::ifstream in(text);
   std::string line;
   std::getline(in, line);

@@ -93,8 +93,10 @@ TEST(FrameCsv, RankBoundariesInsideQuotedFieldsAndGivenTypes) {
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(t["id"].ints[i], i);
     EXPECT_EQ(t["text"].strings[i], "line one of " + std::to_string(i) + "\n\"quoted\", and\nline three");
-    if (i % 5 == 0) EXPECT_TRUE(std::isnan(t["v"].floats[i]));
-    else EXPECT_EQ(t["v"].floats[i], i);
+    if (i % 5 == 0)
+      EXPECT_TRUE(std::isnan(t["v"].floats[i]));
+    else
+      EXPECT_EQ(t["v"].floats[i], i);
   }
   // Null markers are configurable.
   sf::CsvOptions none;

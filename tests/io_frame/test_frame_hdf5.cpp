@@ -54,10 +54,18 @@ void expect_same(const sf::LocalTable& a, const sf::LocalTable& b) {
       ASSERT_EQ(x.is_null(r), y.is_null(r)) << x.name << " row " << r;
       if (x.is_null(r)) continue;
       switch (x.type) {
-        case sf::DType::string: EXPECT_EQ(x.strings[r], y.strings[r]) << x.name << r; break;
-        case sf::DType::float64: EXPECT_EQ(x.floats[r], y.floats[r]) << x.name << r; break;
-        case sf::DType::boolean: EXPECT_EQ(x.bools[r], y.bools[r]) << x.name << r; break;
-        default: EXPECT_EQ(x.ints[r], y.ints[r]) << x.name << r; break;
+        case sf::DType::string:
+          EXPECT_EQ(x.strings[r], y.strings[r]) << x.name << r;
+          break;
+        case sf::DType::float64:
+          EXPECT_EQ(x.floats[r], y.floats[r]) << x.name << r;
+          break;
+        case sf::DType::boolean:
+          EXPECT_EQ(x.bools[r], y.bools[r]) << x.name << r;
+          break;
+        default:
+          EXPECT_EQ(x.ints[r], y.ints[r]) << x.name << r;
+          break;
       }
     }
   }

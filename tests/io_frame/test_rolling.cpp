@@ -27,10 +27,14 @@ double reference(const std::vector<double>& x, std::size_t s, std::size_t i, std
   long double sum = 0;
   for (double v : w) sum += v;
   switch (op) {
-    case sf::RollingOp::sum: return static_cast<double>(sum);
-    case sf::RollingOp::mean: return static_cast<double>(sum / n);
-    case sf::RollingOp::min: return *std::min_element(w.begin(), w.end());
-    case sf::RollingOp::max: return *std::max_element(w.begin(), w.end());
+    case sf::RollingOp::sum:
+      return static_cast<double>(sum);
+    case sf::RollingOp::mean:
+      return static_cast<double>(sum / n);
+    case sf::RollingOp::min:
+      return *std::min_element(w.begin(), w.end());
+    case sf::RollingOp::max:
+      return *std::max_element(w.begin(), w.end());
     case sf::RollingOp::std: {
       if (n < 2) return kNaN;
       const long double m = sum / n;
@@ -38,7 +42,8 @@ double reference(const std::vector<double>& x, std::size_t s, std::size_t i, std
       for (double v : w) ss += (v - m) * (v - m);
       return static_cast<double>(std::sqrt(ss / (n - 1)));
     }
-    default: return kNaN;
+    default:
+      return kNaN;
   }
 }
 
@@ -67,7 +72,7 @@ void check_close(const std::vector<double>& got, const std::vector<double>& want
 }
 
 const sf::RollingOp kOps[] = {sf::RollingOp::mean, sf::RollingOp::sum, sf::RollingOp::min,
-                              sf::RollingOp::max, sf::RollingOp::std, sf::RollingOp::count};
+                              sf::RollingOp::max,  sf::RollingOp::std, sf::RollingOp::count};
 
 }  // namespace
 
@@ -93,8 +98,9 @@ TEST(FrameRolling, RowWindowsMatchSerialReference) {
         const std::size_t mp = static_cast<std::size_t>(window.effective_min_periods());
         for (std::size_t i = 0; i < total; ++i)
           want[i] = reference(all, i + 1 >= static_cast<std::size_t>(w) ? i + 1 - w : 0, i, mp, kOps[k]);
-        check_close(got, want, "rolling(" + std::to_string(w) + ", min_periods " + std::to_string(minp) + ")." +
-                                   std::string(sf::to_string(kOps[k])));
+        check_close(got, want,
+                    "rolling(" + std::to_string(w) + ", min_periods " + std::to_string(minp) + ")." +
+                        std::string(sf::to_string(kOps[k])));
       }
     }
   }
@@ -119,7 +125,8 @@ TEST(FrameRolling, TimeWindowsMatchSerialReference) {
   std::vector<std::int64_t> tmine(t.begin() + first, t.begin() + first + counts[r]);
   for (const char* span : {"1s", "3s", "10s", "1min"}) {
     const auto window = sf::RollingWindow::parse(span);
-    const auto results = sf::rolling(e.comm, std::span<const double>(mine), std::span<const std::int64_t>(tmine), window, kOps);
+    const auto results =
+        sf::rolling(e.comm, std::span<const double>(mine), std::span<const std::int64_t>(tmine), window, kOps);
     for (std::size_t k = 0; k < std::size(kOps); ++k) {
       std::vector<double> got;
       e.comm.allgatherv(std::span<const double>(results[k]), got);
@@ -143,7 +150,8 @@ TEST(FrameRolling, FrameApiAndErrors) {
   const std::int64_t n = r == 0 ? 0 : 5 + r;
   std::int64_t base = 0;
   for (int q = 0; q < r; ++q) base += q == 0 ? 0 : 5 + q;
-  for (std::int64_t i = 0; i < n; ++i) t.push_back((base + i) * 1'000'000'000), v.push_back(static_cast<double>(base + i));
+  for (std::int64_t i = 0; i < n; ++i)
+    t.push_back((base + i) * 1'000'000'000), v.push_back(static_cast<double>(base + i));
   table.add(sf::LocalColumn::timestamp("t", t)).add(sf::LocalColumn::float64("v", v));
   sf::Frame f = sf::Frame::from_local_table(e.queue, table, 3);
   sf::Frame out = sf::rolling(f, "v", sf::RollingWindow::parse("2s"), {sf::RollingOp::sum, sf::RollingOp::count}, "t");
@@ -160,8 +168,8 @@ TEST(FrameRolling, FrameApiAndErrors) {
   std::vector<double> bx = {1, 2};
   std::string msg;
   try {
-    (void)sf::rolling(e.comm, std::span<const double>(bx), std::span<const std::int64_t>(bad), sf::RollingWindow::parse("1h"),
-                      sf::RollingOp::mean);
+    (void)sf::rolling(e.comm, std::span<const double>(bx), std::span<const std::int64_t>(bad),
+                      sf::RollingWindow::parse("1h"), sf::RollingOp::mean);
   } catch (const slab::InvalidArgument& ex) {
     msg = ex.message();
   }

@@ -58,7 +58,8 @@ std::vector<std::int64_t> reference(const sf::LocalTable& t, const std::vector<s
         return nulls_first ? na : nb;
       }
       int cmp = 0;
-      if (c.type == sf::DType::string) cmp = c.strings[a].compare(c.strings[b]);
+      if (c.type == sf::DType::string)
+        cmp = c.strings[a].compare(c.strings[b]);
       else {
         const double va = c.as_double(a), vb = c.as_double(b);
         cmp = va < vb ? -1 : (va > vb ? 1 : 0);

@@ -1,7 +1,7 @@
 // Gram matrices: X X^T out of core from HDF5 (memory bound, reference dgemm, X untouched), A^T A.
 // Built into test_io (tests/io/CMakeLists.txt): it needs the HDF5 layer.
-#include <gtest/gtest.h>
 #include <cblas.h>
+#include <gtest/gtest.h>
 
 #include <cmath>
 
@@ -57,7 +57,7 @@ TEST(Gram, BlockWidthFollowsTheMemoryLimit) {
 TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   const std::uint64_t n = 64, m = 20000;
   const std::uint64_t x_bytes = n * m * sizeof(double);  // 10 MB
-  const std::uint64_t limit = x_bytes / 5;                // several times smaller than X
+  const std::uint64_t limit = x_bytes / 5;               // several times smaller than X
   Engine e(limit, limit);
   ScratchDir dir(e.comm);
   const std::string file = dir.file("w2small.h5");
@@ -105,7 +105,8 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   std::vector<double> again(n * n);
   slab::hdf5::read_block(yi, 0, n, 0, n, slab::ElementType::float64, again.data());
   double diff = 0;
-  for (std::uint64_t k = 0; k < n * n; ++k) diff = std::max(diff, std::fabs(again[k] - stored[k]) / std::fabs(stored[k]));
+  for (std::uint64_t k = 0; k < n * n; ++k)
+    diff = std::max(diff, std::fabs(again[k] - stored[k]) / std::fabs(stored[k]));
   EXPECT_LT(diff, 1e-12);
   EXPECT_FALSE(slab::hdf5::exists(e.comm, file, "/.Y.slab-tmp"));
 }
@@ -133,11 +134,15 @@ TEST(Gram, AtAOfARowSplitArray) {
   const std::int64_t m = 1003, k = 17;
   auto a = slab::Array<double>::from_function(
       e.queue, slab::Shape{m, k}, slab::Split::rows,
-      [](std::int64_t i, std::int64_t j) { return slab::counter_uniform(30, static_cast<std::uint64_t>(i * 17 + j)) - 0.5; }, 100);
+      [](std::int64_t i, std::int64_t j) {
+        return slab::counter_uniform(30, static_cast<std::uint64_t>(i * 17 + j)) - 0.5;
+      },
+      100);
   auto g = slab::linalg::gram_ata(a);
   auto full = a.gather_all();
   std::vector<double> ref(k * k, 0.0);
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, k, m, 1.0, full.data(), k, full.data(), k, 0.0, ref.data(), k);
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, k, k, m, 1.0, full.data(), k, full.data(), k, 0.0, ref.data(),
+              k);
   ASSERT_EQ(g.size(), static_cast<std::size_t>(k * k));
   for (std::int64_t i = 0; i < k; ++i)
     for (std::int64_t j = 0; j < k; ++j) {

@@ -8,17 +8,17 @@
 #include <cmath>
 #include <vector>
 
-#include "test_engine.hpp"
 #include "slab/array/array.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/linalg/linalg.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
+#include "test_engine.hpp"
 
 extern "C" {
-void dgesvd_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*, const int*, double*,
-             const int*, double*, const int*, int*, std::size_t, std::size_t);
+void dgesvd_(const char*, const char*, const int*, const int*, double*, const int*, double*, double*, const int*,
+             double*, const int*, double*, const int*, int*, std::size_t, std::size_t);
 void dgels_(const char*, const int*, const int*, const int*, double*, const int*, double*, const int*, double*,
             const int*, int*, std::size_t);
 }
@@ -40,8 +40,8 @@ Array<double> make(Engine& e, std::int64_t m, std::int64_t n, F f, std::int64_t 
 // Max |X^T X - I| of a row-major m x n matrix.
 double orth_error(const std::vector<double>& x, std::size_t m, std::size_t n) {
   std::vector<double> g(n * n);
-  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(n), int(n), int(m), 1.0, x.data(), int(n), x.data(), int(n), 0.0,
-              g.data(), int(n));
+  cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(n), int(n), int(m), 1.0, x.data(), int(n), x.data(), int(n),
+              0.0, g.data(), int(n));
   double err = 0;
   for (std::size_t i = 0; i < n; ++i)
     for (std::size_t j = 0; j < n; ++j) err = std::max(err, std::abs(g[i * n + j] - (i == j ? 1.0 : 0.0)));
@@ -62,8 +62,8 @@ double svd_residual(const std::vector<double>& a, const std::vector<double>& uu,
   for (std::size_t i = 0; i < m; ++i)
     for (std::size_t j = 0; j < k; ++j) us[i * k + j] *= s[j];
   std::vector<double> d(a);
-  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), -1.0, us.data(), int(k), vt.data(), int(n),
-              1.0, d.data(), int(n));
+  cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), -1.0, us.data(), int(k), vt.data(),
+              int(n), 1.0, d.data(), int(n));
   return fro(d) / fro(a);
 }
 
@@ -72,7 +72,8 @@ std::vector<double> ref_singular_values(std::vector<double> a, std::size_t m, st
   std::vector<double> s(std::min(m, n)), work(10 * (m + n) + 100), dummy(1);
   const int r = int(n), c = int(m), one = 1, lwork = int(work.size());
   int info = 0;
-  dgesvd_("N", "N", &r, &c, a.data(), &r, s.data(), dummy.data(), &one, dummy.data(), &one, work.data(), &lwork, &info, 1, 1);
+  dgesvd_("N", "N", &r, &c, a.data(), &r, s.data(), dummy.data(), &one, dummy.data(), &one, work.data(), &lwork, &info,
+          1, 1);
   return s;
 }
 
@@ -82,7 +83,8 @@ TEST(Linalg, MatmulAtBAndMatvecMatchBlas) {
   Engine e;
   const int m = 37, k = 5, n = 3;
   auto a = make(e, m, k, [](auto i, auto j) { return u(21, i * 5 + j) - 0.5; });
-  auto a2 = make(e, m, n, [](auto i, auto j) { return u(22, i * 3 + j); }, 7);  // different chunking
+  auto a2 = make(
+      e, m, n, [](auto i, auto j) { return u(22, i * 3 + j); }, 7);  // different chunking
   std::vector<double> b(k * n);
   for (int i = 0; i < k * n; ++i) b[i] = u(23, i);
   auto c = la::matmul(a, b, n).gather_all();
@@ -116,14 +118,17 @@ TEST(Linalg, MatmulAtBAndMatvecMatchBlas) {
 
 TEST(Linalg, TsqrExplicitAndImplicitR) {
   Engine e;
-  for (auto [m, n, chunk] : {std::tuple{50, 8, 4}, std::tuple{10, 8, 1}, std::tuple{9, 9, 2}, std::tuple{203, 17, 40}}) {
-    auto a = make(e, m, n, [n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
+  for (auto [m, n, chunk] :
+       {std::tuple{50, 8, 4}, std::tuple{10, 8, 1}, std::tuple{9, 9, 2}, std::tuple{203, 17, 40}}) {
+    auto a = make(
+        e, m, n, [n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
     auto qr = la::tsqr(a);
     auto r2 = la::tsqr_r(a);
     auto ag = a.gather_all(), qg = qr.q.gather_all();
     EXPECT_LT(orth_error(qg, m, n), 1e-13) << m << "x" << n;
     std::vector<double> d(ag);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, -1.0, qg.data(), n, qr.r.data(), n, 1.0, d.data(), n);
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, -1.0, qg.data(), n, qr.r.data(), n, 1.0, d.data(),
+                n);
     EXPECT_LT(fro(d) / fro(ag), 1e-14) << m << "x" << n;
     double rdiff = 0, below = 0, mindiag = 1;
     for (int i = 0; i < n; ++i)
@@ -141,7 +146,8 @@ TEST(Linalg, TsqrExplicitAndImplicitR) {
 TEST(Linalg, SvdWellConditioned) {
   Engine e;
   const int m = 120, n = 7;
-  auto a = make(e, m, n, [](auto i, auto j) { return u(1, i * 7 + j); }, 11);
+  auto a = make(
+      e, m, n, [](auto i, auto j) { return u(1, i * 7 + j); }, 11);
   auto ag = a.gather_all();
   auto ref = ref_singular_values(ag, m, n);
   for (auto method : {la::QrMethod::householder, la::QrMethod::cholesky, la::QrMethod::automatic}) {
@@ -165,7 +171,8 @@ TEST(Linalg, SvdIllConditionedAndRankDeficient) {
   Engine e;
   const int m = 90, n = 6;
   // Columns scaled from 1 to 1e-10: condition number ~1e10.
-  auto a = make(e, m, n, [](auto i, auto j) { return (u(41, i * 6 + j) - 0.5) * std::pow(10.0, -2.0 * double(j)); }, 5);
+  auto a = make(
+      e, m, n, [](auto i, auto j) { return (u(41, i * 6 + j) - 0.5) * std::pow(10.0, -2.0 * double(j)); }, 5);
   auto r = la::svd(a);
   auto ag = a.gather_all(), ug = r.u.gather_all();
   auto ref = ref_singular_values(ag, m, n);
@@ -176,7 +183,8 @@ TEST(Linalg, SvdIllConditionedAndRankDeficient) {
   EXPECT_LT(orth_error(ug, m, n), 1e-12);
 
   // Rank 2.
-  auto b = make(e, m, n, [](auto i, auto j) { return u(42, i) * u(43, j) + u(44, i) * u(45, j); }, 4);
+  auto b = make(
+      e, m, n, [](auto i, auto j) { return u(42, i) * u(43, j) + u(44, i) * u(45, j); }, 4);
   auto rb = la::svd(b);
   auto bg = b.gather_all(), ubg = rb.u.gather_all();
   auto refb = ref_singular_values(bg, m, n);
@@ -188,7 +196,8 @@ TEST(Linalg, SvdIllConditionedAndRankDeficient) {
 TEST(Linalg, FewerRowsThanColumnsPerRank) {
   Engine e;
   const int m = 12, n = 10;  // at 4 ranks: 3 rows per rank; chunks of one row
-  auto a = make(e, m, n, [](auto i, auto j) { return u(51, i * 10 + j); }, 1);
+  auto a = make(
+      e, m, n, [](auto i, auto j) { return u(51, i * 10 + j); }, 1);
   auto r = la::svd(a);
   auto ag = a.gather_all(), ug = r.u.gather_all();
   EXPECT_LT(svd_residual(ag, ug, r.s, r.vt, m, n), 1e-12);
@@ -199,7 +208,8 @@ TEST(Linalg, FewerRowsThanColumnsPerRank) {
 TEST(Linalg, RanksWithoutRows) {
   Engine e;
   for (auto [m, n] : {std::pair{3, 3}, std::pair{5, 4}, std::pair{2, 1}}) {  // at 4 ranks some ranks hold no row
-    auto a = make(e, m, n, [n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
+    auto a = make(
+        e, m, n, [n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
     auto qr = la::tsqr(a);
     auto r = la::svd(a);
     auto ag = a.gather_all(), qg = qr.q.gather_all(), ug = r.u.gather_all();
@@ -222,7 +232,8 @@ TEST(Linalg, StreamedSvdStaysUnderTheLimit) {
                       return e.queue.submit("gen", {}, [ext, &generated](slab::TaskContext& ctx) {
                         ++generated;
                         auto out = ctx.output_as<double>(std::size_t(ext.size()));
-                        for (std::int64_t k = 0; k < ext.size(); ++k) out[std::size_t(k)] = u(53, std::uint64_t(ext.row0 * ext.cols + k));
+                        for (std::int64_t k = 0; k < ext.size(); ++k)
+                          out[std::size_t(k)] = u(53, std::uint64_t(ext.row0 * ext.cols + k));
                       });
                     }};
   auto r = la::svd(e.queue, src, 4);
@@ -245,8 +256,9 @@ TEST(Linalg, StreamedSvdStaysUnderTheLimit) {
   EXPECT_EQ(generated, int(layout.num_chunks(rank)) + computed) << "one pass for R, then only the U chunks asked for";
   EXPECT_LE(worst, 1.0 + 1e-12);
   // Singular values against the gathered matrix.
-  auto a = Array<double>::from_function(e.queue, slab::Shape{m, n}, slab::Split::rows,
-                                        [](auto i, auto j) { return u(53, std::uint64_t(i * 16 + j)); }, chunk);
+  auto a = Array<double>::from_function(
+      e.queue, slab::Shape{m, n}, slab::Split::rows, [](auto i, auto j) { return u(53, std::uint64_t(i * 16 + j)); },
+      chunk);
   auto ref = ref_singular_values(a.gather_all(), m, n);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-12 * ref[0]);
 }
@@ -254,11 +266,14 @@ TEST(Linalg, StreamedSvdStaysUnderTheLimit) {
 TEST(Linalg, RandomizedSvdRecoversLowRank) {
   Engine e;
   const int m = 300, n = 40, rank = 5;
-  auto a = make(e, m, n, [](auto i, auto j) {
-    double v = 0;
-    for (int t = 0; t < 5; ++t) v += std::pow(0.5, t) * (u(60 + t, i) - 0.5) * (u(70 + t, j) - 0.5);
-    return v;
-  }, 17);
+  auto a = make(
+      e, m, n,
+      [](auto i, auto j) {
+        double v = 0;
+        for (int t = 0; t < 5; ++t) v += std::pow(0.5, t) * (u(60 + t, i) - 0.5) * (u(70 + t, j) - 0.5);
+        return v;
+      },
+      17);
   auto r = la::randomized_svd(a, {rank, 5, 2, 99});
   auto ag = a.gather_all(), ug = r.u.gather_all();
   auto ref = ref_singular_values(ag, m, n);
@@ -270,8 +285,10 @@ TEST(Linalg, RandomizedSvdRecoversLowRank) {
 TEST(Linalg, LstsqMatchesDgels) {
   Engine e;
   const int m = 77, n = 5;
-  auto a = make(e, m, n, [](auto i, auto j) { return u(81, i * 5 + j); }, 6);
-  auto b = Array<double>::from_function(e.queue, slab::Shape{m}, slab::Split::rows, [](auto i, auto) { return u(82, i); }, 10);
+  auto a = make(
+      e, m, n, [](auto i, auto j) { return u(81, i * 5 + j); }, 6);
+  auto b = Array<double>::from_function(
+      e.queue, slab::Shape{m}, slab::Split::rows, [](auto i, auto) { return u(82, i); }, 10);
   auto x = la::lstsq(a, b);
   auto ag = a.gather_all(), bg = b.gather_all();
   std::vector<double> col(m * n), work(10000);

@@ -6,10 +6,10 @@
 #include <cmath>
 #include <vector>
 
-#include "test_engine.hpp"
 #include "slab/array/array.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/linalg/pca.hpp"
+#include "test_engine.hpp"
 
 namespace {
 using slab::Array;
@@ -17,15 +17,16 @@ namespace la = slab::linalg;
 
 Array<double> features(slab::TaskQueue& q, std::int64_t m, std::int64_t n) {
   // Columns with different means and scales, mixed so that the components are not the axes.
-  return Array<double>::from_function(q, slab::Shape{m, n}, slab::Split::rows,
-                                      [n](std::int64_t i, std::int64_t j) {
-                                        double v = 0;
-                                        for (std::int64_t t = 0; t < n; ++t)
-                                          v += slab::counter_uniform(31, std::uint64_t(i * n + t)) * (1.0 + t) *
-                                               (t == j ? 3.0 : 0.3 * double((t + 2 * j) % 4));
-                                        return v + 10.0 * double(j);
-                                      },
-                                      41);
+  return Array<double>::from_function(
+      q, slab::Shape{m, n}, slab::Split::rows,
+      [n](std::int64_t i, std::int64_t j) {
+        double v = 0;
+        for (std::int64_t t = 0; t < n; ++t)
+          v += slab::counter_uniform(31, std::uint64_t(i * n + t)) * (1.0 + t) *
+               (t == j ? 3.0 : 0.3 * double((t + 2 * j) % 4));
+        return v + 10.0 * double(j);
+      },
+      41);
 }
 }  // namespace
 
@@ -42,8 +43,8 @@ TEST(Pca, MatchesLapackOnTheCentredMatrix) {
   for (std::int64_t i = 0; i < m; ++i)
     for (std::int64_t j = 0; j < n; ++j) x[i * n + j] -= mean[j];
   std::vector<double> c = x, s(n), u(1), vt(n * n), superb(n);
-  LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', int(m), int(n), c.data(), int(n), s.data(), u.data(), 1, vt.data(),
-                 int(n), superb.data());
+  LAPACKE_dgesvd(LAPACK_ROW_MAJOR, 'N', 'A', int(m), int(n), c.data(), int(n), s.data(), u.data(), 1, vt.data(), int(n),
+                 superb.data());
   double total = 0;
   for (double v : s) total += v * v;
   EXPECT_EQ(p.components.size(), std::size_t(k * n));
@@ -78,9 +79,9 @@ TEST(ImplicitQ, AppliesQAndQTransposeLikeTheExplicitQ) {
   slab::testing::Engine e;
   const std::int64_t m = 301, n = 6;
   Array<double> a = features(e.queue, m, n);
-  Array<double> b = Array<double>::from_function(e.queue, slab::Shape{m, 2}, slab::Split::rows,
-                                                 [](std::int64_t i, std::int64_t j) { return std::sin(double(i + 7 * j)); },
-                                                 41);
+  Array<double> b = Array<double>::from_function(
+      e.queue, slab::Shape{m, 2}, slab::Split::rows,
+      [](std::int64_t i, std::int64_t j) { return std::sin(double(i + 7 * j)); }, 41);
   const std::vector<double> r = la::tsqr_r(a);
   const la::QrResult qr = la::tsqr(a);
   const std::vector<double> implicit = la::apply_qt(a, r, b);

@@ -28,8 +28,8 @@ std::string error_of(std::vector<std::string> args) {
 }  // namespace
 
 TEST(Options, ParsesEveryFlag) {
-  auto o = parse({"--memory-limit", "1GiB", "--host-memory-limit=50%", "--disk-limit", "10GB", "--spill-dir", "/scratch",
-                  "--trace", "t.json", "--log-level", "debug", "--verbose", "--quiet"});
+  auto o = parse({"--memory-limit", "1GiB", "--host-memory-limit=50%", "--disk-limit", "10GB", "--spill-dir",
+                  "/scratch", "--trace", "t.json", "--log-level", "debug", "--verbose", "--quiet"});
   EXPECT_EQ(o.device_memory_limit.resolve(0), 1ull << 30);
   EXPECT_EQ(o.host_memory_limit.resolve(1000), 500u);
   EXPECT_EQ(o.disk_limit, 10000000000ull);

@@ -5,12 +5,12 @@
 #include <cstring>
 #include <numeric>
 
-#include "test_engine.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
+#include "test_engine.hpp"
 
 namespace {
 
@@ -63,8 +63,12 @@ TEST(TaskQueue, NothingRunsBeforePersist) {
 TEST(TaskQueue, DiamondAndLongChain) {
   Engine e;
   auto a = e.queue.submit("a", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 3; });
-  auto b = e.queue.submit("b", {a}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] * 2; });
-  auto c = e.queue.submit("c", {a}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 10; });
+  auto b = e.queue.submit("b", {a}, [](slab::TaskContext& ctx) {
+    ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] * 2;
+  });
+  auto c = e.queue.submit("c", {a}, [](slab::TaskContext& ctx) {
+    ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 10;
+  });
   auto d = e.queue.submit("d", {b, c}, [](slab::TaskContext& ctx) {
     ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] * ctx.input_as<std::int64_t>(1)[0];
   });
@@ -72,7 +76,9 @@ TEST(TaskQueue, DiamondAndLongChain) {
   // A chain of 200,000 tasks runs iteratively (no recursion depth) and frees every intermediate.
   slab::Chunk x = e.queue.submit("x0", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 0; });
   for (int i = 1; i < 200000; ++i)
-    x = e.queue.submit("inc", {x}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 1; });
+    x = e.queue.submit("inc", {x}, [](slab::TaskContext& ctx) {
+      ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 1;
+    });
   EXPECT_EQ(e.queue.compute<std::int64_t>(x)[0], 199999);
   EXPECT_LE(e.memory.stats().device.current, 64u * sizeof(std::int64_t));
 }
@@ -147,13 +153,17 @@ TEST(TaskQueue, CollectivesRunInSubmissionOrderWhateverIsAskedFirst) {
   const int size = e.comm.size();
   std::vector<slab::Chunk> results;
   for (int k = 0; k < 6; ++k) {
-    auto local = e.queue.submit("local", {}, [=](slab::TaskContext& ctx) { ctx.output_as<double>(1)[0] = (k + 1) * 100.0 + rank; });
-    results.push_back(e.queue.submit("allreduce", {local}, [](slab::TaskContext& ctx) {
-      double v = ctx.input_as<double>(0)[0];
-      double sum = 0;
-      ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&sum, 1), slab::ReduceOp::sum);
-      ctx.output_as<double>(1)[0] = sum;
-    }, {slab::TraceKind::comm, true}));
+    auto local = e.queue.submit("local", {},
+                                [=](slab::TaskContext& ctx) { ctx.output_as<double>(1)[0] = (k + 1) * 100.0 + rank; });
+    results.push_back(e.queue.submit("allreduce", {local},
+                                     [](slab::TaskContext& ctx) {
+                                       double v = ctx.input_as<double>(0)[0];
+                                       double sum = 0;
+                                       ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&sum, 1),
+                                                            slab::ReduceOp::sum);
+                                       ctx.output_as<double>(1)[0] = sum;
+                                     },
+                                     {slab::TraceKind::comm, true}));
   }
   // Ranks ask for the results in different orders; the queue still calls the collectives in one order.
   std::vector<slab::Chunk> asked = results;
@@ -175,12 +185,15 @@ TEST(TaskQueue, ExceptionInATaskOnOneRankReachesEveryRank) {
     ctx.output_as<double>(1)[0] = 1;
   });
   // On the other ranks the next task is a collective: they must not wait in it for the failed rank.
-  auto coll = e.queue.submit("allreduce", {bad}, [](slab::TaskContext& ctx) {
-    double v = ctx.input_as<double>(0)[0];
-    double s = 0;
-    ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&s, 1), slab::ReduceOp::sum);
-    ctx.output_as<double>(1)[0] = s;
-  }, {slab::TraceKind::comm, true});
+  auto coll = e.queue.submit("allreduce", {bad},
+                             [](slab::TaskContext& ctx) {
+                               double v = ctx.input_as<double>(0)[0];
+                               double s = 0;
+                               ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&s, 1),
+                                                    slab::ReduceOp::sum);
+                               ctx.output_as<double>(1)[0] = s;
+                             },
+                             {slab::TraceKind::comm, true});
   std::string message;
   std::string kind;
   try {

@@ -40,7 +40,7 @@ using CheckValue = std::variant<std::int64_t, double, std::string, bool>;
  * and task queue, plus the --json report. Made by App::run.
  */
 class AppContext {
-public:
+ public:
   AppContext(Runtime& runtime, Comm& comm, MemoryManager& memory, TaskQueue& tasks, bool json, bool progress);
 
   [[nodiscard]] Runtime& runtime() noexcept { return runtime_; }
@@ -71,7 +71,7 @@ public:
   /// Rank 0 prints `text` to stdout (nothing with --json, which keeps stdout to the one JSON line).
   void print(const std::string& text) const;
 
-private:
+ private:
   Runtime& runtime_;
   Comm& comm_;
   MemoryManager& memory_;
@@ -102,7 +102,7 @@ private:
  * after printing it, so no rank is left waiting.
  */
 class App {
-public:
+ public:
   App(std::string name, std::string description);
   /// The app's own flags (the runtime flags are added by run()).
   [[nodiscard]] CLI::App& cli() noexcept { return cli_; }
@@ -114,7 +114,7 @@ public:
   /// Collective over MPI_COMM_WORLD. Returns the process exit code.
   int run(int argc, char** argv, const std::function<void(AppContext&)>& body);
 
-private:
+ private:
   std::string name_;
   CLI::App cli_;
   bool json_ = false;

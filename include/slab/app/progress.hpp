@@ -10,7 +10,7 @@ namespace slab {
 
 /// Not collective. Draws "label [#####.....] 42% 12/30 3.1s" on stderr, at most every 100 ms.
 class ProgressBar {
-public:
+ public:
   ProgressBar() = default;  ///< disabled
   ProgressBar(std::string label, std::uint64_t total, bool enabled);
   ~ProgressBar();
@@ -25,7 +25,7 @@ public:
   void finish();
   [[nodiscard]] bool enabled() const noexcept { return enabled_; }
 
-private:
+ private:
   void draw();
   std::string label_;
   std::uint64_t total_ = 0;

@@ -58,7 +58,7 @@ template <class T>
 class Array {
   static_assert(ArrayElement<T>, "slab::Array holds float, double or std::int64_t");
 
-public:
+ public:
   using value_type = T;
 
   /// An empty handle (valid() is false).
@@ -167,7 +167,7 @@ public:
   [[nodiscard]] Array rebalance() const;
   [[nodiscard]] Array resplit(Split split) const;
 
-private:
+ private:
   struct State;
   std::shared_ptr<State> state_;
 };
@@ -178,10 +178,10 @@ extern template class Array<std::int64_t>;
 
 }  // namespace slab
 
+#include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
-#include "slab/array/creation.hpp"
 
 namespace slab {
 template <class T>

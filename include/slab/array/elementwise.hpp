@@ -51,18 +51,18 @@ template <class T>
 template <class U, class T>
 [[nodiscard]] Array<U> astype(const Array<T>& a);
 
-#define SLAB_ARRAY_BINARY_OPERATOR(sym, op)                                                                \
-  template <class T>                                                                                       \
-  [[nodiscard]] Array<T> operator sym(const Array<T>& a, const Array<T>& b) {                              \
-    return binary(BinaryOp::op, a, b);                                                                     \
-  }                                                                                                        \
-  template <class T>                                                                                       \
-  [[nodiscard]] Array<T> operator sym(const Array<T>& a, std::type_identity_t<T> b) {                      \
-    return binary(BinaryOp::op, a, b);                                                                     \
-  }                                                                                                        \
-  template <class T>                                                                                       \
-  [[nodiscard]] Array<T> operator sym(std::type_identity_t<T> a, const Array<T>& b) {                      \
-    return binary(BinaryOp::op, a, b);                                                                     \
+#define SLAB_ARRAY_BINARY_OPERATOR(sym, op)                                           \
+  template <class T>                                                                  \
+  [[nodiscard]] Array<T> operator sym(const Array<T>& a, const Array<T>& b) {         \
+    return binary(BinaryOp::op, a, b);                                                \
+  }                                                                                   \
+  template <class T>                                                                  \
+  [[nodiscard]] Array<T> operator sym(const Array<T>& a, std::type_identity_t<T> b) { \
+    return binary(BinaryOp::op, a, b);                                                \
+  }                                                                                   \
+  template <class T>                                                                  \
+  [[nodiscard]] Array<T> operator sym(std::type_identity_t<T> a, const Array<T>& b) { \
+    return binary(BinaryOp::op, a, b);                                                \
   }
 SLAB_ARRAY_BINARY_OPERATOR(+, add)
 SLAB_ARRAY_BINARY_OPERATOR(-, sub)
@@ -71,36 +71,58 @@ SLAB_ARRAY_BINARY_OPERATOR(/, div)
 #undef SLAB_ARRAY_BINARY_OPERATOR
 
 template <class T>
-[[nodiscard]] Array<T> operator-(const Array<T>& a) { return unary(UnaryOp::neg, a); }
+[[nodiscard]] Array<T> operator-(const Array<T>& a) {
+  return unary(UnaryOp::neg, a);
+}
 template <class T>
-[[nodiscard]] Array<T> pow(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::pow, a, b); }
+[[nodiscard]] Array<T> pow(const Array<T>& a, const Array<T>& b) {
+  return binary(BinaryOp::pow, a, b);
+}
 template <class T>
-[[nodiscard]] Array<T> pow(const Array<T>& a, std::type_identity_t<T> b) { return binary(BinaryOp::pow, a, b); }
+[[nodiscard]] Array<T> pow(const Array<T>& a, std::type_identity_t<T> b) {
+  return binary(BinaryOp::pow, a, b);
+}
 template <class T>
-[[nodiscard]] Array<T> minimum(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::min, a, b); }
+[[nodiscard]] Array<T> minimum(const Array<T>& a, const Array<T>& b) {
+  return binary(BinaryOp::min, a, b);
+}
 template <class T>
-[[nodiscard]] Array<T> maximum(const Array<T>& a, const Array<T>& b) { return binary(BinaryOp::max, a, b); }
+[[nodiscard]] Array<T> maximum(const Array<T>& a, const Array<T>& b) {
+  return binary(BinaryOp::max, a, b);
+}
 template <class T>
-[[nodiscard]] Array<T> exp(const Array<T>& a) { return unary(UnaryOp::exp, a); }
+[[nodiscard]] Array<T> exp(const Array<T>& a) {
+  return unary(UnaryOp::exp, a);
+}
 template <class T>
-[[nodiscard]] Array<T> log(const Array<T>& a) { return unary(UnaryOp::log, a); }
+[[nodiscard]] Array<T> log(const Array<T>& a) {
+  return unary(UnaryOp::log, a);
+}
 template <class T>
-[[nodiscard]] Array<T> sqrt(const Array<T>& a) { return unary(UnaryOp::sqrt, a); }
+[[nodiscard]] Array<T> sqrt(const Array<T>& a) {
+  return unary(UnaryOp::sqrt, a);
+}
 template <class T>
-[[nodiscard]] Array<T> abs(const Array<T>& a) { return unary(UnaryOp::abs, a); }
+[[nodiscard]] Array<T> abs(const Array<T>& a) {
+  return unary(UnaryOp::abs, a);
+}
 template <class T>
-[[nodiscard]] Array<T> sin(const Array<T>& a) { return unary(UnaryOp::sin, a); }
+[[nodiscard]] Array<T> sin(const Array<T>& a) {
+  return unary(UnaryOp::sin, a);
+}
 template <class T>
-[[nodiscard]] Array<T> cos(const Array<T>& a) { return unary(UnaryOp::cos, a); }
+[[nodiscard]] Array<T> cos(const Array<T>& a) {
+  return unary(UnaryOp::cos, a);
+}
 
-#define SLAB_ARRAY_COMPARE_OPERATOR(sym, op)                                                               \
-  template <class T>                                                                                       \
-  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, const Array<T>& b) {                   \
-    return compare(CompareOp::op, a, b);                                                                   \
-  }                                                                                                        \
-  template <class T>                                                                                       \
-  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, std::type_identity_t<T> b) {           \
-    return compare(CompareOp::op, a, b);                                                                   \
+#define SLAB_ARRAY_COMPARE_OPERATOR(sym, op)                                                     \
+  template <class T>                                                                             \
+  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, const Array<T>& b) {         \
+    return compare(CompareOp::op, a, b);                                                         \
+  }                                                                                              \
+  template <class T>                                                                             \
+  [[nodiscard]] Array<std::int64_t> operator sym(const Array<T>& a, std::type_identity_t<T> b) { \
+    return compare(CompareOp::op, a, b);                                                         \
   }
 SLAB_ARRAY_COMPARE_OPERATOR(<, lt)
 SLAB_ARRAY_COMPARE_OPERATOR(<=, le)
@@ -109,7 +131,9 @@ SLAB_ARRAY_COMPARE_OPERATOR(>=, ge)
 #undef SLAB_ARRAY_COMPARE_OPERATOR
 /// Elementwise ==, != (named: operator== on arrays would confuse value comparisons).
 template <class T>
-[[nodiscard]] Array<std::int64_t> equal(const Array<T>& a, const Array<T>& b) { return compare(CompareOp::eq, a, b); }
+[[nodiscard]] Array<std::int64_t> equal(const Array<T>& a, const Array<T>& b) {
+  return compare(CompareOp::eq, a, b);
+}
 template <class T>
 [[nodiscard]] Array<std::int64_t> not_equal(const Array<T>& a, const Array<T>& b) {
   return compare(CompareOp::ne, a, b);

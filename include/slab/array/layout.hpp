@@ -52,11 +52,11 @@ struct ChunkExtent {
 struct Layout {
   std::int64_t rows = 0;
   std::int64_t cols = 1;
-  int ndim = 2;                       ///< 1 or 2; a 1-D array is rows x 1
+  int ndim = 2;  ///< 1 or 2; a 1-D array is rows x 1
   Split split = Split::rows;
   int nranks = 1;
-  std::int64_t chunk = 1;             ///< chunk length along the chunked axis (>= 1)
-  std::vector<std::int64_t> bounds;   ///< uneven block boundaries (nranks + 1) or empty (balanced)
+  std::int64_t chunk = 1;            ///< chunk length along the chunked axis (>= 1)
+  std::vector<std::int64_t> bounds;  ///< uneven block boundaries (nranks + 1) or empty (balanced)
 
   /**
    * @brief A balanced layout. `chunk` <= 0 picks default_chunk(). Not collective.

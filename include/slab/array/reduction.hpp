@@ -59,16 +59,28 @@ enum class AxisOp { sum, mean, var, std, min, max };
 template <class T>
 [[nodiscard]] Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof = 0);
 template <class T>
-[[nodiscard]] Array<double> sum(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::sum, axis); }
+[[nodiscard]] Array<double> sum(const Array<T>& a, int axis) {
+  return reduce_axis(a, AxisOp::sum, axis);
+}
 template <class T>
-[[nodiscard]] Array<double> mean(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::mean, axis); }
+[[nodiscard]] Array<double> mean(const Array<T>& a, int axis) {
+  return reduce_axis(a, AxisOp::mean, axis);
+}
 template <class T>
-[[nodiscard]] Array<double> var(const Array<T>& a, int axis, int ddof) { return reduce_axis(a, AxisOp::var, axis, ddof); }
+[[nodiscard]] Array<double> var(const Array<T>& a, int axis, int ddof) {
+  return reduce_axis(a, AxisOp::var, axis, ddof);
+}
 template <class T>
-[[nodiscard]] Array<double> std(const Array<T>& a, int axis, int ddof) { return reduce_axis(a, AxisOp::std, axis, ddof); }
+[[nodiscard]] Array<double> std(const Array<T>& a, int axis, int ddof) {
+  return reduce_axis(a, AxisOp::std, axis, ddof);
+}
 template <class T>
-[[nodiscard]] Array<double> min(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::min, axis); }
+[[nodiscard]] Array<double> min(const Array<T>& a, int axis) {
+  return reduce_axis(a, AxisOp::min, axis);
+}
 template <class T>
-[[nodiscard]] Array<double> max(const Array<T>& a, int axis) { return reduce_axis(a, AxisOp::max, axis); }
+[[nodiscard]] Array<double> max(const Array<T>& a, int axis) {
+  return reduce_axis(a, AxisOp::max, axis);
+}
 
 }  // namespace slab

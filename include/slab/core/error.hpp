@@ -18,7 +18,7 @@ namespace slab {
  * when the error was agreed collectively.
  */
 class Error : public std::runtime_error {
-public:
+ public:
   Error(std::string message, const char* file, int line);
   /// The message without location or rank.
   [[nodiscard]] const std::string& message() const noexcept { return message_; }
@@ -29,18 +29,18 @@ public:
   /// A short name of the error class ("ShapeError", ...), used when an error is re-raised on other ranks.
   [[nodiscard]] virtual const char* kind() const noexcept { return "Error"; }
 
-private:
+ private:
   std::string message_;
   const char* file_;
   int line_;
   int rank_;
 };
 
-#define SLAB_DEFINE_ERROR(Name)                                                                          \
-  class Name : public Error {                                                                            \
-  public:                                                                                                \
-    using Error::Error;                                                                                  \
-    [[nodiscard]] const char* kind() const noexcept override { return #Name; }                           \
+#define SLAB_DEFINE_ERROR(Name)                                                \
+  class Name : public Error {                                                  \
+   public:                                                                     \
+    using Error::Error;                                                        \
+    [[nodiscard]] const char* kind() const noexcept override { return #Name; } \
   }
 
 /// A user-facing argument or setting is invalid (a bad flag, an impossible limit).
@@ -76,9 +76,9 @@ int world_rank_or_minus_one() noexcept;
 }  // namespace slab
 
 /// Throw `ErrorType(message)` unless `cond` holds. The message is evaluated only on failure.
-#define SLAB_EXPECTS(cond, ErrorType, message)                                                           \
-  do {                                                                                                   \
-    if (!(cond)) throw ErrorType((message), __FILE__, __LINE__);                                         \
+#define SLAB_EXPECTS(cond, ErrorType, message)                   \
+  do {                                                           \
+    if (!(cond)) throw ErrorType((message), __FILE__, __LINE__); \
   } while (0)
 
 /// Throw `ErrorType(message)` unconditionally.

@@ -5,21 +5,20 @@
 /// balanced blocks. Not collective.
 
 #include <array>
-#include <functional>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 
 #include "slab/frame/frame.hpp"
 
-
 namespace slab::frame {
 
 /// The NAMES list of ../shared/WORKLOADS.md (dask.datasets.timeseries), index 0..25.
 inline constexpr std::array<std::string_view, 26> kNames = {
-    "Alice", "Bob",    "Charlie", "Dan",    "Edith",  "Frank",  "George",   "Hannah", "Ingrid",
-    "Jerry", "Kevin",  "Laura",   "Michael", "Norbert", "Oliver", "Patricia", "Quinn",  "Ray",
-    "Sarah", "Tim",    "Ursula",  "Victor", "Wendy",  "Xavier", "Yvonne",   "Zelda"};
+    "Alice", "Bob",   "Charlie", "Dan",     "Edith",   "Frank",  "George",   "Hannah", "Ingrid",
+    "Jerry", "Kevin", "Laura",   "Michael", "Norbert", "Oliver", "Patricia", "Quinn",  "Ray",
+    "Sarah", "Tim",   "Ursula",  "Victor",  "Wendy",   "Xavier", "Yvonne",   "Zelda"};
 
 /// Parse "2000-01-01", "2000-01-01T12:30:00" or "2000-01-01 12:30:00" (UTC) to ns since the epoch.
 /// @throws InvalidArgument for anything else.
@@ -45,8 +44,7 @@ namespace datasets {
 /// W3: rows r = 0..n-1: id = h(3,r) mod 1000, name = NAMES[h(4,r) mod 26], x = 2U(5,r)-1, y = 2U(6,r)-1.
 [[nodiscard]] Frame w3(TaskQueue& queue, std::int64_t n = 20'000'000, std::int64_t rows_per_partition = 1'000'000);
 /// W4 left: key = h(7,r) mod 2,000,000, value = U(8,r).
-[[nodiscard]] Frame w4_left(TaskQueue& queue, std::int64_t n = 20'000'000,
-                            std::int64_t rows_per_partition = 1'000'000);
+[[nodiscard]] Frame w4_left(TaskQueue& queue, std::int64_t n = 20'000'000, std::int64_t rows_per_partition = 1'000'000);
 /// W4 right: key = (q * 1,000,003) mod m (m = 2,000,000 by default), value2 = U(9,q).
 [[nodiscard]] Frame w4_right(TaskQueue& queue, std::int64_t m = 2'000'000, std::int64_t rows_per_partition = 500'000);
 /// W5: t (timestamp) = 2000-01-01 + r seconds, v = U(10,r).
@@ -57,8 +55,7 @@ namespace datasets {
  * fill(first_row, nrows, builder). Partitions are dealt to ranks in balanced contiguous blocks. Lazy.
  */
 [[nodiscard]] Frame generate(TaskQueue& queue, Schema schema, std::int64_t nrows, std::int64_t rows_per_partition,
-                             std::string name,
-                             std::function<void(std::int64_t first_row, BatchBuilder& out)> fill);
+                             std::string name, std::function<void(std::int64_t first_row, BatchBuilder& out)> fill);
 
 }  // namespace datasets
 }  // namespace slab::frame

@@ -24,8 +24,26 @@ namespace slab::frame {
 using Scalar = std::variant<std::monostate, std::int64_t, double, bool, std::string>;
 
 enum class ExprOp : std::uint8_t {
-  column, literal, add, sub, mul, div, eq, ne, lt, le, gt, ge, logical_and, logical_or, logical_not, neg, abs,
-  isnull, notnull, isin
+  column,
+  literal,
+  add,
+  sub,
+  mul,
+  div,
+  eq,
+  ne,
+  lt,
+  le,
+  gt,
+  ge,
+  logical_and,
+  logical_or,
+  logical_not,
+  neg,
+  abs,
+  isnull,
+  notnull,
+  isin
 };
 
 struct ExprNode;
@@ -34,12 +52,12 @@ class Expr {
  public:
   Expr() = default;
   explicit Expr(std::shared_ptr<const ExprNode> node) : node_(std::move(node)) {}
-  Expr(double v);                    // NOLINT(google-explicit-constructor)
-  Expr(std::int64_t v);              // NOLINT
-  Expr(int v);                       // NOLINT
-  Expr(bool v);                      // NOLINT
-  Expr(const char* v);               // NOLINT
-  Expr(std::string v);               // NOLINT
+  Expr(double v);        // NOLINT(google-explicit-constructor)
+  Expr(std::int64_t v);  // NOLINT
+  Expr(int v);           // NOLINT
+  Expr(bool v);          // NOLINT
+  Expr(const char* v);   // NOLINT
+  Expr(std::string v);   // NOLINT
 
   [[nodiscard]] const ExprNode& node() const { return *node_; }
   [[nodiscard]] bool valid() const noexcept { return node_ != nullptr; }

@@ -37,16 +37,16 @@ struct Aggregation {
 
 /// Per-rank counters of the last groupby (for tests and tuning).
 struct GroupbyStats {
-  std::int64_t rows_in = 0;          ///< input rows on this rank
-  std::int64_t local_groups = 0;     ///< groups after local pre-aggregation
-  std::int64_t records_sent = 0;     ///< partial-state records this rank sent (to all ranks)
-  std::int64_t records_received = 0; ///< partial-state records this rank received
-  std::int64_t groups_out = 0;       ///< groups this rank holds in the result
+  std::int64_t rows_in = 0;           ///< input rows on this rank
+  std::int64_t local_groups = 0;      ///< groups after local pre-aggregation
+  std::int64_t records_sent = 0;      ///< partial-state records this rank sent (to all ranks)
+  std::int64_t records_received = 0;  ///< partial-state records this rank received
+  std::int64_t groups_out = 0;        ///< groups this rank holds in the result
 };
 
 struct GroupbyOptions {
-  bool sort = true;    ///< result sorted by key (globally, in rank order); false: unspecified order
-  bool dropna = true;  ///< drop rows whose key has a null (NaN, masked, string code -1), like pandas
+  bool sort = true;               ///< result sorted by key (globally, in rank order); false: unspecified order
+  bool dropna = true;             ///< drop rows whose key has a null (NaN, masked, string code -1), like pandas
   GroupbyStats* stats = nullptr;  ///< filled on this rank when set
 };
 

@@ -18,9 +18,9 @@ enum class JoinStrategy : std::uint8_t { automatic, broadcast, hash };
 
 /// Per-rank counters of the last merge.
 struct MergeStats {
-  bool broadcast = false;           ///< the broadcast strategy was used
-  std::int64_t build_rows = 0;      ///< rows of the build (hashed) side on this rank
-  std::int64_t probe_rows = 0;      ///< rows of the probe side on this rank (after any shuffle)
+  bool broadcast = false;       ///< the broadcast strategy was used
+  std::int64_t build_rows = 0;  ///< rows of the build (hashed) side on this rank
+  std::int64_t probe_rows = 0;  ///< rows of the probe side on this rank (after any shuffle)
 };
 
 struct MergeOptions {

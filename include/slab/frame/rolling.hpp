@@ -34,9 +34,9 @@ RollingOp parse_rolling_op(std::string_view text);
 
 /// A window: `rows` > 0 (fixed row count) or `span_ns` > 0 (time span over a timestamp column).
 struct RollingWindow {
-  std::int64_t rows = 0;         ///< fixed window of this many rows (0: a time window)
-  std::int64_t span_ns = 0;      ///< time window (t - span, t] in nanoseconds (0: a row window)
-  std::int64_t min_periods = -1; ///< fewest non-NaN values for a result; -1: rows (row window) or 1 (time)
+  std::int64_t rows = 0;          ///< fixed window of this many rows (0: a time window)
+  std::int64_t span_ns = 0;       ///< time window (t - span, t] in nanoseconds (0: a row window)
+  std::int64_t min_periods = -1;  ///< fewest non-NaN values for a result; -1: rows (row window) or 1 (time)
 
   /// rolling(rows) with min_periods (default rows). @throws InvalidArgument when rows < 1 or min_periods > rows.
   static RollingWindow count(std::int64_t rows, std::int64_t min_periods = -1);
@@ -60,8 +60,8 @@ namespace rolling_kernel {
  * @brief Serial kernel of a row window: x holds `halo` rows then `n` rows of this rank (contiguous); writes the
  * n results of the own rows into out. Not collective.
  */
-void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods,
-          RollingOp op, double* out);
+void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods, RollingOp op,
+          double* out);
 /**
  * @brief Serial kernel of a time window: t (sorted, ns) and x hold `halo` rows then `n` own rows; the window of
  * row i is the rows j <= i with t[j] > t[i] - span (pandas, closed='right'). Not collective.

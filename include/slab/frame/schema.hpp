@@ -22,9 +22,12 @@ enum class DType : std::uint8_t { int64 = 0, float64 = 1, boolean = 2, timestamp
 /// Bytes per value in a Batch: 8 (int64, float64, timestamp), 1 (boolean), 4 (string codes).
 [[nodiscard]] constexpr std::size_t dtype_size(DType type) noexcept {
   switch (type) {
-    case DType::boolean: return 1;
-    case DType::string: return 4;
-    default: return 8;
+    case DType::boolean:
+      return 1;
+    case DType::string:
+      return 4;
+    default:
+      return 8;
   }
 }
 /// Whether int64, float64 or timestamp (columns describe/cumsum work on).

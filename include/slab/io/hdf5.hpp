@@ -46,8 +46,8 @@ inline constexpr ElementType element_type_v = element_type_of<T>::value;
 
 /// A validated dataset.
 struct DatasetInfo {
-  std::string file;                 ///< path of the HDF5 file
-  std::string dataset;              ///< absolute object path, "/X"
+  std::string file;     ///< path of the HDF5 file
+  std::string dataset;  ///< absolute object path, "/X"
   ElementType type = ElementType::float64;
   std::vector<std::uint64_t> shape;  ///< 1 or 2 extents
   std::vector<std::uint64_t> chunk;  ///< chunk extents; empty when the layout is not chunked

@@ -30,14 +30,14 @@ struct GramOptions {
 
 /// What gram_xxt did (rank-local timings unless noted).
 struct GramReport {
-  std::uint64_t n = 0, m = 0;        ///< X is n x m
-  std::uint64_t block_cols = 0;      ///< columns per block
-  std::uint64_t blocks = 0;          ///< blocks in all
-  std::uint64_t local_blocks = 0;    ///< blocks this rank read
-  double read_seconds = 0;           ///< in the read tasks
-  double syrk_seconds = 0;           ///< in dsyrk
-  double reduce_seconds = 0;         ///< the tree reduction across ranks
-  double write_seconds = 0;          ///< writing Y (0 when not written)
+  std::uint64_t n = 0, m = 0;      ///< X is n x m
+  std::uint64_t block_cols = 0;    ///< columns per block
+  std::uint64_t blocks = 0;        ///< blocks in all
+  std::uint64_t local_blocks = 0;  ///< blocks this rank read
+  double read_seconds = 0;         ///< in the read tasks
+  double syrk_seconds = 0;         ///< in dsyrk
+  double reduce_seconds = 0;       ///< the tree reduction across ranks
+  double write_seconds = 0;        ///< writing Y (0 when not written)
   /// dsyrk floating-point operations done on this rank (n (n + 1) k per block of k columns).
   double syrk_flops = 0;
 };

@@ -62,10 +62,10 @@ struct QrResult {
 
 /// Result of svd() / randomized_svd().
 struct SvdResult {
-  Array<double> u;         ///< m x k, split like A
-  std::vector<double> s;   ///< k, descending
-  std::vector<double> vt;  ///< k x n, replicated
-  bool explicit_q = false; ///< U came from an explicit Q (A ill-conditioned in its first k directions)
+  Array<double> u;          ///< m x k, split like A
+  std::vector<double> s;    ///< k, descending
+  std::vector<double> vt;   ///< k x n, replicated
+  bool explicit_q = false;  ///< U came from an explicit Q (A ill-conditioned in its first k directions)
 };
 /// How svd() finds R.
 enum class QrMethod {

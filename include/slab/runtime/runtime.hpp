@@ -27,8 +27,8 @@ std::string_view to_string(DeviceCommPath path) noexcept;
 
 /// What this rank runs on.
 struct DeviceInfo {
-  int id = -1;                 ///< CUDA device ordinal, -1 on host builds or when no GPU exists
-  std::string name = "host";   ///< "NVIDIA A100-SXM4-40GB", or "host"
+  int id = -1;                     ///< CUDA device ordinal, -1 on host builds or when no GPU exists
+  std::string name = "host";       ///< "NVIDIA A100-SXM4-40GB", or "host"
   std::uint64_t total_memory = 0;  ///< bytes of the device (host build: this rank's share of the node's memory)
 };
 
@@ -41,7 +41,7 @@ struct DeviceInfo {
  * path is host staging (reported by slab-info).
  */
 class Runtime {
-public:
+ public:
   /**
    * @brief Read SLAB_* variables, consume the runtime flags from argv (see RuntimeOptions), initialise.
    * @throws InvalidArgument naming the flag or variable, on every rank (every rank parses the same argv).
@@ -86,7 +86,7 @@ public:
   /// The MPI library's version string, HDF5 and Kokkos versions, CUDA/NCCL where built.
   [[nodiscard]] std::string versions() const;
 
-private:
+ private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

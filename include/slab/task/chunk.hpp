@@ -20,7 +20,7 @@ struct TaskNode;
  * the inputs over (std::move) and nothing else holds them.
  */
 class Chunk {
-public:
+ public:
   Chunk() = default;
   /// Whether the task has run.
   [[nodiscard]] bool ready() const noexcept;
@@ -30,7 +30,7 @@ public:
   [[nodiscard]] const char* name() const noexcept;
   [[nodiscard]] explicit operator bool() const noexcept { return node_ != nullptr; }
 
-private:
+ private:
   friend class TaskQueue;
   explicit Chunk(std::shared_ptr<detail::TaskNode> node) : node_(std::move(node)) {}
   std::shared_ptr<detail::TaskNode> node_;

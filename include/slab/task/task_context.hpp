@@ -22,7 +22,7 @@ class Tracer;
  * the memory manager (spilling others first if needed) and stays pinned until the function returns.
  */
 class TaskContext {
-public:
+ public:
   TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs) noexcept
       : memory_(memory), comm_(comm), tracer_(tracer), inputs_(inputs) {}
 
@@ -59,7 +59,7 @@ public:
   /// @private The output, taken by the queue when the task returns.
   BufferPtr take_output() noexcept;
 
-private:
+ private:
   void check_multiple(std::size_t i, std::size_t bytes, std::size_t elem) const;
 
   MemoryManager& memory_;

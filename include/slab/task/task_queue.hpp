@@ -49,7 +49,7 @@ struct TaskStats {
  * persist). Not thread-safe: one queue per rank, used from the rank's main thread.
  */
 class TaskQueue {
-public:
+ public:
   using TaskFn = std::function<void(TaskContext&)>;
   /// Fold `input` into the accumulator `acc` (both pinned; same size unless the reduction says otherwise).
   using CombineFn = std::function<void(std::span<std::byte> acc, std::span<const std::byte> input)>;
@@ -104,7 +104,7 @@ public:
   [[nodiscard]] Comm& comm() noexcept;
   [[nodiscard]] Tracer& tracer() noexcept;
 
-private:
+ private:
   void copy_out(const Chunk& chunk, const std::function<void(std::span<const std::byte>)>& reader);
   struct Impl;
   std::unique_ptr<Impl> impl_;

@@ -23,8 +23,8 @@ std::string_view to_string(TraceKind kind) noexcept;
 struct TraceEvent {
   std::string name;
   TraceKind kind = TraceKind::other;
-  double start = 0;      ///< seconds since the aligned start
-  double duration = 0;   ///< seconds
+  double start = 0;         ///< seconds since the aligned start
+  double duration = 0;      ///< seconds
   std::uint64_t bytes = 0;  ///< bytes moved (comm, io, spill), 0 when not meaningful
 };
 
@@ -48,7 +48,7 @@ struct TraceSummary {
  * even without --trace. Not thread-safe: slab records from the rank's main thread only.
  */
 class Tracer {
-public:
+ public:
   /// Collective over `comm`: barrier, then take the common start time (MPI clocks are not synchronised
   /// across ranks, so each rank's zero is its own clock right after the same barrier).
   explicit Tracer(MPI_Comm comm);
@@ -63,14 +63,14 @@ public:
 
   /// RAII scope: records [construction, destruction) as one event.
   class Scope {
-  public:
+   public:
     Scope(Tracer& tracer, std::string_view name, TraceKind kind, std::uint64_t bytes = 0);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
     void set_bytes(std::uint64_t bytes) noexcept { bytes_ = bytes; }
 
-  private:
+   private:
     Tracer& tracer_;
     std::string name_;
     TraceKind kind_;
@@ -99,7 +99,7 @@ public:
    */
   void print_summary(const std::vector<std::pair<std::string, std::uint64_t>>& extra_columns) const;
 
-private:
+ private:
   MPI_Comm comm_;
   std::chrono::steady_clock::time_point start_;
   std::vector<TraceEvent> events_;

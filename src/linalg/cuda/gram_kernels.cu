@@ -23,7 +23,8 @@ void check(cudaError_t rc, const char* what) {
 }
 
 void check(cublasStatus_t rc, const char* what) {
-  if (rc != CUBLAS_STATUS_SUCCESS) SLAB_FAIL(CudaError, std::string(what) + " failed: cuBLAS status " + std::to_string(rc));
+  if (rc != CUBLAS_STATUS_SUCCESS)
+    SLAB_FAIL(CudaError, std::string(what) + " failed: cuBLAS status " + std::to_string(rc));
 }
 
 // One handle per thread (tasks run on the rank's main thread), created on first use.

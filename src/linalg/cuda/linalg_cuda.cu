@@ -17,10 +17,12 @@ void cuda_try(cudaError_t e, const char* what) {
   if (e != cudaSuccess) SLAB_FAIL(CudaError, std::string("linalg: ") + what + ": " + cudaGetErrorString(e));
 }
 void blas_try(cublasStatus_t s, const char* what) {
-  if (s != CUBLAS_STATUS_SUCCESS) SLAB_FAIL(CudaError, std::string("linalg: ") + what + " failed (cuBLAS status " + std::to_string(int(s)) + ")");
+  if (s != CUBLAS_STATUS_SUCCESS)
+    SLAB_FAIL(CudaError, std::string("linalg: ") + what + " failed (cuBLAS status " + std::to_string(int(s)) + ")");
 }
 void solver_try(cusolverStatus_t s, const char* what) {
-  if (s != CUSOLVER_STATUS_SUCCESS) SLAB_FAIL(CudaError, std::string("linalg: ") + what + " failed (cuSOLVER status " + std::to_string(int(s)) + ")");
+  if (s != CUSOLVER_STATUS_SUCCESS)
+    SLAB_FAIL(CudaError, std::string("linalg: ") + what + " failed (cuSOLVER status " + std::to_string(int(s)) + ")");
 }
 
 // One handle per thread (slab uses the rank's main thread), bound to the stream at each call.
@@ -42,7 +44,9 @@ struct DeviceBuffer {
   explicit DeviceBuffer(std::size_t bytes) { cuda_try(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc"); }
   ~DeviceBuffer() { cudaFree(p); }
   template <class T>
-  T* as() const { return static_cast<T*>(p); }
+  T* as() const {
+    return static_cast<T*>(p);
+  }
 };
 
 __global__ void upper_rowmajor(const double* w, int ldw, int n, double* r) {
@@ -82,9 +86,9 @@ void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, void* stream) {
   // Row-major A (m x n) is column-major A^T (n x m): A^T A = (A^T)(A^T)^T, syrk with op N.
   const double one = 1, zero = 0;
-  blas_try(cublasDsyrk(blas(stream), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(n), int(m), &one, a, int(n), &zero, c,
-                       int(n)),
-           "cublasDsyrk");  // lower in column-major = upper in row-major
+  blas_try(
+      cublasDsyrk(blas(stream), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(n), int(m), &one, a, int(n), &zero, c, int(n)),
+      "cublasDsyrk");  // lower in column-major = upper in row-major
 }
 
 void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, void* stream) {

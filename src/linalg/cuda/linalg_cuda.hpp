@@ -11,8 +11,8 @@ namespace slab::linalg::detail {
 /// Whether this build has the cuBLAS/cuSOLVER path.
 bool gpu_available() noexcept;
 /// C (m x n) = alpha op(A) op(B) + beta C, row-major; op(A) is m x k (A is k x m when trans_a).
-void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
-               const double* a, const double* b, double beta, double* c, void* stream);
+void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
+               const double* b, double beta, double* c, void* stream);
 /// C (n x n, row-major, upper triangle) = A^T A for A (m x n row-major).
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, void* stream);
 /// R (n x n row-major, upper, signs not normalised) of the QR of A (m x n row-major, m >= n) by

@@ -11,7 +11,9 @@ namespace {
 }  // namespace
 bool gpu_available() noexcept { return false; }
 void gpu_dgemm(bool, bool, std::size_t, std::size_t, std::size_t, double, const double*, const double*, double, double*,
-               void*) { no_cuda("dgemm on device memory"); }
+               void*) {
+  no_cuda("dgemm on device memory");
+}
 void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("dsyrk on device memory"); }
 void gpu_qr_r(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("QR on device memory"); }
 void gpu_qr_q(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("QR on device memory"); }

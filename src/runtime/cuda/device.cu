@@ -15,7 +15,8 @@ namespace slab::detail {
 namespace {
 void check(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
-    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    SLAB_FAIL(CudaError,
+              std::string(what) + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 }  // namespace
 
@@ -53,11 +54,13 @@ std::string cuda_versions() {
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   std::string out = "CUDA runtime " + std::to_string(runtime / 1000) + "." + std::to_string(runtime % 1000 / 10) +
-                    ", driver " + (driver ? std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) : "none");
+                    ", driver " +
+                    (driver ? std::to_string(driver / 1000) + "." + std::to_string(driver % 1000 / 10) : "none");
 #ifdef SLAB_DEVICE_HAS_NCCL
   int nccl = 0;
   ncclGetVersion(&nccl);
-  out += ", NCCL " + std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100) + "." + std::to_string(nccl % 100);
+  out += ", NCCL " + std::to_string(nccl / 10000) + "." + std::to_string(nccl / 100 % 100) + "." +
+         std::to_string(nccl % 100);
 #endif
   return out;
 }
