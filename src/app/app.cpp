@@ -154,7 +154,8 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
     mc.host_limit = runtime->host_memory_limit();
     mc.disk_limit = runtime->options().disk_limit;
     mc.spill_root = runtime->spill_root();
-    mc.use_gpu = runtime->device().id >= 0;
+    // Array and frame kernels read chunks on the host, so GPU memory for the device tier is opt-in.
+    mc.use_gpu = runtime->device().id >= 0 && runtime->options().device_memory;
     mc.stream = runtime->stream_handle();
     mc.tracer = &runtime->tracer();
     MemoryManager memory(mc);

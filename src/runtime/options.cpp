@@ -45,6 +45,7 @@ RuntimeOptions RuntimeOptions::from_environment() {
   if (auto v = env("SLAB_LOG_LEVEL")) o.log_level = parse_log_level(v, "SLAB_LOG_LEVEL");
   if (auto v = env("SLAB_VERBOSE")) o.verbose = parse_bool(v, "SLAB_VERBOSE");
   if (auto v = env("SLAB_QUIET")) o.quiet = parse_bool(v, "SLAB_QUIET");
+  if (auto v = env("SLAB_DEVICE_MEMORY")) o.device_memory = parse_bool(v, "SLAB_DEVICE_MEMORY");
   return o;
 }
 
@@ -85,6 +86,8 @@ void RuntimeOptions::consume_flags(int& argc, char** argv) {
       verbose = true;
     } else if (name == "--quiet" && !has_value) {
       quiet = true;
+    } else if (name == "--device-memory" && !has_value) {
+      device_memory = true;
     } else {
       argv[out++] = argv[i];
     }
@@ -105,7 +108,10 @@ std::vector<std::pair<std::string, std::string>> RuntimeOptions::flag_help() {
            "write a Chrome/Perfetto trace of the run (open in ui.perfetto.dev or slab-report) [SLAB_TRACE]"},
           {"--log-level L", "error, warn, info or debug [SLAB_LOG_LEVEL]"},
           {"--verbose", "print a per-rank summary table at exit [SLAB_VERBOSE=1]"},
-          {"--quiet", "no progress bar or banner [SLAB_QUIET=1]"}};
+          {"--quiet", "no progress bar or banner [SLAB_QUIET=1]"},
+          {"--device-memory",
+           "keep the device tier in GPU memory (experimental: array and frame kernels run on the host) "
+           "[SLAB_DEVICE_MEMORY=1]"}};
 }
 
 }  // namespace slab

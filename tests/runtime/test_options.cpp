@@ -29,7 +29,7 @@ std::string error_of(std::vector<std::string> args) {
 
 TEST(Options, ParsesEveryFlag) {
   auto o = parse({"--memory-limit", "1GiB", "--host-memory-limit=50%", "--disk-limit", "10GB", "--spill-dir",
-                  "/scratch", "--trace", "t.json", "--log-level", "debug", "--verbose", "--quiet"});
+                  "/scratch", "--trace", "t.json", "--log-level", "debug", "--verbose", "--quiet", "--device-memory"});
   EXPECT_EQ(o.device_memory_limit.resolve(0), 1ull << 30);
   EXPECT_EQ(o.host_memory_limit.resolve(1000), 500u);
   EXPECT_EQ(o.disk_limit, 10000000000ull);
@@ -38,6 +38,7 @@ TEST(Options, ParsesEveryFlag) {
   EXPECT_EQ(o.log_level, slab::LogLevel::debug);
   EXPECT_TRUE(o.verbose);
   EXPECT_TRUE(o.quiet);
+  EXPECT_TRUE(o.device_memory);
 }
 
 TEST(Options, BadValuesNameTheFlag) {

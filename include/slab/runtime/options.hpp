@@ -34,6 +34,7 @@ struct RuntimeOptions {
   LogLevel log_level = LogLevel::warn;
   bool verbose = false;
   bool quiet = false;
+  bool device_memory = false;  ///< device tier in GPU memory (experimental: linalg and comm only)
 
   /// Options from the SLAB_* environment variables. @throws InvalidArgument naming the variable.
   static RuntimeOptions from_environment();
