@@ -114,7 +114,8 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
         for (; e <= i; ++e) acc.add(x[e]);
         double r = kNaN;
         if (op == RollingOp::count) {
-          if (acc.nobs >= static_cast<std::int64_t>(min_periods)) r = static_cast<double>(acc.nobs);
+          // pandas: count applies min_periods to the rows in the window, NaN included.
+          if (e - s >= min_periods) r = static_cast<double>(acc.nobs);
         } else if (acc.nobs >= minp && acc.nobs > 0) {
           r = op == RollingOp::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
         }

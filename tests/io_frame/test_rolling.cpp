@@ -22,7 +22,8 @@ double reference(const std::vector<double>& x, std::size_t s, std::size_t i, std
   for (std::size_t j = s; j <= i; ++j)
     if (!std::isnan(x[j])) w.push_back(x[j]);
   const std::size_t n = w.size();
-  if (op == sf::RollingOp::count) return n >= minp ? static_cast<double>(n) : kNaN;
+  // pandas: count applies min_periods to the rows in the window [s, i], NaN included.
+  if (op == sf::RollingOp::count) return i + 1 - s >= minp ? static_cast<double>(n) : kNaN;
   if (n < std::max<std::size_t>(minp, 1)) return kNaN;
   long double sum = 0;
   for (double v : w) sum += v;

@@ -7,7 +7,8 @@
 /// only the halo it needs (the last N-1 rows before its first row, or the rows within the span before it,
 /// possibly from several ranks back) and computes its own rows.
 ///
-/// Numerics follow pandas: NaN values are skipped (they count for neither min_periods nor the result);
+/// Numerics follow pandas: NaN values are skipped (they count for neither min_periods nor the result, except
+/// for `count`, which like pandas applies min_periods to the rows in the window, NaN included);
 /// sums and means use a Kahan-compensated running sum (add and remove), std a Welford running variance
 /// (recomputed exactly every `window` rows for fixed windows), min/max a monotonic deque: results match
 /// pandas to ~1e-12 relative.
