@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Peer comparison: slab's apps against NumPy and Dask on the workloads of WORKLOADS.md, same inputs, same machine.
+"""Peer comparison: slab's apps against NumPy and Dask (W1, W1b, W2, W6) and against pandas, Polars, DuckDB and
+dask.dataframe (W3, W4, W5 = W5-1000 + W5-1h; perf/peers/frames.py, checked against the pandas row) on the
+workloads of WORKLOADS.md, same inputs, same machine.
 
   python3 perf/compare/run.py --workloads W1,W2,W6 [--quick] [--impls numpy,dask-threaded,dask-cluster]
                               [--ranks 2] [--no-slab] [--debian] [--timeout 3600]
@@ -34,15 +36,29 @@ VENV_PY = os.path.join(PERF, ".venv", "bin", "python")
 WORKLOADS_PY = os.path.join(PERF, "peers", "workloads.py")
 RESULTS = os.path.join(PERF, "results")
 TMP = os.path.join(RESULTS, "tmp")          # ignored by git (/perf/results/tmp/)
+FRAMES_PY = os.path.join(PERF, "peers", "frames.py")
 PEERS = ["numpy", "dask-threaded", "dask-cluster"]
+FRAME_PEERS = ["pandas", "polars", "duckdb", "dask-threaded"]   # W3, W4, W5-*: perf/peers/frames.py
+FRAME_WLS = ("W3", "W4", "W5-1000", "W5-1h")
+ALIASES = {"W5": ["W5-1000", "W5-1h"]}
+
+
+def ref_impl(wl):
+    """The row every other row's check values are compared with."""
+    return "pandas" if wl in FRAME_WLS else "numpy"
 
 SIZES = {  # full, quick
     "W1": ({"rows": 100_000, "cols": 1000}, {"rows": 20_000, "cols": 500}),
     "W1b": ({"rows": 400_000, "cols": 1000}, {"rows": 40_000, "cols": 500}),
     "W2": ({"rows": 5000, "cols": 100_000}, {"rows": 1000, "cols": 20_000}),
     "W6": ({"n": 200_000_000}, {"n": 20_000_000}),
+    "W3": ({"rows": 20_000_000}, {"rows": 2_000_000}),
+    "W4": ({"rows": 20_000_000, "right_rows": 2_000_000}, {"rows": 2_000_000, "right_rows": 200_000}),
+    "W5-1000": ({"rows": 20_000_000, "window": "1000"}, {"rows": 2_000_000, "window": "1000"}),
+    "W5-1h": ({"rows": 20_000_000, "window": "1h"}, {"rows": 2_000_000, "window": "1h"}),
 }
-SLAB_APP = {"W1": "slab-svd", "W1b": "slab-svd", "W2": "slab-gram", "W6": "slab-reduce"}
+SLAB_APP = {"W1": "slab-svd", "W1b": "slab-svd", "W2": "slab-gram", "W6": "slab-reduce", "W3": "slab-groupby",
+            "W4": "slab-merge", "W5-1000": "slab-rolling", "W5-1h": "slab-rolling"}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -86,6 +102,25 @@ def compare_checks(wl, ref, got):
                                                                      abs(got[k] - ref[k]) / abs(ref[k])))
         if need("max") and got["max"] != ref["max"]:
             bad.append("max %.17g vs %.17g (must be equal)" % (got["max"], ref["max"]))
+    elif wl in FRAME_WLS:
+        # Integers and names exactly; floating-point sums and values within 1e-9 relative (denominator
+        # max(|ref|, 1), since sums of +-1 values like sum_x_mean can lie near 0).
+        exact = {"W3": ["ngroups", "sum_count", "first_id", "first_name", "first_count"],
+                 "W4": ["nrows", "sum_key"]}.get(wl, ["n_valid"])
+        close = {"W3": ["sum_x_sum", "sum_x_mean", "sum_x_std", "sum_y_min", "sum_y_max", "wsum_xsum"],
+                 "W4": ["sum_value_x_value2", "sum_value2"]}.get(wl, ["nansum", "r999", "r3600", "last"])
+        for k in exact:
+            if need(k) and got[k] != ref[k]:
+                bad.append("%s %s vs %s (must be equal)" % (k, got[k], ref[k]))
+        for k in close:
+            if need(k):
+                g, r = got[k], ref[k]
+                if g is None or r is None or g != g or r != r:
+                    if not (g is None and r is None) and not (g != g and r != r):
+                        bad.append("%s %s vs %s" % (k, g, r))
+                elif abs(g - r) > 1e-9 * max(abs(r), 1.0):
+                    bad.append("%s %.17g vs %.17g (|diff|/max(|ref|,1) %.2e > 1e-9)"
+                               % (k, g, r, abs(g - r) / max(abs(r), 1.0)))
     return bad
 
 
@@ -184,6 +219,10 @@ def versions(py):
     d = sh("%s -c 'import dask, distributed; print(dask.__version__, distributed.__version__)'" % py).split()
     if len(d) == 2:
         v["dask"], v["distributed"] = d
+    f = sh("%s -c 'import pandas, polars, duckdb, pyarrow; print(pandas.__version__, polars.__version__, "
+           "duckdb.__version__, pyarrow.__version__)'" % py).split()
+    if len(f) == 4:
+        v["pandas"], v["polars"], v["duckdb"], v["pyarrow"] = f
     return v
 
 
@@ -223,10 +262,19 @@ def slab_cmd(wl, size, ranks, w2path):
         return mpirun + ["--generate", "--rows", str(size["rows"]), "--cols", str(size["cols"]), "--json"]
     if wl == "W2":
         return mpirun + ["--input", w2path + ":/X", "--output", w2path + ":/Y", "--memory-limit", "1GiB", "--json"]
+    if wl == "W3":
+        return mpirun + ["--generate", "--rows", str(size["rows"]), "--json"]
+    if wl == "W4":
+        return mpirun + ["--generate", "--rows", str(size["rows"]), "--right-rows", str(size["right_rows"]), "--json"]
+    if wl in ("W5-1000", "W5-1h"):
+        return mpirun + ["--generate", "--rows", str(size["rows"]), "--window", size["window"], "--json"]
     return mpirun + ["--generate", "--n", str(size["n"]), "--json"]
 
 
 def peer_cmd(py, wl, impl, size, w2path):
+    if wl in FRAME_WLS:
+        return [py, FRAMES_PY, "run", wl, impl, "--rows", str(size["rows"])] + (
+            ["--right-rows", str(size["right_rows"])] if wl == "W4" else [])
     base = [py, WORKLOADS_PY, "run", "W1" if wl == "W1b" else wl, impl]
     if wl in ("W1", "W1b"):
         return base + ["--rows", str(size["rows"]), "--cols", str(size["cols"])]
@@ -236,7 +284,7 @@ def peer_cmd(py, wl, impl, size, w2path):
 
 
 def ideal_lines(wl, size, ideal):
-    if not ideal:
+    if not ideal or wl in FRAME_WLS:
         return []
     rate = ideal["dgemm_flops_per_s"]
     bw = max(ideal["read_bytes_per_s_1thread"], ideal["read_bytes_per_s_2threads"])
@@ -277,17 +325,22 @@ def render_markdown(records):
              "One run on one machine; seconds are the query only (W2 includes reading /X and writing /Y). "
              "Peak memory: largest sampled RSS sum of the run's process tree (input included). "
              "Ratio: implementation seconds / slab seconds (> 1: slab is faster). "
-             "Checks: agreement with the NumPy row within WORKLOADS.md's tolerances.", ""]
+             "Checks: agreement with the NumPy row (W3-W5: the pandas row) within WORKLOADS.md's tolerances.", ""]
     for rec in records:
         m, v = rec["machine"], rec["versions"]
         lines.append("## %s%s: %s (%s)" % (rec["workload"], " (quick)" if rec["quick"] else "",
                                             ", ".join("%s=%s" % kv for kv in rec["size"].items()), rec["date"]))
         lines.append("")
-        lines.append("Machine: %s, %s CPUs, %s GiB; load average before the runs %s. Versions: numpy %s (BLAS %s), "
-                     "dask %s, distributed %s, h5py %s, Python %s; slab %s (git %s); %s."
-                     % (m["cpu_model"], m["cpus"], m["mem_gib"], rec.get("loadavg_start"),
-                        v.get("numpy"), rec.get("blas_kernel"), v.get("dask"), v.get("distributed"),
-                        v.get("h5py"), v.get("python"), rec["slab"]["slab"], rec["slab"]["git"], rec["slab"]["mpi"]))
+        if rec["workload"] in FRAME_WLS:
+            vs = "pandas %s, polars %s, duckdb %s, pyarrow %s, dask %s, numpy %s" % (
+                v.get("pandas"), v.get("polars"), v.get("duckdb"), v.get("pyarrow"), v.get("dask"), v.get("numpy"))
+        else:
+            vs = "numpy %s (BLAS %s), dask %s, distributed %s, h5py %s" % (
+                v.get("numpy"), rec.get("blas_kernel"), v.get("dask"), v.get("distributed"), v.get("h5py"))
+        lines.append("Machine: %s, %s CPUs, %s GiB; load average before the runs %s. Versions: %s, Python %s; "
+                     "slab %s (git %s); %s."
+                     % (m["cpu_model"], m["cpus"], m["mem_gib"], rec.get("loadavg_start"), vs, v.get("python"),
+                        rec["slab"]["slab"], rec["slab"]["git"], rec["slab"]["mpi"]))
         dv = rec.get("debian_versions")
         if dv:
             lines[-1] += (" Rows marked (Debian): /usr/bin/python3 %s, numpy %s, dask %s, distributed %s, h5py %s."
@@ -312,10 +365,11 @@ def render_markdown(records):
         for i in rec.get("ideal", []):
             lines.append("| %s | %s | %.3f | - | %s | - | |" % (
                 rec["workload"], i["what"], i["seconds"], "%.2f" % (i["seconds"] / slab_s) if slab_s else "-"))
-        ref = next((r for r in rec["rows"] if r["impl"] == "numpy" and r.get("checks")), None)
+        ref = next((r for r in rec["rows"] if r["impl"] == ref_impl(rec["workload"]) and r.get("checks")), None)
         if ref:
             lines.append("")
-            lines.append("Check values (numpy): " + ", ".join("%s=%.17g" % kv for kv in ref["checks"].items()))
+            lines.append("Check values (%s): " % ref["impl"] + ", ".join(
+                "%s=%s" % (k, "%.17g" % x if isinstance(x, float) else x) for k, x in ref["checks"].items()))
         lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -330,7 +384,7 @@ def rebuild_latest():
         key = (rec["workload"], rec["quick"])
         if key not in newest or rec["timestamp"] >= newest[key]["timestamp"]:
             newest[key] = rec
-    order = {"W1": 0, "W1b": 1, "W2": 2, "W6": 3}
+    order = {"W1": 0, "W1b": 1, "W2": 2, "W3": 3, "W4": 4, "W5-1000": 5, "W5-1h": 6, "W6": 7}
     recs = sorted(newest.values(), key=lambda r: (r["quick"], order.get(r["workload"], 9)))
     with open(os.path.join(RESULTS, "latest.md"), "w") as f:
         f.write(render_markdown(recs))
@@ -338,9 +392,11 @@ def rebuild_latest():
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--workloads", default="W1,W2,W6", help="comma list of W1, W1b, W2, W6")
+    ap.add_argument("--workloads", default="W1,W2,W6",
+                    help="comma list of W1, W1b, W2, W3, W4, W5 (= W5-1000,W5-1h), W6")
     ap.add_argument("--quick", action="store_true", help="small sizes (W1 20,000 x 500, W2 1000 x 20,000, W6 2e7)")
-    ap.add_argument("--impls", default=",".join(PEERS), help="peers to run (comma list of %s)" % ",".join(PEERS))
+    ap.add_argument("--impls", default=None, help="peers to run (comma list of %s; W3-W5: %s; default all)"
+                    % (",".join(PEERS), ",".join(FRAME_PEERS)))
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--no-slab", action="store_true", help="peers only")
     ap.add_argument("--debian", action="store_true",
@@ -386,11 +442,14 @@ def main():
     if ideal_rec is None:
         log("ideal measurement failed: %s" % err[-500:])
 
-    impls = [i for i in args.impls.split(",") if i]
     any_mismatch = False
-    for wl in [w.strip() for w in args.workloads.split(",") if w.strip()]:
+    wls = [x for w in args.workloads.split(",") if w.strip() for x in ALIASES.get(w.strip(), [w.strip()])]
+    for wl in wls:
         if wl not in SIZES:
             sys.exit("unknown workload %s" % wl)
+    for wl in wls:
+        allowed = FRAME_PEERS if wl in FRAME_WLS else PEERS
+        impls = [i for i in (args.impls.split(",") if args.impls else allowed) if i and i in allowed]
         size = SIZES[wl][1 if args.quick else 0]
         w2path = w2_file(size, log) if wl == "W2" else None
         rec = {"workload": wl, "quick": args.quick, "size": size, "date": datetime.date.today().isoformat(),
@@ -428,7 +487,7 @@ def main():
                 log("%s slab: %.3f s, peak %s" % (wl, row["seconds"], gib(peak)))
             rec["rows"].append(row)
         # peers
-        for suffix, py in pythons:
+        for suffix, py in (pythons[:1] if wl in FRAME_WLS else pythons):   # --debian: array workloads only
             for impl in impls:
                 name = impl + suffix
                 cmd = peer_cmd(py, wl, impl, size, w2path)
@@ -452,19 +511,19 @@ def main():
                     log("%s %s: %.3f s, peak %s, checks %s" % (wl, name, row["seconds"], gib(row["peak_bytes"]),
                                                                json.dumps(out["checks"])))
                 rec["rows"].append(row)
-        # (c) agreement with the numpy row
-        ref = next((r["checks"] for r in rec["rows"] if r["impl"] == "numpy" and r.get("checks")), None)
+        # (c) agreement with the numpy row (W3-W5: the pandas row)
+        ref = next((r["checks"] for r in rec["rows"] if r["impl"] == ref_impl(wl) and r.get("checks")), None)
         for r in rec["rows"]:
             if r.get("checks") is None:
                 continue
             if ref is None:
-                r["agree"], r["mismatches"] = None, ["no numpy reference"]
+                r["agree"], r["mismatches"] = None, ["no %s reference" % ref_impl(wl)]
                 continue
             bad = compare_checks(wl, ref, r["checks"])
             r["agree"], r["mismatches"] = not bad, bad
             if bad:
                 any_mismatch = True
-                log("!!! CHECK MISMATCH %s %s vs numpy:\n    %s" % (wl, r["impl"], "\n    ".join(bad)))
+                log("!!! CHECK MISMATCH %s %s vs %s:\n    %s" % (wl, r["impl"], ref_impl(wl), "\n    ".join(bad)))
         # (d) results
         path = os.path.join(RESULTS, "%s-%s%s.json" % (rec["date"], wl, "-quick" if args.quick else ""))
         with open(path, "w") as f:
