@@ -413,10 +413,11 @@ void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>
   std::size_t off = 0;
   for (std::size_t k = 0; k < counts.size(); ++k) {
     auto* dst = static_cast<char*>(out) + off;
-    if (k == me)
-      std::memcpy(dst, hin.get(), counts[k] * unit);
-    else
+    if (k == me) {
+      if (counts[k] > 0) std::memcpy(dst, hin.get(), counts[k] * unit);  // no memcpy from a null empty buffer
+    } else {
       detail::recv_bytes(dst, counts[k] * unit, static_cast<int>(k), detail::tag_exchange, im.coll);
+    }
     off += counts[k] * unit;
   }
 }

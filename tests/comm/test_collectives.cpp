@@ -79,7 +79,7 @@ TEST_P(CommSizes, ReduceFixedTreeIsBitwiseDeterministic) {
     std::vector<double> out1(comm.rank() == root ? n : 0), out2(comm.rank() == root ? n : 0);
     comm.reduce(std::span<const double>(in), std::span<double>(out1), ReduceOp::sum, root);
     comm.reduce(std::span<const double>(in), std::span<double>(out2), ReduceOp::sum, root);
-    if (comm.rank() == root) {
+    if (comm.rank() == root && n > 0) {
       EXPECT_EQ(std::memcmp(out1.data(), out2.data(), n * sizeof(double)), 0);
       EXPECT_EQ(std::memcmp(out1.data(), expected.data(), n * sizeof(double)), 0) << "root " << root;
     }
