@@ -519,18 +519,25 @@ std::int64_t nunique(const Frame& frame, const std::string& column) {
 
 // ---- scans and shifts ------------------------------------------------------------------------------------
 
-Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
-  const Schema& schema = frame.schema();
+// The int64/float64 columns named (all of them when none are named). @throws TypeError for another type.
+static std::vector<std::size_t> numeric_columns(const Schema& schema, const std::vector<std::string>& columns,
+                                                const char* op) {
   std::vector<std::size_t> cols;
   if (columns.empty()) {
     for (std::size_t c = 0; c < schema.size(); ++c)
       if (schema.type(c) == DType::int64 || schema.type(c) == DType::float64) cols.push_back(c);
-  } else {
-    cols = schema.indices_of(columns);
-    for (auto c : cols)
-      SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
-                   "cumsum: column '" + schema.name(c) + "' is not int64 or float64");
+    return cols;
   }
+  cols = schema.indices_of(columns);
+  for (auto c : cols)
+    SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
+                 std::string(op) + ": column '" + schema.name(c) + "' is not int64 or float64");
+  return cols;
+}
+
+Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
+  const Schema& schema = frame.schema();
+  const std::vector<std::size_t> cols = numeric_columns(schema, columns, "cumsum");
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.queue().comm();
   std::size_t nc = cols.size();
@@ -723,18 +730,7 @@ Frame shift(const Frame& frame, std::int64_t periods, const std::vector<std::str
 }
 
 Frame diff(const Frame& frame, std::int64_t periods, const std::vector<std::string>& columns) {
-  const Schema& schema = frame.schema();
-  std::vector<std::size_t> cols;
-  if (columns.empty()) {
-    for (std::size_t c = 0; c < schema.size(); ++c)
-      if (schema.type(c) == DType::int64 || schema.type(c) == DType::float64) cols.push_back(c);
-  } else {
-    cols = schema.indices_of(columns);
-    for (auto c : cols)
-      SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
-                   "diff: column '" + schema.name(c) + "' is not int64 or float64");
-  }
-  return shift_impl(frame, periods, cols, true);
+  return shift_impl(frame, periods, numeric_columns(frame.schema(), columns, "diff"), true);
 }
 
 }  // namespace slab::frame
