@@ -376,12 +376,7 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
   } catch (...) {
     error = std::current_exception();
   }
-  try {
-    comm_.agree(error);
-  } catch (...) {
-    close_handles();
-    throw;
-  }
+  agree_or_close(error);
   // Collective metadata changes: remove a stale temporary, create the new one.
   error = nullptr;
   try {
@@ -402,15 +397,19 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
   } catch (...) {
     error = std::current_exception();
   }
-  try {
-    comm_.agree(error);
-  } catch (...) {
-    close_handles();
-    throw;
-  }
+  agree_or_close(error);
 }
 
 DatasetWriter::~DatasetWriter() { close_handles(); }
+
+void DatasetWriter::agree_or_close(std::exception_ptr error) {
+  try {
+    comm_.agree(error);
+  } catch (...) {
+    close_handles();  // every rank fails here together: the collective close is safe
+    throw;
+  }
+}
 
 void DatasetWriter::close_handles() noexcept {
   if (dset_id_ >= 0) H5Dclose(dset_id_);

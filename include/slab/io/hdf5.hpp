@@ -9,6 +9,7 @@
 /// same exception on every rank (Comm::run_collectively), so a bad file never hangs a job.
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -140,6 +141,8 @@ class DatasetWriter {
   void write_impl(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0, std::uint64_t ncols, const void* data,
                   bool collective);
   void close_handles() noexcept;
+  /// Collective: agree on `error` (null: this rank is fine); on any failure close the handles and throw.
+  void agree_or_close(std::exception_ptr error);
 
   Comm comm_;
   std::string file_;
