@@ -27,20 +27,22 @@ struct SumAcc {
   void add(double v) {
     if (v == v) {
       ++nobs;
-      const double y = v - comp;
-      const double t = sum + y;
-      comp = (t - sum) - y;
-      sum = t;
+      kahan(v);
     }
   }
   void remove(double v) {
     if (v == v) {
       --nobs;
-      const double y = -v - comp;
-      const double t = sum + y;
-      comp = (t - sum) - y;
-      sum = t;
+      kahan(-v);
     }
+  }
+
+ private:
+  void kahan(double v) {
+    const double y = v - comp;
+    const double t = sum + y;
+    comp = (t - sum) - y;
+    sum = t;
   }
 };
 
