@@ -18,21 +18,28 @@ void TaskContext::check_multiple(std::size_t i, std::size_t bytes, std::size_t e
                    std::to_string(elem));
 }
 
-std::span<std::byte> TaskContext::output(std::uint64_t bytes) {
-  SLAB_EXPECTS(!output_, InvalidArgument, "a task may allocate only one output");
-  output_ = memory_.allocate(bytes, "task output");
-  output_pin_ = output_->pin();
-  return {output_pin_.data(), static_cast<std::size_t>(bytes)};
+void TaskContext::check_output(std::size_t index) const {
+  SLAB_EXPECTS(
+      index < outputs_.size(), InvalidArgument,
+      "task output " + std::to_string(index) + " requested, but the task has " + std::to_string(outputs_.size()));
+  SLAB_EXPECTS(!outputs_[index], InvalidArgument, "a task may allocate each output only once");
 }
 
-void TaskContext::set_output(BufferPtr buffer) {
-  SLAB_EXPECTS(!output_, InvalidArgument, "a task may have only one output");
-  output_ = std::move(buffer);
+std::span<std::byte> TaskContext::output(std::uint64_t bytes, std::size_t index) {
+  check_output(index);
+  outputs_[index] = memory_.allocate(bytes, "task output");
+  output_pins_[index] = outputs_[index]->pin();
+  return {output_pins_[index].data(), static_cast<std::size_t>(bytes)};
 }
 
-BufferPtr TaskContext::take_output() noexcept {
-  output_pin_.reset();
-  return std::move(output_);
+void TaskContext::set_output(BufferPtr buffer, std::size_t index) {
+  check_output(index);
+  outputs_[index] = std::move(buffer);
+}
+
+std::vector<BufferPtr> TaskContext::take_outputs() noexcept {
+  for (auto& p : output_pins_) p.reset();
+  return std::move(outputs_);
 }
 
 }  // namespace slab

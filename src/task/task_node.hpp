@@ -23,6 +23,12 @@ struct TaskNode {
   TaskQueue::CombineFn combine;                   ///< a streaming reduction (fn is empty)
   bool done = false;
   BufferPtr output;
+  /// A task of submit_multi: its outputs, each until the projection node that hands it out runs.
+  bool multi = false;
+  std::size_t num_outputs = 1;
+  std::vector<BufferPtr> outputs;
+  /// A projection node: takes output `take` of inputs[0] (a submit_multi task) as its own; -1 otherwise.
+  std::int64_t take = -1;
   std::shared_ptr<TaskCounters> counters;
 
   ~TaskNode() {

@@ -69,16 +69,37 @@ struct TaskQueue::Impl {
       else
         pins.emplace_back();
     }
-    TaskContext ctx(memory, comm, tracer, pins);
+    TaskContext ctx(memory, comm, tracer, pins, node.num_outputs);
     const double start = tracer.now();
-    node.fn(ctx);
-    node.output = ctx.take_output();
+    try {
+      node.fn(ctx);
+    } catch (const std::exception& e) {
+      // Other ranks may be inside this task's collectives, waiting for this one: an error only this rank has
+      // cannot be agreed without leaving them waiting forever, so it ends the job (as App::run does).
+      if (node.options.collective && !is_agreed_error(e))
+        SLAB_FATAL("collective task '" + node.name + "' failed on this rank only: " + e.what() + "; aborting the job");
+      throw;
+    }
+    auto outs = ctx.take_outputs();
+    if (node.multi)
+      node.outputs = std::move(outs);
+    else
+      node.output = std::move(outs[0]);
     finish(node, start);
   }
 
-  void finish(TaskNode& node, double start) {
+  // A projection of a multi-output task: adopt its output (no copy, nothing pinned).
+  void project(TaskNode& node) {
+    const double start = tracer.now();
+    node.output = std::move(node.inputs[0]->outputs.at(static_cast<std::size_t>(node.take)));
+    finish(node, start, false);
+  }
+
+  void finish(TaskNode& node, double start, bool record = true) {
     const double duration = tracer.now() - start;
-    tracer.record(node.name, node.options.kind, start, duration, node.output ? node.output->size() : 0);
+    std::uint64_t bytes = node.output ? node.output->size() : 0;
+    for (const auto& o : node.outputs) bytes += o ? o->size() : 0;
+    if (record) tracer.record(node.name, node.options.kind, start, duration, bytes);
     counters->stats.seconds += duration;
     ++counters->stats.executed;
     node.done = true;
@@ -163,6 +184,8 @@ struct TaskQueue::Impl {
       if (node.combine) {
         const double start = tracer.now();
         finish(node, start);
+      } else if (node.take >= 0) {
+        project(node);
       } else {
         execute(node);
       }
@@ -220,6 +243,28 @@ Chunk TaskQueue::submit(std::string name, std::vector<Chunk> inputs, TaskFn fn, 
   impl_->pending.push_back(node);
   ++impl_->counters->stats.submitted;
   return Chunk(std::move(node));
+}
+
+std::vector<Chunk> TaskQueue::submit_multi(std::string name, std::vector<Chunk> inputs, std::size_t outputs, TaskFn fn,
+                                           TaskOptions options) {
+  SLAB_EXPECTS(outputs >= 1, InvalidArgument, "task '" + name + "' with no outputs");
+  Chunk parent = submit(name, std::move(inputs), std::move(fn), options);
+  parent.node_->multi = true;
+  parent.node_->num_outputs = outputs;
+  std::vector<Chunk> out;
+  out.reserve(outputs);
+  for (std::size_t k = 0; k < outputs; ++k) {
+    auto node = std::make_shared<TaskNode>();
+    node->name = parent.node_->name;
+    node->seq = impl_->next_seq++;
+    node->inputs.push_back(parent.node_);
+    node->take = static_cast<std::int64_t>(k);
+    node->counters = impl_->counters;
+    impl_->pending.push_back(node);
+    ++impl_->counters->stats.submitted;
+    out.push_back(Chunk(std::move(node)));
+  }
+  return out;
 }
 
 Chunk TaskQueue::reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine) {

@@ -23,8 +23,13 @@ class Tracer;
  */
 class TaskContext {
  public:
-  TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs) noexcept
-      : memory_(memory), comm_(comm), tracer_(tracer), inputs_(inputs) {}
+  TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs, std::size_t num_outputs = 1)
+      : memory_(memory),
+        comm_(comm),
+        tracer_(tracer),
+        inputs_(inputs),
+        outputs_(num_outputs),
+        output_pins_(num_outputs) {}
 
   [[nodiscard]] std::size_t num_inputs() const noexcept { return inputs_.size(); }
   /// Input i's bytes (empty for an input task without output).
@@ -39,35 +44,40 @@ class TaskContext {
   /// The pinned input itself: a task that folds into its input may write here when it owns it.
   [[nodiscard]] Pin& input_pin(std::size_t i) { return inputs_.at(i); }
 
+  /// Outputs of this task: 1, or n for a task of TaskQueue::submit_multi.
+  [[nodiscard]] std::size_t num_outputs() const noexcept { return outputs_.size(); }
   /**
-   * @brief Allocate this task's output of `bytes` (once per task) and return it, pinned until the task ends.
-   * @throws OutOfMemory when the memory limit cannot make room; InvalidArgument when called twice.
+   * @brief Allocate output `index` (< num_outputs()) of `bytes` (once per output) and return it, pinned until
+   * the task ends.
+   * @throws OutOfMemory when the memory limit cannot make room; InvalidArgument when called twice or for an
+   * index out of range.
    */
-  std::span<std::byte> output(std::uint64_t bytes);
+  std::span<std::byte> output(std::uint64_t bytes, std::size_t index = 0);
   template <class T>
   std::span<T> output_as(std::size_t count) {
     auto bytes = output(count * sizeof(T));
     return {reinterpret_cast<T*>(bytes.data()), count};
   }
-  /// Adopt an existing buffer as the output (no copy). @throws InvalidArgument when an output exists.
-  void set_output(BufferPtr buffer);
+  /// Adopt an existing buffer as output `index` (no copy). @throws InvalidArgument when that output exists.
+  void set_output(BufferPtr buffer, std::size_t index = 0);
 
   [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
   [[nodiscard]] Comm& comm() noexcept { return comm_; }
   [[nodiscard]] Tracer& tracer() noexcept { return tracer_; }
 
-  /// @private The output, taken by the queue when the task returns.
-  BufferPtr take_output() noexcept;
+  /// @private The outputs, taken by the queue when the task returns.
+  std::vector<BufferPtr> take_outputs() noexcept;
 
  private:
   void check_multiple(std::size_t i, std::size_t bytes, std::size_t elem) const;
+  void check_output(std::size_t index) const;
 
   MemoryManager& memory_;
   Comm& comm_;
   Tracer& tracer_;
   std::vector<Pin>& inputs_;
-  BufferPtr output_;
-  Pin output_pin_;
+  std::vector<BufferPtr> outputs_;
+  std::vector<Pin> output_pins_;
 };
 
 }  // namespace slab

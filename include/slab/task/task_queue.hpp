@@ -66,6 +66,15 @@ class TaskQueue {
   Chunk submit(std::string name, std::vector<Chunk> inputs, TaskFn fn, TaskOptions options = {});
 
   /**
+   * @brief Record a task with `outputs` outputs, each its own chunk (returned in order): `fn` writes output k
+   * with ctx.output(bytes, k). Each output is spillable and released on its own, once its chunk's handles are
+   * gone and its consumers have run (a shuffle round produces one piece per output partition this way).
+   * Not collective (unless options.collective, as for submit).
+   */
+  std::vector<Chunk> submit_multi(std::string name, std::vector<Chunk> inputs, std::size_t outputs, TaskFn fn,
+                                  TaskOptions options = {});
+
+  /**
    * @brief Record a streaming reduction of `inputs` (all the same size) with an associative `combine`.
    * When run, each input is folded into the accumulator as soon as it is produced and then released, so at
    * most one accumulator and one input are resident besides what producing the next input needs. The
