@@ -75,8 +75,8 @@ BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& s
     : BatchBuilder(ctx, nrows, types_of(schema), has_validity) {}
 
 BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<DType>& types,
-                           const std::vector<bool>& has_validity)
-    : out_(ctx.output(size_for(nrows, types, has_validity))) {
+                           const std::vector<bool>& has_validity, std::size_t output)
+    : out_(ctx.output(size_for(nrows, types, has_validity), output)) {
   init(nrows, types, has_validity);
 }
 
@@ -127,30 +127,45 @@ std::vector<DType> types_of(const Schema& schema) {
 
 namespace {
 
-template <class Out>
-void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, Out& out) {
-  std::vector<DType> types;
-  std::vector<bool> masks;
+/// Column types and masks of take_rows' output.
+void take_layout(const BatchView& in, std::span<const std::int64_t> rows, std::vector<DType>& types,
+                 std::vector<bool>& masks) {
   bool any_null_row = false;
   for (auto r : rows) any_null_row |= r < 0;
   for (std::size_t c = 0; c < in.ncols(); ++c) {
     types.push_back(in.type(c));
     masks.push_back(in.valid(c) != nullptr || (any_null_row && in.type(c) != DType::string));
   }
-  BatchBuilder b(out, static_cast<std::int64_t>(rows.size()), types, masks);
+}
+
+template <class T>
+void gather_values(const std::byte* src, std::byte* dst, std::span<const std::int64_t> rows, T null_value) {
+  const T* s = reinterpret_cast<const T*>(src);
+  T* d = reinterpret_cast<T*>(dst);
+  for (std::size_t i = 0; i < rows.size(); ++i) d[i] = rows[i] >= 0 ? s[rows[i]] : null_value;
+}
+
+/// `alloc(bytes)` returns the span the batch is written to.
+template <class Alloc>
+void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, Alloc&& alloc) {
+  std::vector<DType> types;
+  std::vector<bool> masks;
+  take_layout(in, rows, types, masks);
+  const auto n = static_cast<std::int64_t>(rows.size());
+  BatchBuilder b(alloc(BatchBuilder::size_for(n, types, masks)), n, types, masks);
   for (std::size_t c = 0; c < in.ncols(); ++c) {
-    std::size_t es = dtype_size(types[c]);
     const std::byte* src = in.data(c);
     std::byte* dst = b.data(c);
-    for (std::size_t i = 0; i < rows.size(); ++i) {
-      if (rows[i] >= 0) {
-        std::memcpy(dst + i * es, src + rows[i] * es, es);
-      } else if (types[c] == DType::string) {
-        std::int32_t m = -1;
-        std::memcpy(dst + i * es, &m, es);
-      } else {
-        std::memset(dst + i * es, 0, es);
-      }
+    switch (dtype_size(types[c])) {
+      case 8:
+        gather_values<std::uint64_t>(src, dst, rows, 0);
+        break;
+      case 4:
+        gather_values<std::int32_t>(src, dst, rows, -1);
+        break;
+      default:
+        gather_values<std::uint8_t>(src, dst, rows, 0);
+        break;
     }
     if (auto* v = b.valid(c)) {
       const auto* iv = in.valid(c);
@@ -159,8 +174,8 @@ void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, Out
   }
 }
 
-template <class Out>
-void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types, Out& out) {
+template <class Alloc>
+void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types, Alloc&& alloc) {
   std::int64_t n = 0;
   std::vector<bool> masks(types.size(), false);
   for (const auto& b : in) {
@@ -172,7 +187,7 @@ void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types,
       if (b.valid(c)) masks[c] = true;
     }
   }
-  BatchBuilder out_b(out, n, types, masks);
+  BatchBuilder out_b(alloc(BatchBuilder::size_for(n, types, masks)), n, types, masks);
   for (std::size_t c = 0; c < types.size(); ++c) {
     std::size_t es = dtype_size(types[c]);
     std::int64_t at = 0;
@@ -187,19 +202,43 @@ void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types,
   }
 }
 
+auto to_vector(std::vector<std::byte>& storage) {
+  return [&storage](std::uint64_t bytes) {
+    storage.resize(bytes);
+    return std::span<std::byte>(storage);
+  };
+}
+auto to_output(TaskContext& ctx, std::size_t output) {
+  return [&ctx, output](std::uint64_t bytes) { return ctx.output(bytes, output); };
+}
+
 }  // namespace
 
-void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx) {
-  take_rows_impl(in, rows, ctx);
+void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx, std::size_t output) {
+  take_rows_impl(in, rows, to_output(ctx, output));
 }
 void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::vector<std::byte>& storage) {
-  take_rows_impl(in, rows, storage);
+  take_rows_impl(in, rows, to_vector(storage));
 }
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx) {
-  concat_impl(in, types, ctx);
+void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::span<std::byte> out) {
+  take_rows_impl(in, rows, [out](std::uint64_t bytes) {
+    SLAB_EXPECTS(bytes == out.size(), InvalidArgument,
+                 "take_rows: output of " + std::to_string(out.size()) + " bytes, need " + std::to_string(bytes));
+    return out;
+  });
+}
+std::uint64_t take_rows_bytes(const BatchView& in, std::span<const std::int64_t> rows) {
+  std::vector<DType> types;
+  std::vector<bool> masks;
+  take_layout(in, rows, types, masks);
+  return BatchBuilder::size_for(static_cast<std::int64_t>(rows.size()), types, masks);
+}
+void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx,
+                    std::size_t output) {
+  concat_impl(in, types, to_output(ctx, output));
 }
 void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, std::vector<std::byte>& storage) {
-  concat_impl(in, types, storage);
+  concat_impl(in, types, to_vector(storage));
 }
 
 }  // namespace slab::frame

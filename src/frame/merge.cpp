@@ -8,10 +8,13 @@
 #include <limits>
 #include <memory>
 #include <numeric>
+#include <unordered_map>
 
 #include "frame/hash_table.hpp"
 #include "frame/key_words.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/frame/shuffle.hpp"
+#include "slab/memory/memory_manager.hpp"
 
 namespace slab::frame {
 
@@ -35,6 +38,10 @@ struct BuildTable {
   std::vector<std::byte> bytes;  // the build batch (8-aligned storage)
   BatchView batch;
   std::unique_ptr<GroupIndex> index;
+  /// One int64/timestamp key over a dense range: group of key lo + k is direct[k] (-1 none); no index.
+  std::int64_t lo = 0;
+  std::vector<std::int32_t> direct;
+  bool identity = false;  ///< every row valid with its own key: group g is row g (no CSR lookups)
   std::vector<std::int64_t> offsets, rows;
   std::vector<std::uint8_t> matched;
 };
@@ -109,11 +116,11 @@ void write_output(const JoinPlan& plan, const BatchView& probe, const BuildTable
       const auto& pe = plan.enc[plan.probe];
       const auto& be = plan.enc[plan.build];
       // Runs of rows from the probe side, the rest from the build side.
-      std::vector<std::int64_t> pidx(pi), bidx(n, -1);
-      for (std::size_t i = 0; i < n; ++i)
-        if (pi[i] < 0) bidx[i] = bi[i];
-      if (probe.ncols()) gather_column(probe, pe.cols[o.key], pidx.data(), n, bb, oc, 0, &pe.remap[o.key]);
+      if (probe.ncols()) gather_column(probe, pe.cols[o.key], pi.data(), n, bb, oc, 0, &pe.remap[o.key]);
       if (probe_missing && bt.batch.ncols()) {
+        std::vector<std::int64_t> bidx(n, -1);
+        for (std::size_t i = 0; i < n; ++i)
+          if (pi[i] < 0) bidx[i] = bi[i];
         // overwrite the rows the probe side lacks
         std::vector<std::byte> tmp;
         std::vector<DType> t1{plan.types[oc]};
@@ -134,13 +141,14 @@ void write_output(const JoinPlan& plan, const BatchView& probe, const BuildTable
   }
 }
 
-/// Encode keys of `b` with `enc`; gids in the build index (-1 none / null).
-std::vector<std::int32_t> lookup(const KeyEncoder& enc, const GroupIndex& index, const BatchView& b) {
+/// Encode keys of `b` with `enc`; gids in the build index (-1 none / null), into `gid`. The scratch vectors
+/// are per thread and keep their capacity, so probing partition after partition does not fault in fresh pages.
+void lookup(const KeyEncoder& enc, const GroupIndex& index, const BatchView& b, std::vector<std::int32_t>& gid) {
   const auto n = static_cast<std::size_t>(b.nrows());
-  std::vector<std::int32_t> gid(n, -1);
-  if (n == 0) return gid;
-  std::vector<std::vector<std::uint64_t>> words;
-  std::vector<std::uint8_t> keep;
+  gid.assign(n, -1);
+  if (n == 0) return;
+  thread_local std::vector<std::vector<std::uint64_t>> words;
+  thread_local std::vector<std::uint8_t> keep;
   const std::int64_t kept = enc.encode(b, words, keep);
   std::vector<const std::uint64_t*> wp;
   for (auto& w : words) wp.push_back(w.data());
@@ -148,16 +156,46 @@ std::vector<std::int32_t> lookup(const KeyEncoder& enc, const GroupIndex& index,
   if (kept != static_cast<std::int64_t>(n))
     for (std::size_t i = 0; i < n; ++i)
       if (!keep[i]) gid[i] = -1;
-  return gid;
 }
 
+/// One int64/timestamp key: eligible for the direct array (build_table).
+bool direct_key(const JoinPlan& plan) {
+  const KeyEncoder& e = plan.enc[plan.build];
+  return e.cols.size() == 1 && (e.types[0] == DType::int64 || e.types[0] == DType::timestamp);
+}
+
+/// Hash bt.batch (set by the caller) by its keys.
 void build_table(const JoinPlan& plan, BuildTable& bt) {
-  bt.batch = BatchView(std::span<const std::byte>(bt.bytes));
   const KeyEncoder& enc = plan.enc[plan.build];
   const auto n = static_cast<std::size_t>(bt.batch.nrows());
-  bt.index = std::make_unique<GroupIndex>(enc.width(), plan.direct, std::max<std::size_t>(n, 16));
   std::vector<std::int32_t> gid(n, -1);
-  if (n) {
+  std::size_t G = 0;
+  if (direct_key(plan) && n) {
+    // A dense single integer key (W4's case): an array lookup instead of hashing, on both sides.
+    const std::size_t c = enc.cols[0];
+    const std::int64_t* v = bt.batch.column<std::int64_t>(c).data();
+    const std::uint8_t* valid = bt.batch.valid(c);
+    std::int64_t lo = std::numeric_limits<std::int64_t>::max(), hi = std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 0; i < n; ++i)
+      if (!valid || valid[i]) {
+        lo = std::min(lo, v[i]);
+        hi = std::max(hi, v[i]);
+      }
+    const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
+    if (lo <= hi && span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27)) {
+      bt.lo = lo;
+      bt.direct.assign(static_cast<std::size_t>(span), -1);
+      for (std::size_t i = 0; i < n; ++i)
+        if (!valid || valid[i]) {
+          std::int32_t& g = bt.direct[static_cast<std::size_t>(v[i] - lo)];
+          if (g < 0) g = static_cast<std::int32_t>(G++);
+          gid[i] = g;
+        }
+    }
+  }
+  if (bt.direct.empty())
+    bt.index = std::make_unique<GroupIndex>(enc.width(), plan.direct, std::max<std::size_t>(n, 16));
+  if (n && bt.direct.empty()) {
     std::vector<std::vector<std::uint64_t>> words;
     std::vector<std::uint8_t> keep;
     enc.encode(bt.batch, words, keep);
@@ -180,7 +218,8 @@ void build_table(const JoinPlan& plan, BuildTable& bt) {
       for (std::size_t j = 0; j < kept_rows.size(); ++j) gid[kept_rows[j]] = g2[j];
     }
   }
-  const std::size_t G = bt.index->size();
+  if (bt.index) G = bt.index->size();
+  bt.identity = G == n;  // groups are numbered by first appearance, so group g is row g
   bt.offsets.assign(G + 1, 0);
   for (auto g : gid)
     if (g >= 0) ++bt.offsets[g + 1];
@@ -195,94 +234,158 @@ void build_table(const JoinPlan& plan, BuildTable& bt) {
 /// Probe: the (probe row, build row) pairs of batch `b`.
 void probe_pairs(const JoinPlan& plan, const BuildTable& bt, const BatchView& b, std::vector<std::int64_t>& pi,
                  std::vector<std::int64_t>& bi, std::vector<std::uint8_t>* matched) {
-  const auto gid = lookup(plan.enc[plan.probe], *bt.index, b);
-  pi.clear();
-  bi.clear();
+  thread_local std::vector<std::int32_t> gid;
+  if (!bt.direct.empty()) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    gid.resize(n);
+    if (n) {
+      const std::size_t c = plan.enc[plan.probe].cols[0];
+      const std::int64_t* v = b.column<std::int64_t>(c).data();
+      const std::uint8_t* valid = b.valid(c);
+      const auto span = static_cast<std::uint64_t>(bt.direct.size());
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t k = static_cast<std::uint64_t>(v[i]) - static_cast<std::uint64_t>(bt.lo);
+        gid[i] = k < span && (!valid || valid[i]) ? bt.direct[k] : -1;
+      }
+    }
+  } else {
+    lookup(plan.enc[plan.probe], *bt.index, b, gid);
+  }
+  const std::int64_t* off = bt.offsets.data();
+  const std::int64_t* rows = bt.rows.data();
+  if (bt.identity) {  // unique build keys: one random access per probe row
+    pi.resize(gid.size());
+    bi.resize(gid.size());
+    std::size_t at = 0;
+    for (std::size_t i = 0; i < gid.size(); ++i) {
+      const std::int32_t g = gid[i];
+      if (g < 0 && !plan.keep_probe) continue;
+      pi[at] = static_cast<std::int64_t>(i);
+      bi[at++] = g;
+      if (matched && g >= 0) (*matched)[static_cast<std::size_t>(g)] = 1;
+    }
+    pi.resize(at);
+    bi.resize(at);
+    return;
+  }
   std::size_t total = 0;
-  for (auto g : gid) total += g >= 0 ? bt.offsets[g + 1] - bt.offsets[g] : (plan.keep_probe ? 1 : 0);
-  pi.reserve(total);
-  bi.reserve(total);
+  for (auto g : gid) total += g >= 0 ? static_cast<std::size_t>(off[g + 1] - off[g]) : (plan.keep_probe ? 1 : 0);
+  pi.resize(total);
+  bi.resize(total);
+  std::size_t at = 0;
   for (std::size_t i = 0; i < gid.size(); ++i) {
     const std::int32_t g = gid[i];
     if (g < 0) {
       if (plan.keep_probe) {
-        pi.push_back(static_cast<std::int64_t>(i));
-        bi.push_back(-1);
+        pi[at] = static_cast<std::int64_t>(i);
+        bi[at++] = -1;
       }
       continue;
     }
-    for (std::int64_t k = bt.offsets[g]; k < bt.offsets[g + 1]; ++k) {
-      pi.push_back(static_cast<std::int64_t>(i));
-      bi.push_back(bt.rows[k]);
-      if (matched) (*matched)[bt.rows[k]] = 1;
+    for (std::int64_t k = off[g]; k < off[g + 1]; ++k) {
+      pi[at] = static_cast<std::int64_t>(i);
+      bi[at++] = rows[k];
+      if (matched) (*matched)[rows[k]] = 1;
     }
   }
 }
 
-/// Every local partition of `f` concatenated into one batch in `out` (8-aligned).
-void local_concat(const Frame& f, std::vector<std::byte>& out) {
+/// Hot keys of a hash join: keys (by shuffle hash) with so many rows on one side that their partition pair
+/// would not fit well under the memory limit (more than 1/16 of it), found from a strided sample of both
+/// sides' key hashes (gathered on every rank, so every rank decides alike). Each maps to the side whose rows
+/// of that key are replicated to every partition pair; the other side's rows of it are spread over all
+/// partitions instead of hashed to one. The replicated side is the build side, or for inner joins the side
+/// with fewer rows of that key. Collective.
+std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], const std::vector<std::size_t> keys[2],
+                                                     JoinKind how, int build) {
+  TaskQueue& queue = sides[0]->queue();
+  const std::uint64_t limit = queue.memory().config().device_limit;
+  std::unordered_map<std::uint64_t, std::int64_t> est[2];
+  std::int64_t threshold[2];
+  for (int s = 0; s < 2; ++s) {
+    const Frame& f = *sides[s];
+    std::uint64_t row_bytes = 1;
+    for (const auto& fl : f.schema().fields()) row_bytes += dtype_size(fl.type);
+    threshold[s] = static_cast<std::int64_t>(std::max<std::uint64_t>(limit / 16 / row_bytes, 1));
+    const std::int64_t stride = std::max<std::int64_t>(threshold[s] / 32, 1);
+    const Schema schema = f.schema();
+    const std::vector<std::size_t> k = keys[s];
+    std::vector<Chunk> tasks;
+    for (const auto& part : f.partitions())
+      tasks.push_back(queue.submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
+        const BatchView b(ctx.input(0));
+        std::vector<std::int64_t> rows;
+        for (std::int64_t i = 0; i < b.nrows(); i += stride) rows.push_back(i);
+        if (rows.empty()) return;
+        std::vector<std::byte> tmp;
+        take_rows(b, rows, tmp);
+        const auto h = hash_rows(BatchView(tmp), schema, k);
+        auto out = ctx.output_as<std::uint64_t>(h.size());
+        std::copy(h.begin(), h.end(), out.begin());
+      }));
+    queue.persist(tasks);
+    std::vector<std::uint64_t> mine, all;
+    for (const auto& t : tasks)
+      if (t.buffer()) {
+        const Pin pin = t.buffer()->pin();
+        const auto* w = reinterpret_cast<const std::uint64_t*>(pin.data());
+        mine.insert(mine.end(), w, w + pin.size() / 8);
+      }
+    queue.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
+    for (auto h : all) est[s][h] += stride;
+  }
+  std::unordered_map<std::uint64_t, int> hot;
+  for (int s = 0; s < 2; ++s)
+    for (const auto& [h, n] : est[s]) {
+      if (n < threshold[s] || hot.count(h)) continue;
+      int rep = build;
+      if (how == JoinKind::inner) {
+        const auto other = est[1 - s].find(h);
+        const std::int64_t m = other == est[1 - s].end() ? 0 : other->second;
+        if (m != n) rep = m < n ? 1 - s : s;  // replicate the side with fewer rows of the key
+      }
+      hot.emplace(h, rep);
+    }
+  return hot;
+}
+
+/// Rows of `f` whose key is hot with `side` replicated, from every rank (allgatherv), as one batch. Collective.
+std::shared_ptr<const std::vector<std::byte>> replicated_rows(
+    const Frame& f, const std::vector<std::size_t>& keys,
+    const std::shared_ptr<const std::unordered_map<std::uint64_t, int>>& hot, int side) {
+  TaskQueue& queue = f.queue();
+  const Schema schema = f.schema();
+  std::vector<Chunk> tasks;
+  for (const auto& part : f.partitions())
+    tasks.push_back(queue.submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
+      const BatchView b(ctx.input(0));
+      const auto h = hash_rows(b, schema, keys);
+      std::vector<std::int64_t> rows;
+      for (std::size_t i = 0; i < h.size(); ++i) {
+        const auto it = hot->find(h[i]);
+        if (it != hot->end() && it->second == side) rows.push_back(static_cast<std::int64_t>(i));
+      }
+      if (!rows.empty()) take_rows(b, rows, ctx);
+    }));
+  queue.persist(tasks);
   std::vector<std::pair<Pin, BatchView>> views;
   std::vector<BatchView> bv;
-  for (const auto& p : f.partitions()) {
-    views.push_back(view_chunk(p));
-    if (views.back().second.ncols()) bv.push_back(views.back().second);
-  }
-  concat_batches(bv, types_of(f.schema()), out);
-}
-
-/// Hash-route every row of `f` by its key words; returns the received batches (one per source rank).
-std::vector<std::byte> shuffle_side(const Frame& f, const KeyEncoder& enc, Comm& comm,
-                                    std::vector<std::size_t>& sizes) {
-  const int P = comm.size();
-  std::vector<std::vector<std::byte>> per(P);
-  std::vector<std::vector<std::int64_t>> rows(P);
-  std::vector<std::vector<std::byte>> parts;
-  std::vector<BatchView> stage;
-  const auto types = types_of(f.schema());
-  std::vector<std::vector<std::byte>> dest_batches(P);
-  std::vector<std::vector<std::vector<std::byte>>> pieces(P);
-  for (const auto& p : f.partitions()) {
-    auto [pin, b] = view_chunk(p);
-    const auto n = static_cast<std::size_t>(b.nrows());
-    if (n == 0) continue;
-    std::vector<std::vector<std::uint64_t>> words;
-    std::vector<std::uint8_t> keep;
-    enc.encode(b, words, keep);
-    for (auto& r : rows) r.clear();
-    const int W = enc.width();
-    std::vector<std::uint64_t> key(W);
-    for (std::size_t i = 0; i < n; ++i) {
-      int d = 0;
-      if (keep[i]) {
-        for (int w = 0; w < W; ++w) key[w] = words[w][i];
-        const std::uint64_t h = W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key.data(), W);
-        d = static_cast<int>((h >> 16) % static_cast<std::uint64_t>(P));
-      } else {
-        d = static_cast<int>(i % static_cast<std::size_t>(P));  // null keys never match: spread them
-      }
-      rows[d].push_back(static_cast<std::int64_t>(i));
+  for (const auto& t : tasks)
+    if (t.buffer()) {
+      views.push_back(view_chunk(t));
+      bv.push_back(views.back().second);
     }
-    for (int d = 0; d < P; ++d) {
-      if (rows[d].empty()) continue;
-      pieces[d].emplace_back();
-      take_rows(b, rows[d], pieces[d].back());
-    }
-  }
-  std::vector<std::byte> send;
-  std::vector<std::size_t> counts(P, 0);
-  for (int d = 0; d < P; ++d) {
-    std::vector<BatchView> bv;
-    for (auto& piece : pieces[d]) bv.emplace_back(std::span<const std::byte>(piece));
-    std::vector<std::byte> one;
-    if (!bv.empty()) concat_batches(bv, types, one);
-    pieces[d].clear();
-    one.resize(pad8(one.size()));
-    counts[d] = one.size();
-    send.insert(send.end(), one.begin(), one.end());
-  }
-  std::vector<std::byte> recv;
-  comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(counts), recv, sizes);
-  return recv;
+  std::vector<std::byte> mine, all;
+  const auto types = types_of(schema);
+  if (!bv.empty()) concat_batches(bv, types, mine);
+  views.clear();
+  const VCounts vc = queue.comm().allgatherv(std::span<const std::byte>(mine), all);
+  bv.clear();
+  for (std::size_t r = 0; r < vc.counts.size(); ++r)
+    if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
+  auto out = std::make_shared<std::vector<std::byte>>();
+  if (!bv.empty()) concat_batches(bv, types, *out);
+  return out;
 }
 
 }  // namespace
@@ -400,10 +503,11 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   bool broadcast = false;
   if (options.how == JoinKind::outer)
     broadcast = false;
-  else if (comm.size() == 1 || options.strategy == JoinStrategy::broadcast)
+  else if (options.strategy == JoinStrategy::broadcast)
     broadcast = true;
   else if (options.strategy == JoinStrategy::automatic)
-    broadcast = static_cast<std::uint64_t>(bytes[bside]) <= options.broadcast_threshold;
+    broadcast = static_cast<std::uint64_t>(bytes[bside]) <=
+                std::min(options.broadcast_threshold, queue.memory().config().device_limit / 4);
   plan->build = broadcast ? bside : (options.how == JoinKind::right ? 0 : 1);
   plan->probe = 1 - plan->build;
   plan->keep_probe = options.how == JoinKind::outer || (options.how == JoinKind::left && plan->probe == 0) ||
@@ -420,7 +524,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   if (broadcast) {
     std::vector<std::byte> mine;
     comm.run_collectively([&] {
-      local_concat(build_frame, mine);
+      (void)concat_local_partitions(build_frame, mine);
       mine.resize(pad8(mine.size()));
     });
     std::vector<std::byte> all;
@@ -429,62 +533,86 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     for (std::size_t r = 0; r < vc.counts.size(); ++r)
       if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
     concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
+    bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
     build_table(*plan, *bt);
     for (const auto& p : probe_frame.partitions()) {
       outputs.push_back(queue.submit("merge-probe", {p}, [plan, bt](TaskContext& ctx) {
         BatchView b(ctx.input(0));
-        std::vector<std::int64_t> pi, bi;
+        thread_local std::vector<std::int64_t> pi, bi;
         probe_pairs(*plan, *bt, b, pi, bi, nullptr);
         write_output(*plan, b, *bt, pi, bi, ctx);
       }));
     }
     stats.probe_rows = probe_frame.local_len();
   } else {
-    std::vector<std::size_t> bsz, psz;
-    auto brecv = shuffle_side(build_frame, plan->enc[plan->build], comm, bsz);
-    auto precv = std::make_shared<std::vector<std::byte>>(shuffle_side(probe_frame, plan->enc[plan->probe], comm, psz));
-    std::vector<BatchView> bv;
-    std::size_t off = 0;
-    for (auto s : bsz) {
-      if (s) bv.emplace_back(std::span<const std::byte>(brecv.data() + off, s));
-      off += s;
+    // Both sides hash-shuffled into the same nparts partitions per rank (equal keys meet in partition pair
+    // j), then one task per pair: hash the build partition, probe it, append unmatched build rows (outer).
+    // One pair is resident at a time and every output is a spillable chunk. Skew (not for outer joins): a
+    // hot key's rows on one side are spread over every partition and its rows on the other side are
+    // replicated to every pair (find_hot_keys), so no partition holds a hot key's rows alone.
+    const int nparts = std::max(choose_nparts(build_frame), choose_nparts(probe_frame));
+    const int P = comm.size();
+    const Frame* sides[2] = {&left, &right};
+    std::vector<std::size_t> keys[2];
+    for (int s = 0; s < 2; ++s) keys[s] = sch[s]->indices_of(on);
+    auto hot = std::make_shared<const std::unordered_map<std::uint64_t, int>>(
+        options.how == JoinKind::outer ? std::unordered_map<std::uint64_t, int>{}
+                                       : find_hot_keys(sides, keys, options.how, plan->build));
+    std::shared_ptr<const std::vector<std::byte>> rep[2];
+    Frame shuffled[2];
+    for (int s = 0; s < 2; ++s) {
+      bool any = false;
+      for (const auto& kv : *hot) any |= kv.second == s;
+      if (any) rep[s] = replicated_rows(*sides[s], keys[s], hot, s);
+      const Schema schema = *sch[s];
+      shuffled[s] = shuffle_routed(
+          *sides[s], nparts,
+          [schema, k = keys[s], hot, s, P, nparts](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+            const auto h = hash_rows(b, schema, k);
+            const auto nb = static_cast<std::uint64_t>(P) * static_cast<std::uint64_t>(nparts);
+            bucket.resize(h.size());
+            for (std::size_t i = 0; i < h.size(); ++i) {
+              const auto it = hot->empty() ? hot->end() : hot->find(h[i]);
+              if (it == hot->end())
+                bucket[i] = shuffle_bucket(h[i], P, nparts);
+              else
+                bucket[i] = it->second == s ? kDropRow : static_cast<std::uint32_t>((h[i] + i) % nb);
+            }
+          },
+          "merge-shuffle");
     }
-    concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
-    std::vector<std::byte>().swap(brecv);
-    build_table(*plan, *bt);
-    off = 0;
-    for (auto s : psz) {
-      if (s) {
-        const BatchView b(std::span<const std::byte>(precv->data() + off, s));
-        stats.probe_rows += b.nrows();
-        if (plan->keep_build) {  // mark matches now so the unmatched-build task does not wait on the probes
-          std::vector<std::int64_t> pi, bi;
-          probe_pairs(*plan, *bt, b, pi, bi, &bt->matched);
-        }
-        outputs.push_back(queue.submit("merge-probe", {}, [plan, bt, precv, off, s](TaskContext& ctx) {
-          const BatchView b(std::span<const std::byte>(precv->data() + off, s));
-          std::vector<std::int64_t> pi, bi;
-          probe_pairs(*plan, *bt, b, pi, bi, nullptr);
-          write_output(*plan, b, *bt, pi, bi, ctx);
-        }));
-      }
-      off += s;
-    }
-    if (plan->keep_build) {
-      outputs.push_back(queue.submit("merge-unmatched", {}, [plan, bt, probe_types](TaskContext& ctx) {
-        std::vector<std::int64_t> pi, bi;
-        for (std::size_t i = 0; i < bt->matched.size(); ++i)
-          if (!bt->matched[i]) {
-            pi.push_back(-1);
-            bi.push_back(static_cast<std::int64_t>(i));
-          }
-        std::vector<std::byte> empty;
-        BatchBuilder eb(empty, 0, probe_types, {});
-        write_output(*plan, eb.view(), *bt, pi, bi, ctx);
-      }));
-    }
+    const int pr = plan->probe, bu = plan->build;
+    for (int j = 0; j < nparts; ++j)
+      outputs.push_back(queue.submit(
+          "merge-join", {shuffled[pr].partitions()[j], shuffled[bu].partitions()[j]},
+          [plan, rp = rep[pr], rb = rep[bu], tp = types_of(*sch[pr]), tb = types_of(*sch[bu])](TaskContext& ctx) {
+            // Replicated hot rows join this pair's side.
+            std::vector<std::byte> ps, bs;
+            auto with = [](const BatchView& part, const std::shared_ptr<const std::vector<std::byte>>& extra,
+                           const std::vector<DType>& types, std::vector<std::byte>& store) {
+              if (!extra || extra->empty()) return part;
+              const BatchView both[2] = {part, BatchView(std::span<const std::byte>(*extra))};
+              concat_batches(both, types, store);
+              return BatchView(std::span<const std::byte>(store));
+            };
+            const BatchView probe = with(BatchView(ctx.input(0)), rp, tp, ps);
+            BuildTable t;
+            t.batch = with(BatchView(ctx.input(1)), rb, tb, bs);
+            build_table(*plan, t);
+            thread_local std::vector<std::int64_t> pi, bi;
+            probe_pairs(*plan, t, probe, pi, bi, plan->keep_build ? &t.matched : nullptr);
+            if (plan->keep_build)
+              for (std::size_t i = 0; i < t.matched.size(); ++i)
+                if (!t.matched[i]) {
+                  pi.push_back(-1);
+                  bi.push_back(static_cast<std::int64_t>(i));
+                }
+            write_output(*plan, probe, t, pi, bi, ctx);
+          }));
+    stats.build_rows = -1;
+    stats.probe_rows = -1;
   }
-  stats.build_rows = bt->batch.nrows();
+  if (broadcast) stats.build_rows = bt->batch.nrows();
   if (options.stats) *options.stats = stats;
   return Frame(queue, out_schema, outputs);
 }

@@ -1,11 +1,13 @@
 #include "slab/frame/shuffle.hpp"
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstring>
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -20,30 +22,40 @@ std::uint64_t hash_bytes(std::string_view s) {
 
 std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema,
                                      const std::vector<std::size_t>& keys) {
-  std::size_t n = static_cast<std::size_t>(batch.nrows());
+  const auto n = static_cast<std::size_t>(batch.nrows());
   std::vector<std::uint64_t> h(n, 0x12345678ull);
+  if (n == 0) return h;
+  std::vector<std::uint64_t> v(n);
   for (auto k : keys) {
-    DType t = schema.type(k);
-    std::vector<std::uint64_t> dict_hash;
-    if (t == DType::string)
+    const DType t = schema.type(k);
+    const std::uint8_t* valid = batch.valid(k);
+    constexpr std::uint64_t null_word = 0x6e756c6c6e756c6cull;
+    // The value word of every row (nulls and NaN get one constant), then one mixing pass.
+    if (t == DType::string) {
+      std::vector<std::uint64_t> dict_hash;
       for (const auto& s : *schema.dictionary(k)) dict_hash.push_back(hash_bytes(s));
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint64_t v;
-      if (batch.is_null(k, static_cast<std::int64_t>(i))) {
-        v = 0x6e756c6c6e756c6cull;
-      } else if (t == DType::string) {
-        v = dict_hash[static_cast<std::size_t>(batch.column<std::int32_t>(k)[i])];
-      } else if (t == DType::float64) {
-        double d = batch.column<double>(k)[i];
+      const auto codes = batch.column<std::int32_t>(k);
+      for (std::size_t i = 0; i < n; ++i)
+        v[i] = codes[i] < 0 ? null_word : dict_hash[static_cast<std::size_t>(codes[i])];
+    } else if (t == DType::float64) {
+      const auto x = batch.column<double>(k);
+      for (std::size_t i = 0; i < n; ++i) {
+        double d = x[i];
         if (d == 0) d = 0;  // -0.0 == 0.0
-        v = std::bit_cast<std::uint64_t>(d);
-      } else if (t == DType::boolean) {
-        v = batch.column<std::uint8_t>(k)[i];
-      } else {
-        v = static_cast<std::uint64_t>(batch.column<std::int64_t>(k)[i]);
+        v[i] = std::isnan(d) ? null_word : std::bit_cast<std::uint64_t>(d);
       }
-      h[i] = mix64(h[i] * 0x9E3779B97F4A7C15ull + mix64(v + 0x632BE59BD9B4E019ull));
+    } else if (t == DType::boolean) {
+      const auto x = batch.column<std::uint8_t>(k);
+      for (std::size_t i = 0; i < n; ++i) v[i] = x[i];
+    } else {
+      const auto x = batch.column<std::int64_t>(k);
+      for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<std::uint64_t>(x[i]);
     }
+    if (valid)
+      for (std::size_t i = 0; i < n; ++i)
+        if (!valid[i]) v[i] = null_word;
+    for (std::size_t i = 0; i < n; ++i)
+      h[i] = mix64(h[i] * 0x9E3779B97F4A7C15ull + mix64(v[i] + 0x632BE59BD9B4E019ull));
   }
   return h;
 }
@@ -56,69 +68,190 @@ std::uint64_t hash_row(const BatchView& batch, const Schema& schema, const std::
   return hash_rows(BatchView(tmp), schema, keys)[0];
 }
 
+namespace {
+
+/// A round's send buffer for one destination: nparts u64 batch sizes, then the batches (8-byte multiples;
+/// size 0 = no rows). A piece (one output partition's share of a round): u64 nranks, nranks u64 sizes, then
+/// the batches received from each source rank in rank order.
+std::vector<BatchView> piece_batches(std::span<const std::byte> piece) {
+  std::vector<BatchView> out;
+  if (piece.empty()) return out;
+  std::uint64_t p = 0;
+  std::memcpy(&p, piece.data(), 8);
+  std::size_t at = 8 * (1 + p);
+  for (std::uint64_t s = 0; s < p; ++s) {
+    std::uint64_t size = 0;
+    std::memcpy(&size, piece.data() + 8 * (1 + s), 8);
+    out.emplace_back(piece.subspan(at, size));
+    at += size;
+  }
+  return out;
+}
+
+/// Send and receive buffers shared by one shuffle's rounds (freed with its last round): reusing them keeps
+/// the exchange off freshly faulted pages, which otherwise cost as much as the alltoallv itself.
+struct RoundBuffers {
+  std::vector<std::byte> send, recv;
+};
+
+void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuffers& buffers) {
+  const Comm& comm = ctx.comm();
+  const int p = comm.size();
+  const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
+  std::vector<std::byte>& send = buffers.send;
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
+  comm.run_collectively([&] {  // a routing error becomes every rank's error, never a hang in the alltoallv
+    const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
+    const auto n = static_cast<std::size_t>(in.nrows());
+    std::vector<std::uint32_t> bucket;
+    if (n) route(in, bucket);
+    // Rows grouped by bucket, stable (counting sort).
+    std::vector<std::size_t> start(nb + 1, 0);
+    for (std::size_t i = 0; i < n; ++i) {
+      if (bucket[i] == kDropRow) continue;
+      SLAB_EXPECTS(bucket[i] < nb, InvalidArgument, "shuffle: route gave bucket " + std::to_string(bucket[i]));
+      ++start[bucket[i] + 1];
+    }
+    for (std::size_t b = 0; b < nb; ++b) start[b + 1] += start[b];
+    std::vector<std::int64_t> rows(start[nb]);
+    {
+      std::vector<std::size_t> at(start.begin(), start.end() - 1);
+      for (std::size_t i = 0; i < n; ++i)
+        if (bucket[i] != kDropRow) rows[at[bucket[i]]++] = static_cast<std::int64_t>(i);
+    }
+    auto rows_of = [&](std::size_t b) {
+      return std::span<const std::int64_t>(rows.data() + start[b], start[b + 1] - start[b]);
+    };
+    std::vector<std::uint64_t> sizes(nb, 0);
+    std::size_t total = 0;
+    for (std::size_t b = 0; b < nb; ++b) {
+      if (start[b + 1] > start[b]) sizes[b] = take_rows_bytes(in, rows_of(b));
+      total += sizes[b];
+    }
+    send.resize(total + nb * 8);
+    std::size_t at = 0;
+    for (int d = 0; d < p; ++d) {
+      const std::size_t begin = at;
+      const std::size_t b0 = static_cast<std::size_t>(d) * static_cast<std::size_t>(nparts);
+      std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
+      at += 8 * static_cast<std::size_t>(nparts);
+      for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
+        if (sizes[b]) take_rows(in, rows_of(b), std::span<std::byte>(send.data() + at, sizes[b]));
+        at += sizes[b];
+      }
+      counts[static_cast<std::size_t>(d)] = at - begin;
+    }
+  });
+  std::vector<std::byte>& recv = buffers.recv;
+  std::vector<std::size_t> rcounts;
+  comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(counts), recv, rcounts);
+  // Piece j: the j-th batch of every source's segment. Each piece is unpinned as soon as it is written, so
+  // the round's pieces may spill while later ones are made; agreed, so that a failure here (out of memory)
+  // is every rank's error.
+  comm.run_collectively([&] {
+    std::vector<std::size_t> seg(static_cast<std::size_t>(p), 0);
+    for (int s = 1; s < p; ++s) seg[s] = seg[s - 1] + rcounts[s - 1];
+    std::vector<std::size_t> cursor(static_cast<std::size_t>(p));
+    for (int s = 0; s < p; ++s) cursor[s] = seg[s] + 8 * static_cast<std::size_t>(nparts);
+    for (int j = 0; j < nparts; ++j) {
+      std::vector<std::uint64_t> header(1 + static_cast<std::size_t>(p));
+      header[0] = static_cast<std::uint64_t>(p);
+      std::uint64_t bytes = 8 * header.size();
+      for (int s = 0; s < p; ++s) {
+        std::memcpy(&header[1 + s], recv.data() + seg[s] + 8 * static_cast<std::size_t>(j), 8);
+        bytes += header[1 + s];
+      }
+      BufferPtr piece = ctx.memory().allocate(bytes, "shuffle piece");
+      {
+        Pin out = piece->pin();
+        std::memcpy(out.data(), header.data(), 8 * header.size());
+        std::size_t at = 8 * header.size();
+        for (int s = 0; s < p; ++s) {
+          if (header[1 + s]) std::memcpy(out.data() + at, recv.data() + cursor[s], header[1 + s]);
+          at += header[1 + s];
+          cursor[s] += header[1 + s];
+        }
+      }
+      ctx.set_output(std::move(piece), static_cast<std::size_t>(j));
+    }
+  });
+}
+
+}  // namespace
+
+Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name) {
+  SLAB_EXPECTS(nparts >= 1, InvalidArgument, name + ": nparts must be >= 1");
+  TaskQueue& queue = frame.queue();
+  const auto types = types_of(frame.schema());
+  const auto& in = frame.partitions();
+  const std::int64_t rounds =
+      queue.comm().allreduce(static_cast<std::int64_t>(in.size()), ReduceOp::max);  // same on every rank
+  auto routep = std::make_shared<RouteFn>(std::move(route));
+  auto buffers = std::make_shared<RoundBuffers>();
+  std::vector<std::vector<Chunk>> pieces(static_cast<std::size_t>(nparts));
+  for (std::int64_t r = 0; r < rounds; ++r) {
+    std::vector<Chunk> inputs;
+    if (r < static_cast<std::int64_t>(in.size())) inputs.push_back(in[static_cast<std::size_t>(r)]);
+    auto out = queue.submit_multi(
+        name, std::move(inputs), static_cast<std::size_t>(nparts),
+        [nparts, routep, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *routep, *buffers); },
+        TaskOptions{TraceKind::comm, true});
+    for (int j = 0; j < nparts; ++j) pieces[j].push_back(std::move(out[j]));
+  }
+  std::vector<Chunk> parts;
+  for (int j = 0; j < nparts; ++j)
+    parts.push_back(queue.submit(name + "_concat", std::move(pieces[j]), [types](TaskContext& ctx) {
+      // By source rank, then round (= the source's partition order).
+      std::vector<std::vector<BatchView>> per_round;
+      for (std::size_t r = 0; r < ctx.num_inputs(); ++r) per_round.push_back(piece_batches(ctx.input(r)));
+      std::vector<BatchView> views;
+      const std::size_t p = per_round.empty() ? 0 : per_round[0].size();
+      for (std::size_t s = 0; s < p; ++s)
+        for (const auto& r : per_round) views.push_back(r[s]);
+      concat_batches(views, types, ctx);
+    }));
+  return Frame(queue, frame.schema(), std::move(parts));
+}
+
+int choose_nparts(const Frame& frame, int at_least) {
+  const Comm& comm = frame.queue().comm();
+  const std::uint64_t limit = frame.queue().memory().config().device_limit;
+  std::int64_t row_bytes = 0;
+  for (const auto& f : frame.schema().fields()) row_bytes += static_cast<std::int64_t>(dtype_size(f.type)) + 1;
+  std::int64_t known = 1, rows = 0;
+  for (const auto& r : frame.partition_rows()) {
+    if (r)
+      rows += *r;
+    else
+      known = 0;
+  }
+  const std::int64_t parts = static_cast<std::int64_t>(frame.num_partitions());
+  std::int64_t mine[3] = {rows, parts, -known};
+  comm.allreduce(std::span<std::int64_t>(mine, 3), ReduceOp::sum);
+  const std::int64_t p = comm.size();
+  std::int64_t n = 1;
+  if (mine[2] == -p) {  // every rank knows its rows
+    const auto target = static_cast<std::int64_t>(std::max<std::uint64_t>(limit / 8, 1));
+    const std::int64_t per_rank = (mine[0] * row_bytes + p - 1) / p;
+    n = (per_rank + target - 1) / target;
+  } else {
+    n = (mine[1] + p - 1) / p;
+  }
+  return static_cast<int>(std::clamp<std::int64_t>(n, std::max(at_least, 1), 1 << 16));
+}
+
 Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts) {
-  SLAB_EXPECTS(nparts >= 1, InvalidArgument, "shuffle: nparts must be >= 1");
+  SLAB_EXPECTS(nparts >= 0, InvalidArgument, "shuffle: nparts must be >= 0");
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
-  auto types = types_of(schema);
-  TaskQueue& queue = frame.queue();
-  // One collective task: hash every local row, pack rows per destination rank, alltoallv the bytes.
-  // Output: the received batches (one per source rank) concatenated into one batch.
-  Chunk received = queue.submit(
-      "shuffle", frame.partitions(),
-      [schema, keys, types](TaskContext& ctx) {
-        const Comm& comm = ctx.comm();
-        int p = comm.size();
-        std::vector<std::vector<std::int64_t>> part_rows;
-        std::vector<std::vector<std::byte>> per_dest(static_cast<std::size_t>(p));
-        std::vector<BatchView> views;
-        for (std::size_t i = 0; i < ctx.num_inputs(); ++i) views.emplace_back(ctx.input(i));
-        // Concatenate local inputs, then split by destination.
-        std::vector<std::byte> local;
-        concat_batches(views, types, local);
-        BatchView all(local);
-        auto h = hash_rows(all, schema, keys);
-        std::vector<std::vector<std::int64_t>> rows(static_cast<std::size_t>(p));
-        for (std::size_t i = 0; i < h.size(); ++i)
-          rows[static_cast<std::size_t>(shuffle_rank(h[i], p))].push_back(static_cast<std::int64_t>(i));
-        std::vector<std::byte> send;
-        std::vector<std::size_t> counts(static_cast<std::size_t>(p));
-        for (int d = 0; d < p; ++d) {
-          std::vector<std::byte> b;
-          take_rows(all, rows[static_cast<std::size_t>(d)], b);
-          counts[static_cast<std::size_t>(d)] = b.size();
-          send.insert(send.end(), b.begin(), b.end());
-        }
-        local.clear();
-        local.shrink_to_fit();
-        std::vector<std::byte> recv;
-        std::vector<std::size_t> rcounts;
-        comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(counts), recv, rcounts);
-        std::vector<BatchView> in;
-        std::size_t off = 0;
-        for (auto c : rcounts) {
-          in.emplace_back(std::span<const std::byte>(recv.data() + off, c));
-          off += c;
-        }
-        concat_batches(in, types, ctx);
-      },
-      TaskOptions{TraceKind::comm, true});
-  std::vector<Chunk> parts;
-  if (nparts == 1) {
-    parts.push_back(received);
-  } else {
-    for (int j = 0; j < nparts; ++j)
-      parts.push_back(queue.submit("shuffle_split", {received}, [schema, keys, j, nparts](TaskContext& ctx) {
-        BatchView in(ctx.input(0));
-        auto h = hash_rows(in, schema, keys);
-        int p = ctx.comm().size();
-        std::vector<std::int64_t> rows;
-        for (std::size_t i = 0; i < h.size(); ++i)
-          if (shuffle_part(h[i], p, nparts) == j) rows.push_back(static_cast<std::int64_t>(i));
-        take_rows(in, rows, ctx);
-      }));
-  }
-  return Frame(queue, schema, std::move(parts));
+  if (nparts == 0) nparts = choose_nparts(frame);
+  const int p = frame.queue().comm().size();
+  return shuffle_routed(frame, nparts,
+                        [schema, keys, p, nparts](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                          const auto h = hash_rows(b, schema, keys);
+                          bucket.resize(h.size());
+                          for (std::size_t i = 0; i < h.size(); ++i) bucket[i] = shuffle_bucket(h[i], p, nparts);
+                        });
 }
 
 }  // namespace slab::frame

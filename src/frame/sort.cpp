@@ -10,6 +10,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/frame/shuffle.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -151,127 +152,125 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
                   std::int64_t rows_per_partition) {
   const Schema& schema = frame.schema();
   SLAB_EXPECTS(!keys.empty(), InvalidArgument, "sort_values: no sort columns given");
-  Encoder enc;
-  enc.nulls_first = nulls == NullsPosition::first;
+  auto enc = std::make_shared<Encoder>();
+  enc->nulls_first = nulls == NullsPosition::first;
   for (const auto& k : keys) {
-    enc.cols.push_back(schema.index_of(k.column));  // same schema everywhere: throws on every rank alike
-    enc.ascending.push_back(k.ascending);
+    enc->cols.push_back(schema.index_of(k.column));  // same schema everywhere: throws on every rank alike
+    enc->ascending.push_back(k.ascending);
   }
   TaskQueue& queue = frame.queue();
   const Comm& comm = queue.comm();
   const int p = comm.size();
-  const std::size_t W = enc.words();
+  const std::size_t W = enc->words();
   const std::vector<DType> types = types_of(schema);
   const std::size_t ncols = types.size();
   std::vector<DType> wire_types = types;
   wire_types.push_back(DType::int64);  // the global row index travels with the row
+  std::vector<Field> wire_fields = schema.fields();
+  wire_fields.push_back({"__row", DType::int64});
+  std::vector<Dictionary> wire_dicts;
+  for (std::size_t c = 0; c < ncols; ++c) wire_dicts.push_back(schema.dictionary(c));
+  wire_dicts.emplace_back();
+  const Schema wire_schema(wire_fields, wire_dicts);
 
-  Frame(frame).persist();  // runs the graph (every partition ready; collective)
-  const std::int64_t offset = frame.global_offset();
+  // Row counts (runs the graph; partitions stay spillable), each partition's first global row, the size.
+  const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  std::int64_t first = frame.global_offset();
+  std::int64_t local = 0;
+  for (auto r : rows) local += r;
+  const std::int64_t total = comm.allreduce(local, ReduceOp::sum);
+  int nparts = choose_nparts(frame);
+  if (rows_per_partition > 0)
+    nparts = std::max<std::int64_t>(nparts, (total / p + rows_per_partition - 1) / rows_per_partition);
+  nparts = comm.allreduce(nparts, ReduceOp::max);
+  const int nbuckets = p * nparts;
 
-  // This rank's rows as one batch.
-  std::vector<std::byte> local_storage;
-  const BatchView local = concat_local_partitions(frame, local_storage);
-  const auto n = static_cast<std::size_t>(local.nrows());
-  std::vector<std::uint64_t> rec = enc.encode(local, offset, -1);
-
-  // Samples, in proportion to the row count; splitters at even quantiles.
-  const auto total = static_cast<std::size_t>(comm.allreduce(static_cast<std::int64_t>(n), ReduceOp::sum));
-  std::vector<std::uint64_t> samples;
-  if (n > 0) {
-    const std::size_t want = static_cast<std::size_t>(64) * static_cast<std::size_t>(p);
-    const std::size_t s = std::clamp<std::size_t>((want * n + total - 1) / total, 1, n);
-    for (std::size_t i = 0; i < s; ++i) {
-      const std::size_t row = (2 * i + 1) * n / (2 * s);
-      samples.insert(samples.end(), rec.begin() + row * W, rec.begin() + (row + 1) * W);
-    }
+  // Samples in proportion to each partition's rows (one small task per partition), splitters for p * nparts
+  // buckets at even quantiles: bucket b goes to rank b / nparts, output partition b % nparts.
+  const std::size_t want = static_cast<std::size_t>(64) * static_cast<std::size_t>(nbuckets);
+  std::vector<Chunk> sample_tasks;
+  std::vector<std::int64_t> firsts;
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto n = static_cast<std::size_t>(rows[i]);
+    const std::size_t s = n == 0 ? 0 : std::clamp<std::size_t>((want * n + total - 1) / total, 1, n);
+    firsts.push_back(first);
+    sample_tasks.push_back(
+        queue.submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W](TaskContext& ctx) {
+          if (s == 0) return;
+          const std::vector<std::uint64_t> rec = enc->encode(BatchView(ctx.input(0)), first, -1);
+          auto out = ctx.output_as<std::uint64_t>(s * W);
+          for (std::size_t k = 0; k < s; ++k) {
+            const std::size_t row = (2 * k + 1) * n / (2 * s);
+            std::copy_n(rec.begin() + static_cast<std::ptrdiff_t>(row * W), W,
+                        out.begin() + static_cast<std::ptrdiff_t>(k * W));
+          }
+        }));
+    first += rows[i];
   }
+  queue.persist(sample_tasks);
+  std::vector<std::uint64_t> samples;
+  for (const auto& t : sample_tasks)
+    if (t.buffer()) {
+      const Pin pin = t.buffer()->pin();
+      const auto* w = reinterpret_cast<const std::uint64_t*>(pin.data());
+      samples.insert(samples.end(), w, w + pin.size() / 8);
+    }
+  sample_tasks.clear();
   std::vector<std::uint64_t> all_samples;
   comm.allgatherv(std::span<const std::uint64_t>(samples), all_samples);
-  const std::vector<std::uint64_t> splitters = sort_detail::choose_splitters(std::move(all_samples), W, p);
+  auto splitters = std::make_shared<const std::vector<std::uint64_t>>(
+      sort_detail::choose_splitters(std::move(all_samples), W, nbuckets));
 
-  // Route rows: group by destination (stable), one wire batch per destination.
-  std::vector<int> dest(n);
-  std::vector<std::size_t> counts(p, 0);
-  for (std::size_t i = 0; i < n; ++i) {
-    dest[i] = sort_detail::destination(&rec[i * W], splitters, W);
-    ++counts[dest[i]];
-  }
-  rec.clear();
-  rec.shrink_to_fit();
-  std::vector<std::vector<std::int64_t>> rows_to(p);
-  for (int q = 0; q < p; ++q) rows_to[q].reserve(counts[q]);
-  for (std::size_t i = 0; i < n; ++i) rows_to[dest[i]].push_back(static_cast<std::int64_t>(i));
-  const std::vector<bool> wire_masks = [&] {
-    auto m = masks_of(local, ncols);
-    m.push_back(false);
-    return m;
-  }();
-  std::vector<std::byte> send;
-  std::vector<std::size_t> send_bytes(p);
-  for (int q = 0; q < p; ++q) {
-    const auto nq = static_cast<std::int64_t>(rows_to[q].size());
-    const std::size_t bytes = BatchBuilder::size_for(nq, wire_types, wire_masks);
-    const std::size_t padded = (bytes + 7) / 8 * 8;
-    const std::size_t at = send.size();
-    send.resize(at + padded);
-    BatchBuilder b(std::span<std::byte>(send.data() + at, bytes), nq, wire_types, wire_masks);
-    copy_rows(local, rows_to[q], ncols, b);
-    auto r = b.column<std::int64_t>(ncols);
-    for (std::int64_t i = 0; i < nq; ++i) r[i] = offset + rows_to[q][i];
-    send_bytes[q] = padded;
-    rows_to[q] = {};
-  }
-  local_storage = {};
-  std::vector<std::byte> recv;
-  std::vector<std::size_t> recv_bytes;
-  comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(send_bytes), recv, recv_bytes);
-  send = {};
+  // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
+  std::vector<Chunk> wired;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    wired.push_back(
+        queue.submit("sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols](TaskContext& ctx) {
+          const BatchView in(ctx.input(0));
+          const std::int64_t n = in.nrows();
+          std::vector<bool> masks;
+          for (std::size_t c = 0; c < ncols; ++c) masks.push_back(n && in.valid(c) != nullptr);
+          masks.push_back(false);
+          BatchBuilder b(ctx, n, wire_types, masks);
+          for (std::size_t c = 0; c < ncols && n; ++c) {
+            std::memcpy(b.data(c), in.data(c), static_cast<std::size_t>(n) * dtype_size(wire_types[c]));
+            if (auto* v = b.valid(c)) std::memcpy(v, in.valid(c), static_cast<std::size_t>(n));
+          }
+          auto r = b.column<std::int64_t>(ncols);
+          for (std::int64_t k = 0; k < n; ++k) r[static_cast<std::size_t>(k)] = f + k;
+        }));
+  const Frame wire(queue, wire_schema, std::move(wired),
+                   std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
+  const Frame routed = shuffle_routed(
+      wire, nparts,
+      [enc, splitters, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+        const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
+        bucket.resize(static_cast<std::size_t>(b.nrows()));
+        for (std::size_t i = 0; i < bucket.size(); ++i)
+          bucket[i] = static_cast<std::uint32_t>(sort_detail::destination(&rec[i * W], *splitters, W));
+      },
+      "sort_shuffle");
 
-  std::vector<std::byte> mine_storage;
-  {
-    std::vector<BatchView> pieces;
-    std::size_t at = 0;
-    for (int q = 0; q < p; ++q) {
-      pieces.emplace_back(std::span<const std::byte>(recv.data() + at, recv_bytes[q]));
-      at += recv_bytes[q];
-    }
-    concat_batches(pieces, wire_types, mine_storage);
-  }
-  recv = {};
-  const BatchView mine(mine_storage);
-  const auto m = static_cast<std::size_t>(mine.nrows());
-  const std::vector<std::uint64_t> keys_m = enc.encode(mine, 0, static_cast<int>(ncols));
-  std::vector<std::int64_t> order(m);
-  std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-    const std::uint64_t* x = &keys_m[static_cast<std::size_t>(a) * W];
-    const std::uint64_t* y = &keys_m[static_cast<std::size_t>(b) * W];
-    for (std::size_t k = 0; k < W; ++k)
-      if (x[k] != y[k]) return x[k] < y[k];
-    return false;
-  });
-
-  // Output partitions.
-  const std::vector<bool> out_masks = masks_of(mine, ncols);
-  const std::int64_t per =
-      rows_per_partition > 0 ? rows_per_partition : static_cast<std::int64_t>(std::max<std::size_t>(m, 1));
+  // Each bucket sorted locally, the row index dropped.
   std::vector<Chunk> parts;
-  std::vector<std::optional<std::int64_t>> known;
-  for (std::int64_t begin = 0; begin < static_cast<std::int64_t>(m); begin += per) {
-    const std::int64_t nrows = std::min<std::int64_t>(per, static_cast<std::int64_t>(m) - begin);
-    auto data = std::make_shared<std::vector<std::byte>>(BatchBuilder::size_for(nrows, types, out_masks));
-    BatchBuilder b(std::span<std::byte>(*data), nrows, types, out_masks);
-    copy_rows(mine, std::span<const std::int64_t>(order.data() + begin, static_cast<std::size_t>(nrows)), ncols, b);
-    parts.push_back(queue.submit("sort_values", {}, [data](TaskContext& ctx) {
-      auto out = ctx.output(data->size());
-      std::memcpy(out.data(), data->data(), data->size());
-      data->clear();
-      data->shrink_to_fit();
+  for (const auto& part : routed.partitions())
+    parts.push_back(queue.submit("sort_values", {part}, [enc, W, ncols, types](TaskContext& ctx) {
+      const BatchView mine(ctx.input(0));
+      const auto m = static_cast<std::size_t>(mine.nrows());
+      const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
+      std::vector<std::int64_t> order(m);
+      std::iota(order.begin(), order.end(), 0);
+      std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+        const std::uint64_t* x = &keys_m[static_cast<std::size_t>(a) * W];
+        const std::uint64_t* y = &keys_m[static_cast<std::size_t>(b) * W];
+        for (std::size_t k = 0; k < W; ++k)
+          if (x[k] != y[k]) return x[k] < y[k];
+        return false;
+      });
+      BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
+      if (m) copy_rows(mine, order, ncols, b);
     }));
-    known.emplace_back(nrows);
-  }
-  return Frame(queue, schema, std::move(parts), std::move(known));
+  return Frame(queue, schema, std::move(parts));
 }
 
 Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending, NullsPosition nulls,

@@ -91,8 +91,9 @@ class BatchBuilder {
                const std::vector<bool>& has_validity);
   /// Allocate ctx.output(size_for(...)) and write the header there.
   BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& schema, const std::vector<bool>& has_validity);
+  /// Same into output `output` of a multi-output task.
   BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<DType>& types,
-               const std::vector<bool>& has_validity);
+               const std::vector<bool>& has_validity, std::size_t output = 0);
   /// A builder into an owned host vector (for shuffles and gathers); see bytes().
   BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<DType>& types,
                const std::vector<bool>& has_validity);
@@ -126,12 +127,17 @@ class BatchBuilder {
 
 /**
  * @brief Copy rows of `in` selected by `rows` (indices into in, in output order) into a new batch written to
- * `ctx`'s output (or `storage`). Masks are kept where the input column has one. -1 in rows = a null row.
+ * `ctx`'s output `output` (or `storage`, or `out` of exactly take_rows_bytes(in, rows) bytes). Masks are kept
+ * where the input column has one. -1 in rows = a null row.
  */
-void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx);
+void take_rows(const BatchView& in, std::span<const std::int64_t> rows, TaskContext& ctx, std::size_t output = 0);
 void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::vector<std::byte>& storage);
+void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::span<std::byte> out);
+/// The bytes take_rows writes for these rows.
+[[nodiscard]] std::uint64_t take_rows_bytes(const BatchView& in, std::span<const std::int64_t> rows);
 /// Concatenate batches of the same column types into one (masks where any input has one).
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx);
+void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx,
+                    std::size_t output = 0);
 void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, std::vector<std::byte>& storage);
 
 }  // namespace slab::frame

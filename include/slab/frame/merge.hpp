@@ -2,7 +2,9 @@
 /// @file merge.hpp
 /// @brief Distributed merge/join (pandas' merge(on=...)): broadcast of the smaller side below a size
 /// threshold (allgatherv; the other side is never moved, so a skewed key cannot pile rows on one rank and the
-/// output is produced lazily, one task per probe partition), else a hash shuffle of both sides by key.
+/// output is produced lazily, one task per probe partition), else a streaming hash shuffle of both sides by
+/// key into the same nparts partitions per rank (shuffle.hpp; nparts from the sizes and the memory limit)
+/// and one join task per partition pair, so only one pair is resident at a time and outputs spill.
 
 #include <cstdint>
 #include <string>
@@ -19,8 +21,8 @@ enum class JoinStrategy : std::uint8_t { automatic, broadcast, hash };
 /// Per-rank counters of the last merge.
 struct MergeStats {
   bool broadcast = false;       ///< the broadcast strategy was used
-  std::int64_t build_rows = 0;  ///< rows of the build (hashed) side on this rank
-  std::int64_t probe_rows = 0;  ///< rows of the probe side on this rank (after any shuffle)
+  std::int64_t build_rows = 0;  ///< rows of the build (hashed) side on this rank; -1 (lazy) for hash
+  std::int64_t probe_rows = 0;  ///< rows of the probe side on this rank; -1 (lazy) for hash
 };
 
 struct MergeOptions {
@@ -28,7 +30,8 @@ struct MergeOptions {
   std::string suffix_left = "_x";   ///< appended to clashing non-key left column names
   std::string suffix_right = "_y";  ///< appended to clashing non-key right column names
   JoinStrategy strategy = JoinStrategy::automatic;
-  /// automatic: broadcast the non-preserved side when its total size (bytes, all ranks) is at most this.
+  /// automatic: broadcast the non-preserved side when its total size (bytes, all ranks) is at most this and
+  /// at most a quarter of the memory limit.
   std::uint64_t broadcast_threshold = 256ull << 20;
   MergeStats* stats = nullptr;
 };
@@ -40,9 +43,9 @@ struct MergeOptions {
  * match (SQL semantics; pandas would match NaN with NaN); unmatched rows of a preserved side get nulls
  * (NaN for float64, masked elsewhere). Row order is unspecified (pandas keeps left order for inner/left).
  *
- * Collective: persists both inputs and exchanges (build side, or both sides for hash); the probe-side work is
- * lazy (one task per probe partition). Broadcast is used for inner (smaller side), left (right side) and
- * right (left side) joins; outer always shuffles.
+ * Collective: persists both inputs; broadcast gathers the build side at once, hash is lazy (shuffle rounds
+ * and one task per partition pair); the probe-side work is lazy (one task per probe/pair partition). Broadcast is used
+ * for inner (smaller side), left (right side) and right (left side) joins; outer always shuffles.
  * @throws InvalidArgument (every rank) for no keys or unknown key columns; TypeError (every rank) when a key's
  * types differ between the sides.
  */

@@ -9,10 +9,18 @@
 ///
 /// Skew: a key value always goes to one rank, so a frame dominated by a few keys lands mostly on a few ranks
 /// (one hot key = one rank holds all its rows). Reduce per partition first (groupby's map-side combine) where
-/// possible. Memory: the shuffle pins all of this rank's input partitions at once and receives into one
-/// buffer before splitting it into the output partitions.
+/// possible.
+///
+/// Out of core: the exchange streams in rounds. Every rank runs R = max over ranks of its partition count
+/// collective round tasks; round r consumes this rank's input partition r (nothing on ranks with fewer),
+/// splits its rows per destination rank and output partition, does one alltoallv, and produces one
+/// spillable piece per output partition (a multi-output task). Output partition j is then the concatenation
+/// of its R pieces (one task). So a task holds one input partition, its send/receive buffers (about one
+/// input partition each) and one round's pieces; an output partition holds about 1/nparts of this rank's
+/// share. nparts = 0 picks nparts so that an output partition fits well under the memory limit.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -35,13 +43,38 @@ namespace slab::frame {
   return static_cast<int>((hash / static_cast<std::uint64_t>(nranks)) % static_cast<std::uint64_t>(parts_per_rank));
 }
 
+/// The global bucket (rank * parts_per_rank + part) of a row hash, as shuffle routes it.
+[[nodiscard]] inline std::uint32_t shuffle_bucket(std::uint64_t hash, int nranks, int parts_per_rank) noexcept {
+  return static_cast<std::uint32_t>(shuffle_rank(hash, nranks) * parts_per_rank +
+                                    shuffle_part(hash, nranks, parts_per_rank));
+}
+
 /**
- * @brief Shuffle `frame` by `key_columns`: lazy; one collective task (alltoallv of rows) plus one task per
- * output partition. The result has `nparts` partitions on every rank (nparts >= 1; the global partition of a
- * key is rank * nparts + part as given by shuffle_rank/shuffle_part). Row order within a partition: by source
- * rank, then source order. Same schema. Collective (every rank calls it in the same order).
- * @throws InvalidArgument for unknown key columns or nparts < 1.
+ * @brief Shuffle `frame` by `key_columns`: lazy; R collective round tasks (see above) plus one task per
+ * output partition. The result has `nparts` partitions on every rank (the global partition of a key is
+ * rank * nparts + part as given by shuffle_rank/shuffle_part; nparts = 0: choose_nparts). Row order within a
+ * partition: by source rank, then source order. Same schema. Collective (every rank calls it in the same
+ * order, with the same nparts).
+ * @throws InvalidArgument for unknown key columns or nparts < 0.
  */
-[[nodiscard]] Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts = 1);
+[[nodiscard]] Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts = 0);
+
+/// Fills bucket[i] (resized to batch.nrows()) with row i's global destination, rank * nparts + part, or
+/// kDropRow to leave the row out.
+inline constexpr std::uint32_t kDropRow = 0xFFFFFFFFu;
+using RouteFn = std::function<void(const BatchView& batch, std::vector<std::uint32_t>& bucket)>;
+
+/**
+ * @brief The streaming exchange behind shuffle (and sort_values) with any routing: `nparts` (>= 1) output
+ * partitions per rank; `route` runs inside the round tasks. Collective; lazy.
+ */
+[[nodiscard]] Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name = "shuffle");
+
+/**
+ * @brief Output partitions per rank so that one holds at most about 1/8 of the memory limit: from the rows
+ * where every partition's count is known (Frame::partition_rows), else one per input partition (averaged over
+ * ranks), at least `at_least`. Collective (a few allreduces).
+ */
+[[nodiscard]] int choose_nparts(const Frame& frame, int at_least = 1);
 
 }  // namespace slab::frame

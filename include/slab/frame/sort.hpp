@@ -5,10 +5,14 @@
 ///
 /// Each rank encodes its rows' keys as order-preserving words (one null word and one value word per key
 /// column, then the global row index, so every key is unique and ties keep their original order), draws
-/// evenly spaced samples in proportion to its row count, and all samples are gathered; p-1 splitters taken at
-/// even quantiles of the sorted samples route every row to one rank (alltoallv of whole rows), where the rows
-/// are sorted locally. The result is globally sorted in rank order, stable; rank loads follow the samples
-/// (duplicated keys spread too, since the row index breaks ties).
+/// evenly spaced samples from each partition in proportion to its row count, and all samples are gathered;
+/// p*nparts-1 splitters taken at even quantiles of the sorted samples cut the key space into p*nparts buckets
+/// (rank b / nparts, output partition b % nparts). Rows stream to their buckets through shuffle_routed
+/// (shuffle.hpp: one collective round per input partition, spillable pieces), and each bucket is sorted
+/// locally by one task. The result is globally sorted in rank order, then partition order, stable; loads
+/// follow the samples (duplicated keys spread too, since the row index breaks ties). Out of core: nparts is
+/// chosen so that a bucket fits well under the memory limit (choose_nparts), so no task holds more than about
+/// one input partition plus one bucket.
 ///
 /// Order per column: int64/timestamp/bool by value, float64 by value (-0.0 == 0.0; NaN is null), string by
 /// dictionary code (= lexicographic byte order, the dictionary being sorted). Nulls (masked, NaN, code -1) go
@@ -31,10 +35,10 @@ struct SortKey {
 enum class NullsPosition : std::uint8_t { first, last };
 
 /**
- * @brief The rows of `frame` sorted by `keys` (lexicographically, first key first), stable. The result has one
- * partition per rank (or partitions of `rows_per_partition` rows when > 0), the same schema, and every rank's
- * rows sort after the previous rank's. Collective (runs the input's graph; one allgather of samples and one
- * alltoallv of rows). Memory: a rank holds its input rows and its output rows at once.
+ * @brief The rows of `frame` sorted by `keys` (lexicographically, first key first), stable. The result has
+ * nparts partitions on every rank (choose_nparts; at least enough for about `rows_per_partition` rows each
+ * when > 0), the same schema, and every rank's rows sort after the previous rank's. Collective (runs the
+ * input's graph to count and sample it; one allgather of samples; the exchange itself is lazy).
  * @throws InvalidArgument (every rank) for no keys or an unknown column.
  */
 [[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys,
