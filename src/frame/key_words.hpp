@@ -7,6 +7,7 @@
 ///   int64/timestamp: bits ^ 2^63; float64: the IEEE total-order flip with -0.0 -> 0.0; bool: 0/1;
 ///   string: the code (dictionaries are sorted), optionally remapped into a shared dictionary.
 
+#include <algorithm>
 #include <bit>
 #include <cmath>
 #include <cstdint>
@@ -27,9 +28,10 @@ inline std::uint64_t float_word(double v) noexcept {
 inline double word_float(std::uint64_t w) noexcept { return std::bit_cast<double>((w & kSign) ? (w & ~kSign) : ~w); }
 
 struct KeyEncoder {
-  std::vector<std::size_t> cols;    ///< batch column of each key
-  std::vector<DType> types;         ///< type of each key
-  std::vector<std::uint64_t> card;  ///< value-word cardinality when static (bool, string), else 0
+  static constexpr std::size_t kBlock = 2048;  ///< rows encoded at a time (scratch on the stack)
+  std::vector<std::size_t> cols;               ///< batch column of each key
+  std::vector<DType> types;                    ///< type of each key
+  std::vector<std::uint64_t> card;             ///< value-word cardinality when static (bool, string), else 0
   /// string keys: code -> code in the shared dictionary (empty = identity); -1 -> no match (merge only)
   std::vector<std::vector<std::int64_t>> remap;
   bool dropna = true;
@@ -62,51 +64,86 @@ struct KeyEncoder {
     packed = false;
   }
 
-  /// Raw value word of (key k, row) and whether it is null.
-  [[nodiscard]] bool value_of(const BatchView& b, std::size_t k, std::int64_t row, std::uint64_t& w) const {
+  /// Value words of key k for rows [r0, r0 + n) into w[0, n): null rows get `fill` and set null[i] = 1 (other
+  /// entries untouched). Column at a time: the type switch and the mask test stay outside the row loops.
+  /// Returns whether any row was null.
+  bool value_words(const BatchView& b, std::size_t k, std::size_t r0, std::size_t n, std::uint64_t fill,
+                   std::uint64_t* w, std::uint8_t* null) const {
     const std::size_t c = cols[k];
-    const std::uint8_t* valid = b.valid(c);
-    if (valid && !valid[row]) return false;
+    bool any = false;
     switch (types[k]) {
       case DType::int64:
-      case DType::timestamp:
-        w = static_cast<std::uint64_t>(b.column<std::int64_t>(c)[row]) ^ kSign;
-        return true;
-      case DType::float64: {
-        const double v = b.column<double>(c)[row];
-        if (std::isnan(v)) return false;
-        w = float_word(v);
-        return true;
+      case DType::timestamp: {
+        const std::int64_t* v = b.column<std::int64_t>(c).data() + r0;
+        for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint64_t>(v[i]) ^ kSign;
+        break;
       }
-      case DType::boolean:
-        w = b.column<std::uint8_t>(c)[row] ? 1 : 0;
-        return true;
+      case DType::float64: {
+        const double* v = b.column<double>(c).data() + r0;
+        for (std::size_t i = 0; i < n; ++i) {
+          const bool nan = v[i] != v[i];
+          w[i] = nan ? fill : float_word(v[i]);
+          null[i] |= static_cast<std::uint8_t>(nan);
+          any |= nan;
+        }
+        break;
+      }
+      case DType::boolean: {
+        const std::uint8_t* v = b.column<std::uint8_t>(c).data() + r0;
+        for (std::size_t i = 0; i < n; ++i) w[i] = v[i] ? 1 : 0;
+        break;
+      }
       case DType::string: {
-        std::int64_t code = b.column<std::int32_t>(c)[row];
-        if (code < 0) return false;
-        if (!remap[k].empty()) code = remap[k][code];
-        if (code < 0) return false;
-        w = static_cast<std::uint64_t>(code);
-        return true;
+        const std::int32_t* v = b.column<std::int32_t>(c).data() + r0;
+        const std::vector<std::int64_t>& rm = remap[k];
+        for (std::size_t i = 0; i < n; ++i) {
+          const std::int64_t code = v[i] < 0 ? -1 : rm.empty() ? v[i] : rm[static_cast<std::size_t>(v[i])];
+          const bool nul = code < 0;
+          w[i] = nul ? fill : static_cast<std::uint64_t>(code);
+          null[i] |= static_cast<std::uint8_t>(nul);
+          any |= nul;
+        }
+        break;
       }
     }
-    return false;
+    if (const std::uint8_t* valid = b.valid(c))
+      for (std::size_t i = 0; i < n; ++i)
+        if (!valid[r0 + i]) {
+          w[i] = fill;
+          null[i] = 1;
+          any = true;
+        }
+    return any;
   }
 
   /// Fold this batch's value words into per-word [min, max] (mins/maxs of size nwords).
   void update_ranges(const BatchView& b, std::vector<std::uint64_t>& mins, std::vector<std::uint64_t>& maxs) const {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    std::uint64_t w[kBlock];
+    std::uint8_t null[kBlock];
     for (std::size_t k = 0; k < cols.size(); ++k) {
       const int vw = value_word(k);
       if (card[k]) {
         mins[vw] = 0;
         maxs[vw] = std::max<std::uint64_t>(maxs[vw], card[k] - 1);
       } else {
-        std::uint64_t mn = mins[vw], mx = maxs[vw], w = 0;
-        for (std::int64_t r = 0; r < b.nrows(); ++r)
-          if (value_of(b, k, r, w)) {
-            mn = std::min(mn, w);
-            mx = std::max(mx, w);
+        std::uint64_t mn = mins[vw], mx = maxs[vw];
+        for (std::size_t r0 = 0; r0 < n; r0 += kBlock) {
+          const std::size_t m = std::min(kBlock, n - r0);
+          std::fill_n(null, m, 0);
+          if (!value_words(b, k, r0, m, 0, w, null)) {
+            for (std::size_t i = 0; i < m; ++i) {
+              mn = std::min(mn, w[i]);
+              mx = std::max(mx, w[i]);
+            }
+          } else {
+            for (std::size_t i = 0; i < m; ++i)
+              if (!null[i]) {
+                mn = std::min(mn, w[i]);
+                mx = std::max(mx, w[i]);
+              }
           }
+        }
         mins[vw] = mn;
         maxs[vw] = mx;
       }
@@ -138,56 +175,51 @@ struct KeyEncoder {
   }
 
   /// Encode every row: out[w][row] for w < width(); keep[row] = 0 where the key is dropped (null, or a
-  /// string with no match in the shared dictionary). Returns the number of kept rows.
+  /// string with no match in the shared dictionary). Returns the number of kept rows. Works in blocks of
+  /// kBlock rows, one key column at a time, so no per-row type switch and no scratch as large as the batch.
   std::int64_t encode(const BatchView& b, std::vector<std::vector<std::uint64_t>>& out,
                       std::vector<std::uint8_t>& keep) const {
     const auto n = static_cast<std::size_t>(b.nrows());
     out.resize(width());
-    for (auto& o : out) o.assign(n, 0);
+    for (auto& o : out) o.resize(n);
     keep.assign(n, 1);
-    std::int64_t kept = static_cast<std::int64_t>(n);
-    // Fast path: one int64 key without mask, unpacked.
-    if (!packed && cols.size() == 1 && dropna && (types[0] == DType::int64 || types[0] == DType::timestamp) &&
-        !b.valid(cols[0])) {
-      const std::int64_t* v = b.column<std::int64_t>(cols[0]).data();
-      std::uint64_t* o = out[0].data();
-      for (std::size_t r = 0; r < n; ++r) o[r] = static_cast<std::uint64_t>(v[r]) ^ kSign;
-      return kept;
-    }
-    std::vector<std::uint64_t> col(n);
-    for (std::size_t k = 0; k < cols.size(); ++k) {
-      const int vw = value_word(k);
-      // value words (null -> flagged)
-      std::vector<std::uint8_t> isnull(dropna ? 0 : n, 0);
-      for (std::size_t r = 0; r < n; ++r) {
-        std::uint64_t w = 0;
-        if (value_of(b, k, static_cast<std::int64_t>(r), w)) {
-          col[r] = w;
-        } else if (dropna) {
-          if (keep[r]) --kept;
-          keep[r] = 0;
-          col[r] = lo[vw];
-        } else {
-          isnull[r] = 1;
-          col[r] = lo[vw];
+    std::size_t dropped = 0;
+    std::uint64_t col[kBlock];
+    std::uint8_t null[kBlock];
+    for (std::size_t r0 = 0; r0 < n; r0 += kBlock) {
+      const std::size_t m = std::min(kBlock, n - r0);
+      for (std::size_t k = 0; k < cols.size(); ++k) {
+        const int vw = value_word(k);
+        std::fill_n(null, m, 0);
+        std::uint64_t* dst = packed ? col : out[vw].data() + r0;
+        const bool any = value_words(b, k, r0, m, lo[vw], dst, null);
+        if (any && dropna)
+          for (std::size_t i = 0; i < m; ++i) {
+            dropped += null[i] & keep[r0 + i];
+            keep[r0 + i] &= static_cast<std::uint8_t>(!null[i]);
+          }
+        if (packed) {
+          // Mixed radix: o = ((word0 - lo0) * span1 + (word1 - lo1)) * span2 + ...
+          std::uint64_t* o = out[0].data() + r0;
+          if (!dropna) {
+            const std::uint64_t s = span[vw - 1];
+            if (k == 0)
+              for (std::size_t i = 0; i < m; ++i) o[i] = null[i];
+            else
+              for (std::size_t i = 0; i < m; ++i) o[i] = o[i] * s + null[i];
+          }
+          const std::uint64_t s = span[vw], l = lo[vw];
+          if (k == 0 && dropna)
+            for (std::size_t i = 0; i < m; ++i) o[i] = col[i] - l;
+          else
+            for (std::size_t i = 0; i < m; ++i) o[i] = o[i] * s + (col[i] - l);
+        } else if (!dropna) {
+          std::uint64_t* f = out[vw - 1].data() + r0;
+          for (std::size_t i = 0; i < m; ++i) f[i] = null[i];
         }
       }
-      if (packed) {
-        std::uint64_t* o = out[0].data();
-        if (!dropna) {
-          const std::uint64_t s = span[vw - 1];
-          for (std::size_t r = 0; r < n; ++r) o[r] = o[r] * s + isnull[r];
-        }
-        const std::uint64_t s = span[vw], l = lo[vw];
-        for (std::size_t r = 0; r < n; ++r) o[r] = o[r] * s + (col[r] - l);
-      } else {
-        if (!dropna)
-          for (std::size_t r = 0; r < n; ++r) out[vw - 1][r] = isnull[r];
-        out[vw].swap(col);
-        col.assign(n, 0);
-      }
     }
-    return kept;
+    return static_cast<std::int64_t>(n - dropped);
   }
 
   /// The nwords words of a width()-word key.

@@ -7,9 +7,11 @@
 #include <cmath>
 #include <deque>
 #include <limits>
-#include <string>
-
 #include <memory>
+#include <optional>
+#include <string>
+#include <type_traits>
+
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -90,6 +92,48 @@ struct VarAcc {
   }
 };
 
+bool has_nan(const double* x, std::size_t n) {
+  bool any = false;
+  for (std::size_t i = 0; i < n; ++i) any |= x[i] != x[i];
+  return any;
+}
+
+// Sum of x[s, e) with four independent partial sums (no loop-carried add chain).
+double block_sum(const double* x, std::size_t s, std::size_t e) {
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+  std::size_t j = s;
+  for (; j + 4 <= e; j += 4) a0 += x[j], a1 += x[j + 1], a2 += x[j + 2], a3 += x[j + 3];
+  for (; j < e; ++j) a0 += x[j];
+  return (a0 + a1) + (a2 + a3);
+}
+
+// sum/mean when the input has no NaN: every row counts (nobs = e - s), so the loop carries no per-row test,
+// and instead of a Kahan step per add and remove the window sum is recomputed from scratch once the window
+// has slid its own length (at least 256 rows): the rounding drift is bounded by one window of updates, at
+// the cost of about one extra (vectorisable) add per row.
+template <class StartFn>
+void slide_dense_sum(const double* x, std::size_t halo, std::size_t n, std::size_t minp, bool mean, StartFn start_of,
+                     double* out) {
+  std::size_t s = 0, e = 0, budget = 0;
+  double sum = 0;
+  for (std::size_t i = halo; i < halo + n; ++i) {
+    const std::size_t ns = start_of(i);
+    if (budget == 0 || ns >= e) {
+      s = ns, e = i + 1;
+      sum = block_sum(x, s, e);
+      budget = std::max<std::size_t>(e - s, 256);
+    } else {
+      double d = 0;  // this row's change, off the running sum's dependency chain
+      for (; e <= i; ++e) d += x[e];
+      for (; s < ns; ++s) d -= x[s];
+      sum += d;
+      --budget;
+    }
+    const std::size_t nobs = e - s;
+    out[i - halo] = nobs >= minp && nobs > 0 ? (mean ? sum / static_cast<double>(nobs) : sum) : kNaN;
+  }
+}
+
 // The generic sliding loop: for output i in [halo, m), the window is [start(i), i + 1); start is monotone.
 template <class StartFn>
 void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_periods, RollingOp op,
@@ -99,6 +143,10 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
   // Window [s, e): both only grow. Initialise to the window of the first output row minus that row.
   std::size_t s = n ? start_of(halo) : 0;
   std::size_t e = s;
+  if ((op == RollingOp::sum || op == RollingOp::mean) && !has_nan(x + s, m - s)) {
+    slide_dense_sum(x, halo, n, static_cast<std::size_t>(minp), op == RollingOp::mean, start_of, out);
+    return;
+  }
   switch (op) {
     case RollingOp::sum:
     case RollingOp::mean:
@@ -295,8 +343,11 @@ void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t 
 
 }  // namespace rolling_kernel
 
-RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
-                         const RollingWindow& window) {
+namespace {
+// The halo exchange. keep_x / keep_t (the vectors behind x / t, or null): the own rows are moved in behind
+// the halo in place (a memmove within their capacity, no second buffer) instead of copied.
+RollingHalo exchange_halo(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
+                          const RollingWindow& window, std::vector<double>* keep_x, std::vector<std::int64_t>* keep_t) {
   const int p = comm.size(), me = comm.rank();
   std::string problem;
   if (window.rows <= 0 && window.span_ns <= 0)
@@ -304,17 +355,15 @@ RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<
   else if (window.is_time() && t.size() != x.size())
     problem = "a time window needs a timestamp column of the same length as the values (" + std::to_string(t.size()) +
               " != " + std::to_string(x.size()) + ")";
-  else if (window.is_time())
-    for (std::size_t i = 0; i < t.size(); ++i) {
-      if (t[i] == std::numeric_limits<std::int64_t>::min()) {
-        problem = "the timestamp column of a time window has a null";
-        break;
-      }
-      if (i && t[i] < t[i - 1]) {
-        problem = "the timestamp column of a time window is not sorted";
-        break;
-      }
-    }
+  else if (window.is_time()) {
+    bool null = false, unsorted = false;  // branch-free scans
+    for (std::size_t i = 0; i < t.size(); ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();
+    for (std::size_t i = 1; i < t.size(); ++i) unsorted |= t[i] < t[i - 1];
+    if (null)
+      problem = "the timestamp column of a time window has a null";
+    else if (unsorted)
+      problem = "the timestamp column of a time window is not sorted";
+  }
   comm.agree(problem.empty(), problem);
 
   // Every rank's row count (and first/last timestamp) is known to every rank.
@@ -370,12 +419,26 @@ RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<
   std::vector<std::size_t> recv_counts;
   comm.alltoallv(std::span<const double>(sx), std::span<const std::size_t>(send_counts), h.x, recv_counts);
   h.halo = h.x.size();
-  h.x.insert(h.x.end(), x.begin(), x.end());
+  auto join = [](auto& halo, auto own, auto* keep) {
+    if (keep) {
+      keep->insert(keep->begin(), halo.begin(), halo.end());
+      halo = std::move(*keep);
+    } else {
+      halo.insert(halo.end(), own.begin(), own.end());
+    }
+  };
+  join(h.x, x, keep_x);
   if (window.is_time()) {
     comm.alltoallv(std::span<const std::int64_t>(st), std::span<const std::size_t>(send_counts), h.t, recv_counts);
-    h.t.insert(h.t.end(), t.begin(), t.end());
+    join(h.t, t, keep_t);
   }
   return h;
+}
+}  // namespace
+
+RollingHalo rolling_halo(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
+                         const RollingWindow& window) {
+  return exchange_halo(comm, x, t, window, nullptr, nullptr);
 }
 
 std::vector<std::vector<double>> rolling(const Comm& comm, std::span<const double> x, std::span<const std::int64_t> t,
@@ -400,7 +463,8 @@ std::vector<double> rolling(const Comm& comm, std::span<const double> x, std::sp
 
 namespace {
 template <class T, class Conv>
-std::vector<T> local_column(const Frame& frame, const std::string& column, bool ints, Conv conv) {
+std::vector<T> local_column(const Frame& frame, const std::string& column, bool ints, Conv conv,
+                            std::size_t extra = 0) {
   const std::size_t c = frame.schema().index_of(column);
   const DType type = frame.schema().type(c);
   SLAB_EXPECTS(type != DType::string && (!ints || type == DType::int64 || type == DType::timestamp), InvalidArgument,
@@ -411,11 +475,17 @@ std::vector<T> local_column(const Frame& frame, const std::string& column, bool 
   std::int64_t total = 0;
   for (auto r : rows) total += r;
   std::vector<T> out;
-  out.reserve(static_cast<std::size_t>(total));
+  out.reserve(static_cast<std::size_t>(total) + extra);  // extra: room for a halo in front
   for (const Chunk& chunk : frame.partitions()) {
     auto [pin, view] = view_chunk(chunk);
     const std::uint8_t* valid = view.valid(c);
     const std::int64_t n = view.nrows();
+    if (!valid && ((type == DType::float64 && std::is_same_v<T, double>) ||
+                   (type != DType::float64 && type != DType::boolean && std::is_same_v<T, std::int64_t>))) {
+      auto v = view.column<T>(c);  // same representation, no nulls: a plain copy
+      out.insert(out.end(), v.begin(), v.end());
+      continue;
+    }
     switch (type) {
       case DType::float64: {
         auto v = view.column<double>(c);
@@ -441,16 +511,28 @@ std::vector<T> local_column(const Frame& frame, const std::string& column, bool 
 }
 }  // namespace
 
+namespace {
+// local_values / local_int_values with `extra` rows of spare capacity.
+std::vector<double> values_with_room(const Frame& frame, const std::string& column, std::size_t extra) {
+  return local_column<double>(
+      frame, column, false,
+      [](bool null, auto v) { return null ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(v); },
+      extra);
+}
+std::vector<std::int64_t> int_values_with_room(const Frame& frame, const std::string& column, std::size_t extra) {
+  return local_column<std::int64_t>(
+      frame, column, true,
+      [](bool null, auto v) { return null ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(v); },
+      extra);
+}
+}  // namespace
+
 std::vector<double> local_values(const Frame& frame, const std::string& column) {
-  return local_column<double>(frame, column, false, [](bool null, auto v) {
-    return null ? std::numeric_limits<double>::quiet_NaN() : static_cast<double>(v);
-  });
+  return values_with_room(frame, column, 0);
 }
 
 std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string& column) {
-  return local_column<std::int64_t>(frame, column, true, [](bool null, auto v) {
-    return null ? std::numeric_limits<std::int64_t>::min() : static_cast<std::int64_t>(v);
-  });
+  return int_values_with_room(frame, column, 0);
 }
 
 Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,
@@ -461,30 +543,50 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   if (!on.empty())
     SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == DType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");
-  const std::vector<double> x = local_values(frame, column);
+  // Room for the halo in front of the own rows (a row window's halo is at most rows - 1; a time window's is
+  // unknown, 64 Ki rows covers the usual spans), so the exchange joins them without a second buffer.
+  const std::size_t extra = std::min<std::size_t>(
+      window.is_time() ? 1u << 16 : static_cast<std::size_t>(std::max<std::int64_t>(window.rows - 1, 0)), 1u << 24);
+  std::vector<double> x = values_with_room(frame, column, extra);
   std::vector<std::int64_t> t;
-  if (window.is_time()) t = local_int_values(frame, on);
-  auto results = std::make_shared<std::vector<std::vector<double>>>(
-      rolling(frame.queue().comm(), std::span<const double>(x), std::span<const std::int64_t>(t), window,
-              std::span<const RollingOp>(ops)));
+  if (window.is_time()) t = int_values_with_room(frame, on, extra);
+  auto h = std::make_shared<RollingHalo>(exchange_halo(frame.queue().comm(), std::span<const double>(x),
+                                                       std::span<const std::int64_t>(t), window, &x,
+                                                       window.is_time() ? &t : nullptr));
   std::vector<Field> fields;
   for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), DType::float64});
   Schema schema(fields);
   const std::vector<DType> types(ops.size(), DType::float64);
   const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  const auto minp = static_cast<std::size_t>(std::max<std::int64_t>(0, window.effective_min_periods()));
   std::vector<Chunk> parts;
   std::vector<std::optional<std::int64_t>> known;
-  std::int64_t first = 0;
+  std::size_t first = h->halo;  // the partition's first row in h->x
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    const std::int64_t n = rows[k];
-    parts.push_back(frame.queue().submit("rolling", {}, [results, types, first, n](TaskContext& ctx) {
-      BatchBuilder b(ctx, n, types, {});
-      for (std::size_t j = 0; j < types.size(); ++j) {
-        auto col = b.column<double>(j);
-        std::copy_n((*results)[j].begin() + first, n, col.begin());
-      }
-    }));
-    known.emplace_back(n);
+    const auto n = static_cast<std::size_t>(rows[k]);
+    // The kernel runs in the partition's task and writes straight into its batch. Its halo: the rows of
+    // h->x before `first` that the window of row `first` can reach.
+    std::size_t halo = 0;
+    if (window.is_time())
+      halo = n ? first - static_cast<std::size_t>(
+                             std::upper_bound(h->t.begin(), h->t.begin() + first, h->t[first] - window.span_ns) -
+                             h->t.begin())
+               : 0;
+    else
+      halo = std::min<std::size_t>(first, static_cast<std::size_t>(window.rows) - 1);
+    parts.push_back(
+        frame.queue().submit("rolling", {}, [h, types, ops, window, minp, first, halo, n](TaskContext& ctx) {
+          BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {});
+          const std::size_t s = first - halo;
+          for (std::size_t j = 0; j < types.size(); ++j) {
+            double* out = b.column<double>(j).data();
+            if (window.is_time())
+              rolling_kernel::time(h->t.data() + s, h->x.data() + s, halo, n, window.span_ns, minp, ops[j], out);
+            else
+              rolling_kernel::rows(h->x.data() + s, halo, n, static_cast<std::size_t>(window.rows), minp, ops[j], out);
+          }
+        }));
+    known.emplace_back(rows[k]);
     first += n;
   }
   return Frame(frame.queue(), std::move(schema), std::move(parts), std::move(known));

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "ops_test_util.hpp"
@@ -242,6 +243,117 @@ TEST(Groupby, SkewedKeyShufflesPartialsNotRows) {
   ASSERT_GE(out.nrows(), 1);
   EXPECT_EQ(out["id"].ints[0], 7);
   EXPECT_DOUBLE_EQ(out["x_sum"].floats[0], n / 2.0);
+}
+
+TEST(Groupby, HalfTheRowsOnOneKeyStaysBalanced) {
+  // Key 7 holds half of all rows, the rest spread over 2000 keys: every rank must receive about its share of
+  // the partial records (range or hash routed), not the hot key's rows.
+  Engine e;
+  const std::int64_t n = 40000;
+  const int p = e.comm.size();
+  auto [b, en] = ops_test::my_range(n, e.comm.rank(), p);
+  std::vector<std::int64_t> id;
+  std::vector<double> x;
+  for (std::int64_t r = b; r < en; ++r) {
+    id.push_back(r % 2 == 0 ? 7 : 10 + static_cast<std::int64_t>(slab::counter_hash(41, r) % 2000));
+    x.push_back(static_cast<double>(r % 5));
+  }
+  fr::LocalTable t;
+  t.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("x", x));
+  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 1500);
+  for (bool sort : {true, false}) {
+    fr::GroupbyStats st;
+    fr::GroupbyOptions opt;
+    opt.sort = sort;
+    opt.stats = &st;
+    fr::LocalTable out = fr::groupby(f, {"id"}, {{"x", {fr::AggOp::sum, fr::AggOp::size}}}, opt).gather_all();
+    const std::int64_t total = e.comm.allreduce(st.records_received, slab::ReduceOp::sum);
+    const std::int64_t most = e.comm.allreduce(st.records_received, slab::ReduceOp::max);
+    const std::int64_t rows_max = e.comm.allreduce(st.groups_out, slab::ReduceOp::max);
+    EXPECT_EQ(total, e.comm.allreduce(st.records_sent, slab::ReduceOp::sum));
+    EXPECT_LE(total, 2001 * p);                            // one record per (rank, group) at most
+    EXPECT_LE(most, total / p + total / (2 * p) + p + 8);  // within 1.5x of a fair share
+    EXPECT_LE(rows_max, 2001 / p + 2001 / (2 * p) + 8);
+    std::int64_t hot = -1, hot_sum = -1;
+    for (std::int64_t i = 0; i < out.nrows(); ++i)
+      if (out["id"].ints[i] == 7)
+        hot = out["size"].ints[i], hot_sum = static_cast<std::int64_t>(out["x_sum"].floats[i]);
+    EXPECT_EQ(hot, n / 2) << "sort=" << sort;
+    std::int64_t want = 0;
+    for (std::int64_t r = 0; r < n; r += 2) want += r % 5;
+    EXPECT_EQ(hot_sum, want);
+  }
+}
+
+TEST(Groupby, AllDistinctKeysOutOfCore) {
+  // A 256 KiB memory limit: the partial state (~11,000 groups of ~140 bytes) cannot stay in memory, so it is
+  // written out in spillable chunks, shuffled per partition and combined one partition at a time. Neither the
+  // input nor the result fits either, so the reference is built from the generator and each rank checks its
+  // result partitions one at a time.
+  Engine e(256 << 10, 1ull << 30);
+  const std::int64_t n = 11000, nid = 1'000'000'000;
+  fr::LocalTable t = make_input(e.comm, n, nid, false);
+  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 400);
+  const std::vector<fr::Aggregation> aggs = {
+      {"x", {fr::AggOp::sum, fr::AggOp::count, fr::AggOp::size, fr::AggOp::min, fr::AggOp::std, fr::AggOp::first}},
+      {"k", {fr::AggOp::max, fr::AggOp::last}}};
+  using Key = std::pair<std::int64_t, std::string>;
+  std::map<Key, Ref> ref;
+  for (std::int64_t r = 0; r < n; ++r) {  // make_input's rows, without nulls
+    Ref& g =
+        ref[{static_cast<std::int64_t>(slab::counter_hash(31, r) % nid) - 2, kNames5[slab::counter_hash(32, r) % 5]}];
+    ++g.size;
+    const double v = r % 11 == 4 ? std::nan("") : 2 * slab::counter_uniform(33, r) - 1;
+    if (!std::isnan(v)) {
+      g.xs.push_back(v), g.sum += v, g.mn = std::min(g.mn, v);
+      if (std::isnan(g.first)) g.first = v;
+    }
+    const auto k = static_cast<std::int64_t>(slab::counter_hash(34, r) % 100);
+    g.kmax = std::max(g.kmax, k);
+    g.klast = k;
+  }
+  for (bool sort : {true, false}) {
+    fr::GroupbyStats st;
+    fr::GroupbyOptions opt;
+    opt.sort = sort;
+    opt.stats = &st;
+    fr::Frame g = fr::groupby(f, {"id", "name"}, aggs, opt);
+    g.persist();
+    EXPECT_GT(e.comm.allreduce(st.records_written, slab::ReduceOp::sum), 0) << "not written out";
+    const fr::Schema& s = g.schema();
+    const auto& dict = *s.dictionary(s.index_of("name"));
+    std::int64_t rows = 0, bad = 0;
+    std::optional<Key> prev;
+    for (const auto& part : g.partitions()) {
+      auto [pin, b] = fr::view_chunk(part);
+      for (std::int64_t i = 0; i < b.nrows(); ++i, ++rows) {
+        const Key key{b.column<std::int64_t>(s.index_of("id"))[i], dict[b.column<std::int32_t>(s.index_of("name"))[i]]};
+        if (sort && prev) EXPECT_LT(*prev, key) << "row " << rows;
+        prev = key;
+        auto it = ref.find(key);
+        if (it == ref.end()) {
+          ++bad;
+          continue;
+        }
+        const Ref& want = it->second;
+        auto col_f = [&](const char* c) { return b.column<double>(s.index_of(c))[i]; };
+        auto col_i = [&](const char* c) { return b.column<std::int64_t>(s.index_of(c))[i]; };
+        EXPECT_EQ(col_i("size"), want.size);
+        EXPECT_EQ(col_i("x_count"), static_cast<std::int64_t>(want.xs.size()));
+        expect_close(col_f("x_sum"), want.sum, "x_sum");
+        expect_close(col_f("x_min"), want.xs.empty() ? NAN : want.mn, "x_min");
+        expect_close(col_f("x_first"), want.first, "x_first");
+        double mean = 0, m2 = 0;
+        for (double v : want.xs) mean += v / static_cast<double>(want.xs.size());
+        for (double v : want.xs) m2 += (v - mean) * (v - mean);
+        expect_close(col_f("x_std"), want.xs.size() > 1 ? std::sqrt(m2 / (want.xs.size() - 1.0)) : NAN, "x_std");
+        EXPECT_EQ(col_i("k_max"), want.kmax);
+        EXPECT_EQ(col_i("k_last"), want.klast);
+      }
+    }
+    EXPECT_EQ(bad, 0);
+    EXPECT_EQ(e.comm.allreduce(rows, slab::ReduceOp::sum), static_cast<std::int64_t>(ref.size()));
+  }
 }
 
 TEST(Groupby, ErrorsOnEveryRank) {

@@ -10,6 +10,12 @@
 /// rank's pre-aggregated keys) and sorted on each rank, so the result is globally sorted in rank order
 /// (pandas' order: strings by value, nulls last). With sort = false groups are hash-routed and the order is
 /// unspecified (pandas gives first-appearance order).
+///
+/// Out of core: a rank's partial state that grows past 1/8 of the memory limit (many distinct keys) is
+/// written out as a spillable chunk of partial records and started afresh. If any rank wrote one, the
+/// records go through the streaming shuffle (shuffle_routed: range-routed by sampled splitters when sorted,
+/// hashed otherwise) and each shuffled partition is combined on its own into one result partition, so no
+/// step holds more than about one partition. Aggregations with nunique keep their distinct sets in memory.
 
 #include <cstdint>
 #include <string>
@@ -41,7 +47,8 @@ struct GroupbyStats {
   std::int64_t local_groups = 0;      ///< groups after local pre-aggregation
   std::int64_t records_sent = 0;      ///< partial-state records this rank sent (to all ranks)
   std::int64_t records_received = 0;  ///< partial-state records this rank received
-  std::int64_t groups_out = 0;        ///< groups this rank holds in the result
+  std::int64_t groups_out = 0;        ///< groups this rank holds in the result (0 when written out)
+  std::int64_t records_written = 0;   ///< partial records written out as spillable chunks (out of core)
 };
 
 struct GroupbyOptions {
@@ -55,12 +62,14 @@ struct GroupbyOptions {
  *
  * Result columns: the key columns (their types; strings keep the input dictionary), then one column per
  * (column, op) in the order given, named "<column>_<op>" (op "size" is named "size"). Types: count, size,
- * nunique int64; mean, std, var float64; sum float64 for float64 values and int64 for int64/bool; min, max,
+ * nunique int64; mean, std, var float64; sum float64 for float64 values and int64 for int64/bool (an int64 sum
+ * wraps modulo 2^64 on overflow, as pandas and NumPy do; mean/std/var are computed in double); min, max,
  * first, last keep the value type (all-null groups give NaN for float64, a null elsewhere). Float keys
  * group by value (-0.0 == 0.0; NaN is null: dropped, or one group with dropna = false).
  *
  * Eager and collective: runs the input's partition tasks (one at a time, folding each into this rank's
- * partial state), exchanges, and returns a frame with one partition per rank holding that rank's groups.
+ * partial state), exchanges, and returns a frame with one partition per rank holding that rank's groups
+ * (out of core: several partitions per rank, produced lazily, one combine task each).
  * @throws InvalidArgument (every rank) for unknown columns, no keys, a key also aggregated, or an empty op
  * list; TypeError (every rank) for sum/mean/std/var of a string or timestamp column.
  */

@@ -9,7 +9,9 @@
 ///
 /// Numerics follow pandas: NaN values are skipped (they count for neither min_periods nor the result, except
 /// for `count`, which like pandas applies min_periods to the rows in the window, NaN included);
-/// sums and means use a Kahan-compensated running sum (add and remove), std a Welford running variance
+/// sums and means use a running sum (Kahan-compensated add and remove where the input has NaN; without NaN a
+/// plain running sum recomputed from scratch every window length, which bounds its drift the same way and
+/// needs no per-row test), std a Welford running variance
 /// (recomputed exactly every `window` rows for fixed windows), min/max a monotonic deque: results match
 /// pandas to ~1e-12 relative.
 
