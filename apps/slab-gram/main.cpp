@@ -29,12 +29,13 @@ int main(int argc, char** argv) {
   app.add_input(input, "X as FILE.h5:/dataset (float64, n x m)");
   app.add_output(output, "where to write Y = X X^T (FILE.h5:/dataset; may be X's file)");
 
+  app.validate([&] {
+    SLAB_EXPECTS(!generate_file.empty() || input, slab::InvalidArgument,
+                 "slab-gram: give --generate-file FILE.h5 or --input FILE.h5:/X");
+  });
+
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     slab::Comm& comm = ctx.comm();
-    comm.run_collectively([&] {
-      SLAB_EXPECTS(!generate_file.empty() || input, slab::InvalidArgument,
-                   "slab-gram: give --generate-file FILE.h5 or --input FILE.h5:/X");
-    });
 
     if (!generate_file.empty()) {
       const std::uint64_t tr = std::min<std::uint64_t>(rows, 5000), tc = std::min<std::uint64_t>(cols, 5000);

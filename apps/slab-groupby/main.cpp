@@ -2,7 +2,11 @@
 //   df.groupby(['id', 'name']).agg({'x': ['mean', 'sum', 'count', 'std'], 'y': ['min', 'max']})
 //
 //   mpirun -n 2 slab-groupby --generate --rows 20000000 --json
+//   mpirun -n 2 slab-groupby --generate-file w3.h5 --rows 20000000     # W3 as an HDF5 frame (group /frame)
+//   mpirun -n 2 slab-groupby --input w3.h5:/frame --json                 # the same check values
+//   mpirun -n 2 slab-groupby --input w3.csv                              # columns id, name, x, y
 #include <slab/app/app.hpp>
+#include <slab/app/frame_input.hpp>
 #include <slab/frame/datasets.hpp>
 #include <slab/frame/groupby.hpp>
 
@@ -12,13 +16,19 @@
 #include <sstream>
 #include <string>
 
+namespace fr = slab::frame;
+
 int main(int argc, char** argv) {
   slab::App app("slab-groupby", "W3: groupby(['id','name']).agg({'x': [mean, sum, count, std], 'y': [min, max]}).");
   bool generate = false;
   std::int64_t rows = 20'000'000;
   std::int64_t partition_rows = 1'000'000;
   bool unsorted = false;
+  std::optional<slab::FrameFile> input, generate_file;
   app.cli().add_flag("--generate", generate, "generate the W3 input (counter-based, as in WORKLOADS.md)");
+  slab::add_frame_file(app, "--input", input, "read the input frame (id int64, name string, x and y float64)");
+  slab::add_frame_file(app, "--generate-file", generate_file,
+                       "write the W3 input of --rows rows as an HDF5 frame (then run only with --generate)");
   app.cli()
       .add_option("--rows", rows, "rows to generate")
       ->capture_default_str()
@@ -28,63 +38,96 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32));
   app.cli().add_flag("--no-sort", unsorted, "leave the groups unsorted (sort=False)");
+  app.validate([&] {
+    SLAB_EXPECTS(!(generate && input), slab::InvalidArgument, "slab-groupby: give --generate or --input, not both");
+    SLAB_EXPECTS(generate || input || generate_file, slab::InvalidArgument,
+                 "slab-groupby: give --generate, --input FILE or --generate-file FILE.h5");
+    SLAB_EXPECTS(!generate_file || !generate_file->is_csv(), slab::InvalidArgument,
+                 "--generate-file: writes an HDF5 frame (FILE.h5 or FILE.h5:/group), not CSV");
+  });
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
-    namespace fr = slab::frame;
-    if (!generate)
-      throw slab::InvalidArgument("slab-groupby: give --generate (file input is not supported yet)", __FILE__,
-                                  __LINE__);
     slab::Comm& comm = ctx.comm();
-    fr::Frame df = fr::datasets::w3(ctx.tasks(), rows, partition_rows);
-    df.persist();  // generation is not timed
+    fr::Frame df;
+    if (generate || generate_file) df = fr::datasets::w3(ctx.tasks(), rows, partition_rows);
+    if (generate_file) {
+      slab::write_frame(ctx, df, *generate_file, "the W3 input");
+      if (!generate) {
+        ctx.check("generated_rows", rows);
+        return;
+      }
+    }
+    if (input) {
+      df = slab::read_frame(ctx.tasks(), *input, partition_rows);
+      slab::require_columns(df, *input, "slab-groupby",
+                            {{"id", {fr::DType::int64}},
+                             {"name", {fr::DType::string}},
+                             {"x", {fr::DType::float64}},
+                             {"y", {fr::DType::float64}}});
+    }
+    df.persist();  // generating or reading the input is not timed
+    const std::int64_t n = df.len();
+
     ctx.job_begin();
     fr::GroupbyOptions opt;
     opt.sort = !unsorted;
+    ctx.show_task_progress("groupby");
     fr::Frame g = fr::groupby(df, {"id", "name"},
                               {{"x", {fr::AggOp::mean, fr::AggOp::sum, fr::AggOp::count, fr::AggOp::std}},
                                {"y", {fr::AggOp::min, fr::AggOp::max}}},
                               opt);
     g.persist();
+    ctx.show_task_progress("");
     ctx.job_end();
 
-    // Checks over this rank's groups, then summed over ranks.
+    // Checks over this rank's groups, then summed over ranks. name_index: the position in WORKLOADS.md's
+    // NAMES (sorted, so key order = (id, name) order); a name outside NAMES counts as 26 + its code.
     const fr::Schema& s = g.schema();
     const auto& dict = *s.dictionary(s.index_of("name"));
-    std::vector<std::int64_t> name_index(dict.size(), -1);
-    for (std::size_t c = 0; c < dict.size(); ++c)
+    std::vector<std::int64_t> name_index(dict.size());
+    for (std::size_t c = 0; c < dict.size(); ++c) {
+      name_index[c] = 26 + static_cast<std::int64_t>(c);
       for (std::size_t k = 0; k < fr::kNames.size(); ++k)
         if (dict[c] == fr::kNames[k]) name_index[c] = static_cast<std::int64_t>(k);
+    }
+    const std::size_t cid = s.index_of("id"), cname = s.index_of("name"), cxmean = s.index_of("x_mean"),
+                      cxsum = s.index_of("x_sum"), cxcount = s.index_of("x_count"), cxstd = s.index_of("x_std"),
+                      cymin = s.index_of("y_min"), cymax = s.index_of("y_max");
     double sums[6] = {0, 0, 0, 0, 0, 0};  // x_sum, x_mean, x_std, y_min, y_max, wsum_xsum
     std::int64_t counts[2] = {0, 0};      // ngroups, sum_count
-    std::int64_t first_key = std::numeric_limits<std::int64_t>::max(), first_count = 0;
+    // The smallest (id, name) group of this rank: id, name code, count (codes order like names).
+    constexpr std::int64_t none = std::numeric_limits<std::int64_t>::max();
+    std::int64_t first[3] = {none, none, 0};
     for (const auto& part : g.partitions()) {
       auto [pin, b] = fr::view_chunk(part);
       if (b.ncols() == 0) continue;
-      auto id = b.column<std::int64_t>(0);
-      auto name = b.column<std::int32_t>(1);
-      auto xmean = b.column<double>(2), xsum = b.column<double>(3), xstd = b.column<double>(5);
-      auto xcount = b.column<std::int64_t>(4);
-      auto ymin = b.column<double>(6), ymax = b.column<double>(7);
+      auto id = b.column<std::int64_t>(cid);
+      auto name = b.column<std::int32_t>(cname);
+      auto xmean = b.column<double>(cxmean), xsum = b.column<double>(cxsum), xstd = b.column<double>(cxstd);
+      auto xcount = b.column<std::int64_t>(cxcount);
+      auto ymin = b.column<double>(cymin), ymax = b.column<double>(cymax);
       for (std::int64_t i = 0; i < b.nrows(); ++i) {
-        const std::int64_t key = id[i] * 26 + name_index[name[i]];
         sums[0] += xsum[i];
         sums[1] += xmean[i];
         if (!std::isnan(xstd[i])) sums[2] += xstd[i];
         sums[3] += ymin[i];
         sums[4] += ymax[i];
-        sums[5] += static_cast<double>(key) * xsum[i];
+        sums[5] += static_cast<double>(id[i] * 26 + name_index[name[i]]) * xsum[i];
         counts[0] += 1;
         counts[1] += xcount[i];
-        if (key < first_key) {
-          first_key = key;
-          first_count = xcount[i];
-        }
+        if (std::pair(id[i], std::int64_t{name[i]}) < std::pair(first[0], first[1]))
+          first[0] = id[i], first[1] = name[i], first[2] = xcount[i];
       }
     }
     comm.allreduce(std::span<double>(sums, 6), slab::ReduceOp::sum);
     comm.allreduce(std::span<std::int64_t>(counts, 2), slab::ReduceOp::sum);
-    const std::int64_t gmin = comm.allreduce(first_key, slab::ReduceOp::min);
-    const std::int64_t fcount = comm.allreduce(first_key == gmin ? first_count : std::int64_t{0}, slab::ReduceOp::sum);
+    std::vector<std::int64_t> firsts(static_cast<std::size_t>(3 * comm.size()));
+    comm.allgather(std::span<const std::int64_t>(first, 3), std::span<std::int64_t>(firsts));
+    for (std::size_t r = 0; r < firsts.size(); r += 3)
+      if (std::pair(firsts[r], firsts[r + 1]) < std::pair(first[0], first[1]))
+        first[0] = firsts[r], first[1] = firsts[r + 1], first[2] = firsts[r + 2];
+    const bool any = counts[0] > 0;
+    ctx.check("rows", n);
     ctx.check("ngroups", counts[0]);
     ctx.check("sum_count", counts[1]);
     ctx.check("sum_x_sum", sums[0]);
@@ -93,12 +136,11 @@ int main(int argc, char** argv) {
     ctx.check("sum_y_min", sums[3]);
     ctx.check("sum_y_max", sums[4]);
     ctx.check("wsum_xsum", sums[5]);
-    const bool any = counts[0] > 0;
-    ctx.check("first_id", any ? gmin / 26 : std::int64_t{-1});
-    ctx.check("first_name", any ? std::string(fr::kNames[gmin % 26]) : std::string());
-    ctx.check("first_count", fcount);
+    ctx.check("first_id", any ? first[0] : std::int64_t{-1});
+    ctx.check("first_name", any ? dict[static_cast<std::size_t>(first[1])] : std::string());
+    ctx.check("first_count", any ? first[2] : std::int64_t{0});
     std::ostringstream out;
-    out << "W3 groupby of " << rows << " rows on " << comm.size() << " ranks: " << counts[0] << " groups in "
+    out << "W3 groupby of " << n << " rows on " << comm.size() << " ranks: " << counts[0] << " groups in "
         << ctx.job_seconds() << " s\n";
     ctx.print(out.str());
   });

@@ -37,10 +37,14 @@ int main(int argc, char** argv) {
           {slab::TraceKind::generate, false}));
     }
     slab::Array<double> a(queue, layout, std::move(chunks));
+    ctx.show_task_progress("generate");
     a.persist();
+    ctx.show_task_progress("");
 
     ctx.job_begin();
+    ctx.show_task_progress("reduce");
     const slab::Stats s = slab::reduce_stats(a, 0);
+    ctx.show_task_progress("");
     ctx.job_end();
 
     ctx.check("sum", s.sum);

@@ -5,10 +5,12 @@
 //   mpirun -n 2 slab-rolling --generate --rows 20000000 --window 1000 --json
 //   mpirun -n 2 slab-rolling --generate --window 1h --op mean
 //   mpirun -n 4 slab-rolling --input series.h5:/frame --value v --on t --window 30min
+//   mpirun -n 2 slab-rolling --generate-file w5.h5 --rows 20000000      # W5 as an HDF5 frame (group /frame)
+//   mpirun -n 2 slab-rolling --input w5.csv --window 1h                  # columns t (ISO timestamps), v
 #include <slab/app/app.hpp>
-#include <slab/core/counter_rng.hpp>
+#include <slab/app/frame_input.hpp>
+#include <slab/frame/datasets.hpp>
 #include <slab/frame/rolling.hpp>
-#include <slab/io/frame_io.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -19,36 +21,6 @@
 
 namespace sf = slab::frame;
 
-namespace {
-
-// W5: v[r] = U(10, r); t[r] = 2000-01-01T00:00:00 + r seconds (as ns since the epoch).
-constexpr std::int64_t kEpoch2000 = 946684800LL * 1000000000LL;
-
-sf::Frame generate(slab::TaskQueue& queue, const slab::Comm& comm, std::int64_t rows, std::int64_t per_part) {
-  const std::int64_t p = comm.size(), r = comm.rank();
-  const std::int64_t begin = rows * r / p, end = rows * (r + 1) / p;
-  sf::Schema schema({{"t", sf::DType::timestamp}, {"v", sf::DType::float64}});
-  const std::vector<sf::DType> types = sf::types_of(schema);
-  std::vector<slab::Chunk> parts;
-  std::vector<std::optional<std::int64_t>> known;
-  for (std::int64_t b = begin; b < end; b += per_part) {
-    const std::int64_t e = std::min(end, b + per_part);
-    parts.push_back(queue.submit("generate", {}, [types, b, e](slab::TaskContext& ctx) {
-      sf::BatchBuilder out(ctx, e - b, types, {});
-      auto t = out.column<std::int64_t>(0);
-      auto v = out.column<double>(1);
-      for (std::int64_t i = b; i < e; ++i) {
-        t[i - b] = kEpoch2000 + i * 1000000000LL;
-        v[i - b] = slab::counter_uniform(10, static_cast<std::uint64_t>(i));
-      }
-    }));
-    known.emplace_back(e - b);
-  }
-  return sf::Frame(queue, schema, std::move(parts), std::move(known));
-}
-
-}  // namespace
-
 int main(int argc, char** argv) {
   slab::App app("slab-rolling", "Rolling-window mean (sum, min, max, std, count) of a time series (W5).");
   bool gen = false;
@@ -57,14 +29,14 @@ int main(int argc, char** argv) {
   std::string window_text = "1000";
   std::string op_text = "mean";
   std::string value = "v", on = "t";
-  std::optional<slab::DatasetPath> input;
+  std::optional<slab::FrameFile> input, generate_file;
   app.cli().add_flag("--generate", gen, "generate the W5 series (v = U(10, r), t = 2000-01-01 + r s)");
   app.cli()
       .add_option("--rows", rows, "rows to generate")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   app.cli()
-      .add_option("--partition-rows", per_part, "rows per generated partition")
+      .add_option("--partition-rows", per_part, "rows per partition")
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   app.cli()
@@ -75,21 +47,52 @@ int main(int argc, char** argv) {
   app.cli()
       .add_option("--on", on, "the sorted timestamp column of a time window (with --input)")
       ->capture_default_str();
-  app.add_input(input, "read the frame from FILE.h5:/group (layout of WORKLOADS.md) instead of --generate");
+  slab::add_frame_file(app, "--input", input, "read the series (the --value column, float64; --on, timestamp)");
+  slab::add_frame_file(app, "--generate-file", generate_file,
+                       "write the W5 series of --rows rows as an HDF5 frame (then run only with --generate)");
+  app.validate([&] {
+    (void)sf::RollingWindow::parse(window_text);
+    (void)sf::parse_rolling_op(op_text);
+    SLAB_EXPECTS(!(gen && input), slab::InvalidArgument, "slab-rolling: give --generate or --input, not both");
+    SLAB_EXPECTS(gen || input || generate_file, slab::InvalidArgument,
+                 "slab-rolling: give --generate, --input FILE or --generate-file FILE.h5");
+    SLAB_EXPECTS(!generate_file || !generate_file->is_csv(), slab::InvalidArgument,
+                 "--generate-file: writes an HDF5 frame (FILE.h5 or FILE.h5:/group), not CSV");
+  });
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     const sf::RollingWindow window = sf::RollingWindow::parse(window_text);
     const sf::RollingOp op = sf::parse_rolling_op(op_text);
-    SLAB_EXPECTS(gen != input.has_value(), slab::InvalidArgument, "give exactly one of --generate and --input");
     slab::Comm& comm = ctx.comm();
-    sf::Frame frame = gen ? generate(ctx.tasks(), comm, rows, per_part)
-                          : sf::read_hdf5(ctx.tasks(), input->file, input->object, per_part);
-    if (gen) value = "v", on = "t";
+    sf::Frame frame;
+    if (gen || generate_file) {
+      frame = sf::datasets::w5(ctx.tasks(), rows, per_part);
+      value = "v", on = "t";
+    }
+    if (generate_file) {
+      slab::write_frame(ctx, frame, *generate_file, "the W5 series");
+      if (!gen) {
+        ctx.check("generated_rows", rows);
+        return;
+      }
+    }
+    if (input) {
+      frame = slab::read_frame(ctx.tasks(), *input, per_part);
+      std::vector<slab::NeededColumn> needed{{value, {sf::DType::float64}}};
+      if (window.is_time()) needed.push_back({on, {sf::DType::timestamp}});
+      slab::require_columns(frame, *input, "slab-rolling", needed);
+    }
     frame.persist();  // input generation / reading is not part of the timed job
     const std::int64_t n = frame.len();
 
     ctx.job_begin();
+    ctx.show_task_progress("rolling");
     sf::Frame result = sf::rolling(frame, value, window, {op}, window.is_time() ? on : std::string());
+    result.persist();
+    ctx.show_task_progress("");
+    // The timed job is the rolling computation, as the peers time s.rolling(...).mean(); the checks below
+    // read the persisted result afterwards.
+    ctx.job_end();
     const std::vector<double> r = sf::local_values(result, value + "_" + std::string(sf::to_string(op)));
     const std::int64_t offset = result.global_offset();
     // Checks: non-NaN count, Kahan sum of the non-NaN values, values at rows 999, 3600 and the last row.
@@ -118,7 +121,6 @@ int main(int argc, char** argv) {
     double nansum = 0;
     for (double s : sums) nansum += s;
     const double r999 = at(999), r3600 = at(3600), last = at(n - 1);
-    ctx.job_end();
 
     ctx.check("rows", n);
     ctx.check("n_valid", n_valid);

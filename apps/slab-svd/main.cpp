@@ -77,22 +77,27 @@ int main(int argc, char** argv) {
                      "never hold A: generate its chunks twice (R pass, U pass) to fit a memory limit");
   app.add_output(output, "write U, S and V^T to datasets PATH_U, PATH_S and PATH_VT of FILE.h5, after the timed SVD");
 
-  return app.run(argc, argv, [&](slab::AppContext& ctx) {
-    namespace la = slab::linalg;
-    slab::TaskQueue& queue = ctx.tasks();
-    slab::Comm& comm = ctx.comm();
+  app.validate([&] {
     SLAB_EXPECTS(!(randomized && stream), slab::InvalidArgument, "slab-svd: --randomized does not support --stream");
     SLAB_EXPECTS(generate != input.has_value(), slab::InvalidArgument,
                  "slab-svd: give exactly one of --generate and --input");
     SLAB_EXPECTS(
         !(input && stream), slab::InvalidArgument,
         "slab-svd: --stream regenerates A and works with --generate only; with --input, A is read once and held");
+  });
+
+  return app.run(argc, argv, [&](slab::AppContext& ctx) {
+    namespace la = slab::linalg;
+    slab::TaskQueue& queue = ctx.tasks();
+    slab::Comm& comm = ctx.comm();
     slab::Array<double> a;
     if (input) {
       // Reading the file is part of the job (WORKLOADS.md): the clock starts before it.
       ctx.job_begin();
       a = slab::io::read_hdf5<double>(queue, input->file, input->object, slab::Split::rows, {chunk_rows});
-      SLAB_EXPECTS(a.ndim() == 2, slab::ShapeError, "slab-svd: " + input->str() + " is 1-D; the SVD needs a matrix");
+      comm.run_collectively([&] {  // the shape is known on every rank: agree so that every rank exits cleanly
+        SLAB_EXPECTS(a.ndim() == 2, slab::ShapeError, "slab-svd: " + input->str() + " is 1-D; the SVD needs a matrix");
+      });
       rows = a.rows();
       cols = a.cols();
       a.persist();
@@ -129,6 +134,7 @@ int main(int argc, char** argv) {
     }
 
     if (!input) ctx.job_begin();
+    ctx.show_task_progress("svd");
     la::SvdResult r;
     if (randomized)
       r = la::randomized_svd(a, {k == 0 ? std::min<std::int64_t>(10, cols) : k, oversample, power_iters, 77});
@@ -138,6 +144,7 @@ int main(int argc, char** argv) {
                   : qr == "cholesky"  ? la::QrMethod::cholesky
                                       : la::QrMethod::automatic);
     r.u.persist();
+    ctx.show_task_progress("");
     ctx.job_end();
     if (output) {
       const std::int64_t kept = static_cast<std::int64_t>(r.s.size());

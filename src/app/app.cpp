@@ -4,8 +4,10 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <string_view>
 
 #include "slab/comm/world.hpp"
 #include "slab/core/error.hpp"
@@ -69,21 +71,38 @@ App::App(std::string name, std::string description) : name_(std::move(name)), cl
 }
 
 void App::add_input(std::optional<DatasetPath>& target, const std::string& help, bool required) {
-  dataset_texts_.emplace_back();
-  auto* opt = cli_.add_option("--input", dataset_texts_.back(), help + " (FILE.h5:/path)");
+  std::string& text = flag_texts_.emplace_back();
+  auto* opt = cli_.add_option("--input", text, help + " (FILE.h5:/path)");
   if (required) opt->required();
-  dataset_targets_.emplace_back(&target, "--input");
+  validate([&text, &target] {
+    if (!text.empty()) target = DatasetPath::parse(text, "--input");
+  });
 }
 
 void App::add_output(std::optional<DatasetPath>& target, const std::string& help) {
-  dataset_texts_.emplace_back();
-  cli_.add_option("--output", dataset_texts_.back(), help + " (FILE.h5:/path)");
-  dataset_targets_.emplace_back(&target, "--output");
+  std::string& text = flag_texts_.emplace_back();
+  cli_.add_option("--output", text, help + " (FILE.h5:/path)");
+  validate([&text, &target] {
+    if (!text.empty()) target = DatasetPath::parse(text, "--output");
+  });
 }
+
+void App::validate(std::function<void()> check) { checks_.push_back(std::move(check)); }
 
 namespace {
 
-bool stdout_is_terminal() { return isatty(STDOUT_FILENO) == 1; }
+// Open MPI gives the ranks on mpirun's node a pseudo-terminal for stdout even when mpirun's own stdout is a pipe
+// or a file, so under Open MPI the question goes to the launcher's stdout (this rank's parent process).
+bool stdout_is_terminal() {
+  if (isatty(STDOUT_FILENO) != 1) return false;
+  if (std::getenv("OMPI_COMM_WORLD_SIZE") == nullptr) return true;
+  char link[256];
+  const std::string fd = "/proc/" + std::to_string(getppid()) + "/fd/1";
+  const ssize_t n = readlink(fd.c_str(), link, sizeof link - 1);
+  if (n <= 0) return false;
+  const std::string_view target(link, static_cast<std::size_t>(n));
+  return target.starts_with("/dev/pts/") || target.starts_with("/dev/tty");
+}
 
 void print_error(const std::string& app, int rank, const std::string& message) {
   std::fprintf(stderr, "%s: error (rank %d): %s\n", app.c_str(), rank, message.c_str());
@@ -132,9 +151,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
   const int rank = runtime->rank();
   try {
     cli_.parse(argc, argv);
-    for (std::size_t i = 0; i < dataset_targets_.size(); ++i)
-      if (!dataset_texts_[i].empty())
-        *dataset_targets_[i].first = DatasetPath::parse(dataset_texts_[i], dataset_targets_[i].second);
+    for (const auto& check : checks_) check();
   } catch (const CLI::ParseError& e) {
     if (e.get_exit_code() == 0) {  // --help, --version
       if (rank == 0) cli_.exit(e);

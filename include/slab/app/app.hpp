@@ -110,6 +110,12 @@ class App {
   void add_input(std::optional<DatasetPath>& target, const std::string& help, bool required = false);
   /// Add --output FILE.h5:/path.
   void add_output(std::optional<DatasetPath>& target, const std::string& help);
+  /**
+   * @brief Run `check` right after the flags are parsed, before the body: checks of flags together (exactly one
+   * of --generate and --input) and conversions of flag texts. Every rank parses the same flags, so every rank
+   * throws the same: an slab::Error thrown here prints its message on every rank and exits 2. In call order.
+   */
+  void validate(std::function<void()> check);
 
   /// Collective over MPI_COMM_WORLD. Returns the process exit code.
   int run(int argc, char** argv, const std::function<void(AppContext&)>& body);
@@ -118,8 +124,8 @@ class App {
   std::string name_;
   CLI::App cli_;
   bool json_ = false;
-  std::vector<std::pair<std::optional<DatasetPath>*, std::string>> dataset_targets_;
-  std::deque<std::string> dataset_texts_;  // stable addresses: CLI11 keeps pointers to them
+  std::vector<std::function<void()>> checks_;
+  std::deque<std::string> flag_texts_;  // stable addresses: CLI11 keeps pointers to them
 };
 
 }  // namespace slab
