@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Peer comparison: slab's apps against NumPy and Dask (W1, W1b, W2, W6) and against pandas, Polars, DuckDB and
-dask.dataframe (W3, W4, W5 = W5-1000 + W5-1h; perf/peers/frames.py, checked against the pandas row) on the
-workloads of WORKLOADS.md, same inputs, same machine.
+"""Peer comparison: slab's apps against NumPy and Dask (W1, W1b, W2, W6), against pandas, Polars, DuckDB and
+dask.dataframe (W3, W4, W5 = W5-1000 + W5-1h; perf/peers/frames.py, checked against the pandas row) and against
+serial NumPy, joblib and dask.delayed (W7, the parameter sweep of seed 003) on the workloads of WORKLOADS.md,
+same inputs, same machine.
 
   python3 perf/compare/run.py --workloads W1,W2,W6 [--quick] [--impls numpy,dask-threaded,dask-cluster]
-                              [--ranks 2] [--no-slab] [--debian] [--timeout 3600]
+                              [--ranks 2] [--no-slab] [--debian] [--timeout 3600] [--bin-dir build/bin]
 
 (a) sets up perf/.venv (perf/peers/setup_venv.sh) and re-runs itself there; (b) runs each workload in slab
 (scripts/mpirun -n RANKS build/bin/slab-..., --json) and in each peer (perf/peers/workloads.py, one process per
@@ -40,6 +41,10 @@ FRAMES_PY = os.path.join(PERF, "peers", "frames.py")
 PEERS = ["numpy", "dask-threaded", "dask-cluster"]
 FRAME_PEERS = ["pandas", "polars", "duckdb", "dask-threaded"]   # W3, W4, W5-*: perf/peers/frames.py
 FRAME_WLS = ("W3", "W4", "W5-1000", "W5-1h")
+SWEEP_PEERS = ["numpy", "joblib", "dask-delayed"]   # W7: perf/peers/workloads.py
+# Extra slab rows: (label, flags). W7 --refit refits every point from the raw rows, as the peers' tasks do (the
+# like-for-like row); the main row shares the folds' QR factors across all points.
+SLAB_VARIANTS = {"W7": [(" --refit", ["--refit"])]}
 ALIASES = {"W5": ["W5-1000", "W5-1h"]}
 
 
@@ -56,9 +61,10 @@ SIZES = {  # full, quick
     "W4": ({"rows": 20_000_000, "right_rows": 2_000_000}, {"rows": 2_000_000, "right_rows": 200_000}),
     "W5-1000": ({"rows": 20_000_000, "window": "1000"}, {"rows": 2_000_000, "window": "1000"}),
     "W5-1h": ({"rows": 20_000_000, "window": "1h"}, {"rows": 2_000_000, "window": "1h"}),
+    "W7": ({"rows": 20_000, "cols": 75, "tasks": 64}, {"rows": 5_000, "cols": 75, "tasks": 16}),
 }
 SLAB_APP = {"W1": "slab-svd", "W1b": "slab-svd", "W2": "slab-gram", "W6": "slab-reduce", "W3": "slab-groupby",
-            "W4": "slab-merge", "W5-1000": "slab-rolling", "W5-1h": "slab-rolling"}
+            "W4": "slab-merge", "W5-1000": "slab-rolling", "W5-1h": "slab-rolling", "W7": "slab-sweep"}
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -102,6 +108,16 @@ def compare_checks(wl, ref, got):
                                                                      abs(got[k] - ref[k]) / abs(ref[k])))
         if need("max") and got["max"] != ref["max"]:
             bad.append("max %.17g vs %.17g (must be equal)" % (got["max"], ref["max"]))
+    elif wl == "W7":
+        # Sums of 64 small errors: 1e-9 relative; the argmin exactly (neighbouring errors differ by ~2e-9
+        # relative at full size, far above the ~1e-13 that QR vs SVD least squares changes).
+        last = [k for k in ref if k.startswith("err") and k != "err0"]
+        for k in ["sum_err", "err0"] + last:
+            if need(k) and abs(got[k] - ref[k]) > 1e-9 * abs(ref[k]):
+                bad.append("%s %.17g vs %.17g (rel %.2e > 1e-9)" % (k, got[k], ref[k],
+                                                                     abs(got[k] - ref[k]) / abs(ref[k])))
+        if need("argmin") and got["argmin"] != ref["argmin"]:
+            bad.append("argmin %s vs %s (must be equal)" % (got["argmin"], ref["argmin"]))
     elif wl in FRAME_WLS:
         # Integers and names exactly; floating-point sums and values within 1e-9 relative (denominator
         # max(|ref|, 1), since sums of +-1 values like sum_x_mean can lie near 0).
@@ -223,6 +239,9 @@ def versions(py):
            "duckdb.__version__, pyarrow.__version__)'" % py).split()
     if len(f) == 4:
         v["pandas"], v["polars"], v["duckdb"], v["pyarrow"] = f
+    j = sh("%s -c 'import joblib; print(joblib.__version__)'" % py)
+    if j:
+        v["joblib"] = j
     return v
 
 
@@ -255,8 +274,8 @@ def delete_y(path):
             del f["Y"]
 
 
-def slab_cmd(wl, size, ranks, w2path):
-    app = os.path.join(ROOT, "build", "bin", SLAB_APP[wl])
+def slab_cmd(wl, size, ranks, w2path, bin_dir):
+    app = os.path.join(bin_dir, SLAB_APP[wl])
     mpirun = [os.path.join(ROOT, "scripts", "mpirun"), "-n", str(ranks), app]
     if wl in ("W1", "W1b"):
         return mpirun + ["--generate", "--rows", str(size["rows"]), "--cols", str(size["cols"]), "--json"]
@@ -268,6 +287,9 @@ def slab_cmd(wl, size, ranks, w2path):
         return mpirun + ["--generate", "--rows", str(size["rows"]), "--right-rows", str(size["right_rows"]), "--json"]
     if wl in ("W5-1000", "W5-1h"):
         return mpirun + ["--generate", "--rows", str(size["rows"]), "--window", size["window"], "--json"]
+    if wl == "W7":
+        return mpirun + ["--generate", "--rows", str(size["rows"]), "--cols", str(size["cols"]), "--tasks",
+                         str(size["tasks"]), "--json"]
     return mpirun + ["--generate", "--n", str(size["n"]), "--json"]
 
 
@@ -278,13 +300,15 @@ def peer_cmd(py, wl, impl, size, w2path):
     base = [py, WORKLOADS_PY, "run", "W1" if wl == "W1b" else wl, impl]
     if wl in ("W1", "W1b"):
         return base + ["--rows", str(size["rows"]), "--cols", str(size["cols"])]
+    if wl == "W7":
+        return base + ["--rows", str(size["rows"]), "--cols", str(size["cols"]), "--tasks", str(size["tasks"])]
     if wl == "W2":
         return base + ["--file", w2path]
     return base + ["--n", str(size["n"])]
 
 
 def ideal_lines(wl, size, ideal):
-    if not ideal or wl in FRAME_WLS:
+    if not ideal or wl in FRAME_WLS or wl == "W7":
         return []
     rate = ideal["dgemm_flops_per_s"]
     bw = max(ideal["read_bytes_per_s_1thread"], ideal["read_bytes_per_s_2threads"])
@@ -331,7 +355,10 @@ def render_markdown(records):
         lines.append("## %s%s: %s (%s)" % (rec["workload"], " (quick)" if rec["quick"] else "",
                                             ", ".join("%s=%s" % kv for kv in rec["size"].items()), rec["date"]))
         lines.append("")
-        if rec["workload"] in FRAME_WLS:
+        if rec["workload"] == "W7":
+            vs = "numpy %s (BLAS %s), joblib %s, dask %s" % (v.get("numpy"), rec.get("blas_kernel"),
+                                                           v.get("joblib"), v.get("dask"))
+        elif rec["workload"] in FRAME_WLS:
             vs = "pandas %s, polars %s, duckdb %s, pyarrow %s, dask %s, numpy %s" % (
                 v.get("pandas"), v.get("polars"), v.get("duckdb"), v.get("pyarrow"), v.get("dask"), v.get("numpy"))
         else:
@@ -384,7 +411,7 @@ def rebuild_latest():
         key = (rec["workload"], rec["quick"])
         if key not in newest or rec["timestamp"] >= newest[key]["timestamp"]:
             newest[key] = rec
-    order = {"W1": 0, "W1b": 1, "W2": 2, "W3": 3, "W4": 4, "W5-1000": 5, "W5-1h": 6, "W6": 7}
+    order = {"W1": 0, "W1b": 1, "W2": 2, "W3": 3, "W4": 4, "W5-1000": 5, "W5-1h": 6, "W6": 7, "W7": 8}
     recs = sorted(newest.values(), key=lambda r: (r["quick"], order.get(r["workload"], 9)))
     with open(os.path.join(RESULTS, "latest.md"), "w") as f:
         f.write(render_markdown(recs))
@@ -393,10 +420,12 @@ def rebuild_latest():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--workloads", default="W1,W2,W6",
-                    help="comma list of W1, W1b, W2, W3, W4, W5 (= W5-1000,W5-1h), W6")
+                    help="comma list of W1, W1b, W2, W3, W4, W5 (= W5-1000,W5-1h), W6, W7")
     ap.add_argument("--quick", action="store_true", help="small sizes (W1 20,000 x 500, W2 1000 x 20,000, W6 2e7)")
-    ap.add_argument("--impls", default=None, help="peers to run (comma list of %s; W3-W5: %s; default all)"
-                    % (",".join(PEERS), ",".join(FRAME_PEERS)))
+    ap.add_argument("--impls", default=None, help="peers to run (comma list of %s; W3-W5: %s; W7: %s; default all)"
+                    % (",".join(PEERS), ",".join(FRAME_PEERS), ",".join(SWEEP_PEERS)))
+    ap.add_argument("--bin-dir", default=os.path.join(ROOT, "build", "bin"),
+                    help="where slab's apps are (default build/bin)")
     ap.add_argument("--ranks", type=int, default=2)
     ap.add_argument("--no-slab", action="store_true", help="peers only")
     ap.add_argument("--debian", action="store_true",
@@ -448,7 +477,7 @@ def main():
         if wl not in SIZES:
             sys.exit("unknown workload %s" % wl)
     for wl in wls:
-        allowed = FRAME_PEERS if wl in FRAME_WLS else PEERS
+        allowed = FRAME_PEERS if wl in FRAME_WLS else SWEEP_PEERS if wl == "W7" else PEERS
         impls = [i for i in (args.impls.split(",") if args.impls else allowed) if i and i in allowed]
         size = SIZES[wl][1 if args.quick else 0]
         w2path = w2_file(size, log) if wl == "W2" else None
@@ -458,36 +487,40 @@ def main():
                "loadavg_start": "%.2f %.2f %.2f" % os.getloadavg(), "ideal": ideal_lines(wl, size, ideal_rec),
                "ideal_inputs": ideal_rec, "rows": []}
         # slab
-        app = os.path.join(ROOT, "build", "bin", SLAB_APP[wl])
+        bin_dir = os.path.abspath(args.bin_dir)
+        app = os.path.join(bin_dir, SLAB_APP[wl])
         if args.no_slab:
             pass
         elif not os.access(app, os.X_OK):
             rec["rows"].append({"impl": "slab", "seconds": None, "status": "slab: not built",
-                                "note": "build/bin/%s missing" % SLAB_APP[wl]})
-            log("%s slab: not built (build/bin/%s missing)" % (wl, SLAB_APP[wl]))
+                                "note": "%s missing" % os.path.relpath(app, ROOT)})
+            log("%s slab: not built (%s missing)" % (wl, os.path.relpath(app, ROOT)))
         else:
-            if w2path:
-                delete_y(w2path)
-            cmd = slab_cmd(wl, size, args.ranks, w2path)
-            log("%s slab: %s" % (wl, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c for c in cmd)))
-            la = wait_load(args, log)
-            out, rc, so, se, peak, wall = run_measured(cmd, dict(os.environ), args.timeout)
-            row = {"impl": "slab (%d ranks)" % args.ranks, "command": cmd, "loadavg_before": la, "wall": wall}
-            if out is None or rc != 0:
-                row.update({"seconds": None, "status": "slab: failed (rc %s)" % rc,
-                            "note": (se or so).strip().splitlines()[-1][:200] if (se or so).strip() else ""})
-                log("!!! %s slab failed (rc %s): %s" % (wl, rc, (se or so)[-2000:]))
-            else:
-                pb = out.get("peak_bytes", {})
-                row.update({"seconds": out.get("seconds"), "peak_bytes": max(peak, 0), "checks": out.get("checks", {}),
-                            "slab_json": out,
-                            "note": "slab peak_bytes device %s, host %s, disk %s; spilled %s" % (
-                                gib(pb.get("device")), gib(pb.get("host")), gib(pb.get("disk")),
-                                gib(out.get("spilled_bytes")))})
-                log("%s slab: %.3f s, peak %s" % (wl, row["seconds"], gib(peak)))
-            rec["rows"].append(row)
+            for label, flags in [("", [])] + SLAB_VARIANTS.get(wl, []):
+                if w2path:
+                    delete_y(w2path)
+                cmd = slab_cmd(wl, size, args.ranks, w2path, bin_dir) + flags
+                log("%s slab%s: %s" % (wl, label, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
+                                                         for c in cmd)))
+                la = wait_load(args, log)
+                out, rc, so, se, peak, wall = run_measured(cmd, dict(os.environ), args.timeout)
+                row = {"impl": "slab%s (%d ranks)" % (label, args.ranks), "command": cmd, "loadavg_before": la,
+                       "wall": wall}
+                if out is None or rc != 0:
+                    row.update({"seconds": None, "status": "slab: failed (rc %s)" % rc,
+                                "note": (se or so).strip().splitlines()[-1][:200] if (se or so).strip() else ""})
+                    log("!!! %s slab failed (rc %s): %s" % (wl, rc, (se or so)[-2000:]))
+                else:
+                    pb = out.get("peak_bytes", {})
+                    row.update({"seconds": out.get("seconds"), "peak_bytes": max(peak, 0),
+                                "checks": out.get("checks", {}), "slab_json": out,
+                                "note": "slab peak_bytes device %s, host %s, disk %s; spilled %s" % (
+                                    gib(pb.get("device")), gib(pb.get("host")), gib(pb.get("disk")),
+                                    gib(out.get("spilled_bytes")))})
+                    log("%s slab%s: %.3f s, peak %s" % (wl, label, row["seconds"], gib(peak)))
+                rec["rows"].append(row)
         # peers
-        for suffix, py in (pythons[:1] if wl in FRAME_WLS else pythons):   # --debian: array workloads only
+        for suffix, py in (pythons[:1] if wl in FRAME_WLS or wl == "W7" else pythons):   # --debian: arrays only
             for impl in impls:
                 name = impl + suffix
                 cmd = peer_cmd(py, wl, impl, size, w2path)

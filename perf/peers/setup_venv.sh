@@ -7,7 +7,7 @@ here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 venv="$here/../.venv"
 req="$here/requirements.txt"
 py="${PYTHON:-python3}"
-pkgs=(numpy "dask[array,dataframe,distributed]" h5py threadpoolctl psutil pandas polars duckdb pyarrow)
+pkgs=(numpy "dask[array,dataframe,distributed]" h5py threadpoolctl psutil pandas polars duckdb pyarrow joblib matplotlib)
 
 if [ ! -x "$venv/bin/python" ]; then
   "$py" -m venv "$venv"

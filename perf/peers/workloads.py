@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exact inputs and Python peer implementations of slab's workloads W1, W2, W6 (see /work/shared/WORKLOADS.md).
+"""Exact inputs and Python peer implementations of slab's workloads W1, W2, W6, W7 (see /work/shared/WORKLOADS.md).
 
 Every input comes from the counter-based hash h(s, i) (SplitMix64's first output for state (s << 40) + i), computed
 here with vectorised numpy uint64 arithmetic, so that the peers see bit-identical inputs to slab's --generate.
@@ -11,6 +11,7 @@ Subcommands (each peer run is one process; perf/compare/run.py starts them):
   workloads.py run W1 numpy|dask-threaded|dask-cluster --rows M --cols N
   workloads.py run W2 numpy|dask-threaded|dask-cluster --file FILE
   workloads.py run W6 numpy|dask-threaded|dask-cluster --n N
+  workloads.py run W7 numpy|joblib|dask-delayed --rows 20000 --cols 75 --tasks 64   # seed 003's sweep
   workloads.py ideal                                       # dgemm rate and read bandwidth of numpy on this machine
 `run` prints one JSON line: {"workload", "impl", "seconds" (the query only), "peak_rss_bytes" (this process's
 ru_maxrss; for dask-cluster the largest sampled sum of the workers' RSS plus this process's peak), "checks", ...}.
@@ -137,6 +138,14 @@ def make_w6(n):
     return _parallel_fill(np.empty(n), gen_w6, 1 << 22)
 
 
+def make_w7(rows, cols):
+    """W7's X (rows x cols) and y: X = 2 U(12, i*cols + j) - 1, y = X @ w_true + 0.1 (2 U(14, i) - 1)."""
+    x = 2.0 * U_range(12, 0, rows * cols).reshape(rows, cols) - 1.0
+    w_true = 2.0 * U_range(13, 0, cols) - 1.0
+    y = x @ w_true + 0.1 * (2.0 * U_range(14, 0, rows) - 1.0)
+    return x, y
+
+
 def gen_w2_file(path, rows, cols, chunk_cols=5000):
     """Writes /X (rows x cols float64, chunks (rows, chunk_cols), no filters) to a new HDF5 file `path`."""
     import h5py
@@ -243,6 +252,12 @@ def checks_w1(u_rows, s, vt, a_rows):
 def checks_w2(y):
     return {"sum_Y": float(y.sum()), "trace_Y": float(np.trace(y)), "Y00": float(y[0, 0]), "Y10": float(y[1, 0]),
             "Ylast": float(y[-1, -1]), "asym_max": float(np.abs(y - y.T).max())}
+
+
+def checks_w7(errs):
+    errs = [float(e) for e in errs]
+    return {"sum_err": float(np.sum(errs)), "argmin": int(np.argmin(errs)), "err0": errs[0],
+            "err%d" % (len(errs) - 1): errs[-1]}
 
 
 def checks_w6(vals):
@@ -469,6 +484,56 @@ def run_w6(impl, n, chunk=None):
     return sec, checks_w6(vals), extra
 
 
+def w7_alphas(tasks):
+    return [10.0 ** (-3.0 + 6.0 * k / max(1, tasks - 1)) for k in range(tasks)]
+
+
+def w7_task(x, y, alpha, folds=5):
+    """One grid point as a joblib user writes it (seed 003): k-fold CV of a ridge fit by least squares on
+    [X_train; sqrt(alpha) I], [y_train; 0]; returns sum_f ||X_f w - y_f||^2 / n."""
+    n, p = x.shape
+    err = 0.0
+    for f in range(folds):
+        lo, hi = f * n // folds, (f + 1) * n // folds
+        a = np.vstack([x[:lo], x[hi:], np.sqrt(alpha) * np.eye(p)])
+        b = np.concatenate([y[:lo], y[hi:], np.zeros(p)])
+        w = np.linalg.lstsq(a, b, rcond=None)[0]
+        r = x[lo:hi] @ w - y[lo:hi]
+        err += float(r @ r)
+    return err / n
+
+
+def run_w7(impl, rows, cols, tasks):
+    """64 independent tasks (W7): serial NumPy, joblib (2 loky workers) or dask.delayed (2 threads)."""
+    x, y = make_w7(rows, cols)
+    alphas = w7_alphas(tasks)
+    extra = {"method": "per task: 5 folds x np.linalg.lstsq([X_train; sqrt(a) I], [y_train; 0])"}
+    if impl == "numpy":
+        extra["scheduler"] = "serial loop, BLAS threads 1"
+        with blas_limit(1):
+            t0 = time.perf_counter()
+            errs = [w7_task(x, y, a) for a in alphas]
+            sec = time.perf_counter() - t0
+    elif impl == "joblib":
+        import joblib
+        from joblib import Parallel, delayed
+        extra["joblib"] = joblib.__version__
+        extra["scheduler"] = "joblib.Parallel(n_jobs=2, backend='loky'), workers started before the clock"
+        with Parallel(n_jobs=2, backend="loky") as par:
+            par(delayed(abs)(i) for i in range(4))   # start the (reused) worker processes outside the timing
+            t0 = time.perf_counter()
+            errs = par(delayed(w7_task)(x, y, a) for a in alphas)
+            sec = time.perf_counter() - t0
+    else:
+        import dask
+        extra["scheduler"] = "dask.delayed, threads, num_workers=2, BLAS threads 1"
+        with dask.config.set(scheduler="threads", num_workers=2), blas_limit(1):
+            t0 = time.perf_counter()
+            errs = dask.compute(*[dask.delayed(w7_task)(x, y, a) for a in alphas])
+            sec = time.perf_counter() - t0
+    return sec, checks_w7(errs), extra
+
+
 # ---------------------------------------------------------------------------------------------------------------
 # Ideal-time inputs: numpy's dgemm rate on both cores and a read bandwidth
 
@@ -511,12 +576,13 @@ def main():
     g.add_argument("--rows", type=int, default=5000)
     g.add_argument("--cols", type=int, default=100000)
     r = sub.add_parser("run")
-    r.add_argument("workload", choices=["W1", "W2", "W6"])
-    r.add_argument("impl", choices=["numpy", "dask-threaded", "dask-cluster"])
+    r.add_argument("workload", choices=["W1", "W2", "W6", "W7"])
+    r.add_argument("impl", choices=["numpy", "dask-threaded", "dask-cluster", "joblib", "dask-delayed"])
     r.add_argument("--rows", type=int, default=100000)
     r.add_argument("--cols", type=int, default=1000)
     r.add_argument("--n", type=int, default=200_000_000)
     r.add_argument("--file")
+    r.add_argument("--tasks", type=int, default=64)
     sub.add_parser("ideal")
     args = ap.parse_args()
 
@@ -537,6 +603,9 @@ def main():
     elif args.workload == "W2":
         sec, checks, extra = run_w2(args.impl, args.file)
         size = {}
+    elif args.workload == "W7":
+        sec, checks, extra = run_w7(args.impl, args.rows, args.cols, args.tasks)
+        size = {"rows": args.rows, "cols": args.cols, "tasks": args.tasks}
     else:
         sec, checks, extra = run_w6(args.impl, args.n)
         size = {"n": args.n}
