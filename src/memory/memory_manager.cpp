@@ -123,20 +123,25 @@ class MemoryState {
     if (cfg.tracer != nullptr) cfg.tracer->sample_memory(st.device.current, st.host.current, st.disk.current);
   }
 
-  void add(Tier t, std::uint64_t bytes, bool sample_new_high = true) {
+  // Usage changed: the tracer keeps at most one such sample per millisecond.
+  void update() {
+    if (cfg.tracer != nullptr) cfg.tracer->update_memory(st.device.current, st.host.current, st.disk.current);
+  }
+
+  // `trace` false: part of a move between tiers, sampled once the move is done (by record()).
+  void add(Tier t, std::uint64_t bytes, bool trace = true) {
     TierUsage& u = usage(t);
     u.current += bytes;
     u.buffers += 1;
-    if (u.current > u.high_water) {
-      u.high_water = u.current;
-      if (sample_new_high) sample();
-    }
+    u.high_water = std::max(u.high_water, u.current);
+    if (trace) update();
   }
 
-  void sub(Tier t, std::uint64_t bytes) {
+  void sub(Tier t, std::uint64_t bytes, bool trace = true) {
     TierUsage& u = usage(t);
     u.current -= bytes;
     u.buffers -= 1;
+    if (trace) update();
   }
 
   void lru_insert(Buffer& b) {
@@ -274,7 +279,7 @@ class MemoryState {
         b.device_ptr_ = nullptr;
         b.host_ptr_ = h;
         b.tier_ = Tier::host;
-        sub(Tier::device, b.size_);
+        sub(Tier::device, b.size_, false);
         add(Tier::host, b.size_, false);
         st.spilled_to_host_bytes += b.size_;
         st.spilled_to_host_count += 1;
@@ -297,7 +302,7 @@ class MemoryState {
         free_device(b.device_ptr_);
         b.device_ptr_ = nullptr;
         b.tier_ = Tier::disk;
-        sub(Tier::device, b.size_);
+        sub(Tier::device, b.size_, false);
         add(Tier::disk, b.size_, false);
         st.spilled_to_disk_bytes += b.size_;
         st.spilled_to_disk_count += 1;
@@ -324,7 +329,7 @@ class MemoryState {
     host_free(b.host_ptr_);
     b.host_ptr_ = nullptr;
     b.tier_ = Tier::disk;
-    sub(Tier::host, b.size_);
+    sub(Tier::host, b.size_, false);
     add(Tier::disk, b.size_, false);
     st.spilled_to_disk_bytes += b.size_;
     st.spilled_to_disk_count += 1;
@@ -367,8 +372,8 @@ class MemoryState {
       b.host_ptr_ = nullptr;
       b.device_ptr_ = d;
       b.tier_ = Tier::device;
-      sub(Tier::host, b.size_);
-      add(Tier::device, b.size_);
+      sub(Tier::host, b.size_, false);
+      add(Tier::device, b.size_, false);
       st.reloaded_from_host_bytes += b.size_;
       st.reloaded_from_host_count += 1;
       st.reload_seconds += seconds_since(t0);
@@ -399,8 +404,8 @@ class MemoryState {
     ::unlink(path.c_str());
     b.device_ptr_ = d;
     b.tier_ = Tier::device;
-    sub(Tier::disk, b.size_);
-    add(Tier::device, b.size_);
+    sub(Tier::disk, b.size_, false);
+    add(Tier::device, b.size_, false);
     st.reloaded_from_disk_bytes += b.size_;
     st.reloaded_from_disk_count += 1;
     st.reload_seconds += seconds_since(t0);

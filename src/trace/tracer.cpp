@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -12,6 +13,7 @@
 
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
+#include "trace/replace_file.hpp"
 
 namespace slab {
 
@@ -46,14 +48,49 @@ void Tracer::record(std::string_view name, TraceKind kind, double start, double 
   events_.push_back(TraceEvent{std::string(name), kind, start, duration, bytes});
 }
 
+namespace {
+
+constexpr double kMemorySamplePeriod = 1e-3;  // seconds between kept update_memory() samples
+
+void raise_peak(MemorySample& peak, const MemorySample& s) {
+  peak.device = std::max(peak.device, s.device);
+  peak.host = std::max(peak.host, s.host);
+  peak.disk = std::max(peak.disk, s.disk);
+}
+
+}  // namespace
+
 void Tracer::sample_memory(std::uint64_t device, std::uint64_t host, std::uint64_t disk) {
+  if (has_pending_) samples_.push_back(pending_);  // keep times in order
+  has_pending_ = false;
   samples_.push_back(MemorySample{now(), device, host, disk});
+  raise_peak(peak_, samples_.back());
+}
+
+void Tracer::update_memory(std::uint64_t device, std::uint64_t host, std::uint64_t disk) {
+  const MemorySample s{now(), device, host, disk};
+  raise_peak(peak_, s);
+  if (!samples_.empty() && s.time - samples_.back().time < kMemorySamplePeriod) {
+    pending_ = s;
+    has_pending_ = true;
+    return;
+  }
+  // The pending value held from its time until now: keep it so that the step lands where it happened.
+  if (has_pending_) samples_.push_back(pending_);
+  has_pending_ = false;
+  samples_.push_back(s);
 }
 
 Tracer::Scope::Scope(Tracer& tracer, std::string_view name, TraceKind kind, std::uint64_t bytes)
-    : tracer_(tracer), name_(name), kind_(kind), start_(tracer.now()), bytes_(bytes) {}
+    : Scope(&tracer, name, kind, bytes) {}
 
-Tracer::Scope::~Scope() { tracer_.record(name_, kind_, start_, tracer_.now() - start_, bytes_); }
+Tracer::Scope::Scope(Tracer* tracer, std::string_view name, TraceKind kind, std::uint64_t bytes)
+    : tracer_(tracer), name_(tracer ? name : std::string_view()), kind_(kind), start_(tracer ? tracer->now() : 0),
+      bytes_(bytes) {}
+
+Tracer::Scope::~Scope() {
+  if (tracer_ != nullptr) tracer_->record(name_, kind_, start_, tracer_->now() - start_, bytes_);
+}
 
 TraceSummary Tracer::summary() const {
   TraceSummary s;
@@ -108,6 +145,15 @@ std::string local_hostname() {
   return buf;
 }
 
+nlohmann::json memory_json(const MemorySample& s) { return {{"device", s.device}, {"host", s.host}, {"disk", s.disk}}; }
+
+// The program's file name (no path, no arguments: those may hold private paths or values).
+std::string program_name() {
+  std::error_code ec;
+  const auto exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : exe.filename().string();
+}
+
 }  // namespace
 
 void Tracer::write_chrome_trace(const std::string& path) const {
@@ -136,39 +182,37 @@ void Tracer::write_chrome_trace(const std::string& path) const {
       if (e.bytes) ev["args"] = {{"bytes", e.bytes}};
       mine += ",\n" + ev.dump();
     }
-    for (const auto& s : samples_) {
-      json ev = {{"name", "memory"},   {"ph", "C"},
-                 {"pid", rank},        {"tid", 0},
-                 {"ts", s.time * 1e6}, {"args", {{"device", s.device}, {"host", s.host}, {"disk", s.disk}}}};
+    auto counter = [&](const MemorySample& s) {
+      json ev = {{"name", "memory"}, {"ph", "C"}, {"pid", rank}, {"tid", 0}, {"ts", s.time * 1e6}};
+      ev["args"] = memory_json(s);
       mine += ",\n" + ev.dump();
-    }
+    };
+    for (const auto& s : samples_) counter(s);
+    if (has_pending_) counter(pending_);
   }
   const auto parts = gather_strings(comm_, mine);
+  // Exact peaks (the counters are throttled), one entry per rank in otherData, where viewers ignore them.
+  const std::uint64_t my_peak[3] = {peak_.device, peak_.host, peak_.disk};
+  std::vector<std::uint64_t> peaks(rank == 0 ? 3 * parts.size() : 0);
+  MPI_Gather(my_peak, 3, MPI_UINT64_T, peaks.data(), 3, MPI_UINT64_T, 0, comm_);
   int ok = 1;
   std::string why;
   if (rank == 0) {
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"producer\":\"slab\",\"ranks\":" << parts.size()
-          << "},\"traceEvents\":[\n";
-      for (std::size_t r = 0; r < parts.size(); ++r) out << (r ? ",\n" : "") << parts[r];
-      out << "\n]}\n";
-      out.flush();
-      if (!out) {
-        ok = 0;
-        why = "cannot write trace file '" + path + "'";
-      }
+    nlohmann::json other = {
+        {"producer", "slab"}, {"ranks", parts.size()}, {"app", program_name()}, {"wall_seconds", now()}};
+    for (std::size_t r = 0; r < parts.size(); ++r)
+      other["memory_peak_bytes"].push_back(
+          memory_json(MemorySample{0, peaks[3 * r], peaks[3 * r + 1], peaks[3 * r + 2]}));
+    try {
+      detail::replace_file(path, "trace file", [&](std::ostream& out) {
+        out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << other.dump() << ",\"traceEvents\":[\n";
+        for (std::size_t r = 0; r < parts.size(); ++r) out << (r ? ",\n" : "") << parts[r];
+        out << "\n]}\n";
+      });
+    } catch (const IoError& e) {
+      ok = 0;
+      why = e.message();
     }
-    if (ok) {
-      std::error_code ec;
-      std::filesystem::rename(tmp, path, ec);
-      if (ec) {
-        ok = 0;
-        why = "cannot move trace file into place at '" + path + "': " + ec.message();
-      }
-    }
-    if (!ok) std::filesystem::remove(tmp);
   }
   MPI_Bcast(&ok, 1, MPI_INT, 0, comm_);
   if (!ok) {

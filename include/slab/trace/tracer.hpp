@@ -58,20 +58,26 @@ class Tracer {
 
   /// Record a finished event. Not collective.
   void record(std::string_view name, TraceKind kind, double start, double duration, std::uint64_t bytes = 0);
-  /// Record memory in each tier now. Not collective.
+  /// Record memory in each tier now (always kept). Not collective.
   void sample_memory(std::uint64_t device, std::uint64_t host, std::uint64_t disk);
+  /// Memory in each tier changed: kept at most once per millisecond (the latest value of a quieter period is
+  /// kept when the next sample is taken or the trace is written), so that frequent small allocations do not
+  /// flood the trace. Peaks are exact either way. Not collective.
+  void update_memory(std::uint64_t device, std::uint64_t host, std::uint64_t disk);
 
-  /// RAII scope: records [construction, destruction) as one event.
+  /// RAII scope: records [construction, destruction) as one event. A null tracer records nothing (for code
+  /// that reaches the tracer through Comm::tracer(), which may be null).
   class Scope {
    public:
     Scope(Tracer& tracer, std::string_view name, TraceKind kind, std::uint64_t bytes = 0);
+    Scope(Tracer* tracer, std::string_view name, TraceKind kind, std::uint64_t bytes = 0);
     ~Scope();
     Scope(const Scope&) = delete;
     Scope& operator=(const Scope&) = delete;
     void set_bytes(std::uint64_t bytes) noexcept { bytes_ = bytes; }
 
    private:
-    Tracer& tracer_;
+    Tracer* tracer_;
     std::string name_;
     TraceKind kind_;
     double start_;
@@ -79,14 +85,20 @@ class Tracer {
   };
 
   [[nodiscard]] const std::vector<TraceEvent>& events() const noexcept { return events_; }
+  /// The samples kept so far (a throttled update not yet kept is not among them).
   [[nodiscard]] const std::vector<MemorySample>& memory_samples() const noexcept { return samples_; }
+  /// The highest bytes seen in each tier by sample_memory() and update_memory() (time is 0).
+  [[nodiscard]] const MemorySample& memory_peak() const noexcept { return peak_; }
   /// Totals per kind on this rank.
   [[nodiscard]] TraceSummary summary() const;
 
   /**
    * @brief Collective: gather every rank's events to rank 0 and write one trace-event JSON file
    * ({"traceEvents":[...], "displayTimeUnit":"ms", "otherData":{...}}): pid = rank, process names
-   * "rank R (host)", "X" events with cat = kind and args.bytes, "C" counter events for memory.
+   * "rank R (host)", "X" events with cat = kind and args.bytes, "C" counter events "memory" with args
+   * device/host/disk in bytes. otherData: producer "slab", ranks, app (the program's file name),
+   * wall_seconds (rank 0's clock when writing), memory_peak_bytes (per rank: the exact device/host/disk
+   * peaks, which the throttled counters may miss). Nothing from the environment or command line is written.
    * The file is written to `path`.tmp and renamed, so it is complete or absent.
    * @throws IoError on every rank when rank 0 cannot write the file.
    */
@@ -104,6 +116,9 @@ class Tracer {
   std::chrono::steady_clock::time_point start_;
   std::vector<TraceEvent> events_;
   std::vector<MemorySample> samples_;
+  MemorySample pending_;  ///< an update_memory() not yet kept (valid when has_pending_)
+  bool has_pending_ = false;
+  MemorySample peak_;
 };
 
 }  // namespace slab
