@@ -8,6 +8,7 @@
 #include "comm/comm_impl.hpp"
 #include "comm/cuda/nccl_collectives.hpp"
 #include "slab/comm/mpi_error.hpp"
+#include "slab/core/fault.hpp"
 
 namespace slab {
 
@@ -226,6 +227,7 @@ void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t 
 
 void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, DType dt,
                          ReduceOp op) const {
+  SLAB_FAULT_POINT("allreduce");
   const Impl& im = *impl_;
   const std::size_t es = dtype_size(dt);
   detail::CommTrace trace(im.tracer, "allreduce", count * es);
@@ -289,6 +291,7 @@ void Comm::tree_reduce_bytes(
 void Comm::tree_allreduce_bytes(
     std::vector<std::byte>& value,
     const std::function<void(std::vector<std::byte>& acc, const std::vector<std::byte>& other)>& combine_fn) const {
+  SLAB_FAULT_POINT("allreduce");
   tree_reduce_bytes(value, combine_fn, 0);
   const Impl& im = *impl_;
   detail::CommTrace trace(im.tracer, "bcast", value.size());
@@ -488,6 +491,7 @@ void Comm::check_vcounts(std::size_t send_size, std::span<const std::size_t> sen
 
 void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_counts, void* recv,
                          std::span<const std::size_t> recv_counts, std::size_t scale, DType dt) const {
+  SLAB_FAULT_POINT("alltoallv");
   const Impl& im = *impl_;
   const std::size_t unit = scale * dtype_size(dt);
   const auto p = static_cast<std::size_t>(im.size);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "slab/core/error.hpp"
+#include "slab/core/fault.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/checksum.hpp"
 
@@ -101,6 +102,7 @@ std::uint64_t write_spill_file(const std::string& path, const std::string& dir, 
   while (done < size && err == 0) {
     const std::uint64_t n = size - done < kPiece ? size - done : kPiece;
     hash.update(data + done, n);
+    SLAB_FAULT_POINT("spill");
     err = pwrite_all(fd.get(), data + done, n, sizeof(SpillFileHeader) + done);
     if (err == 0) done += n;
   }
