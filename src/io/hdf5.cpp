@@ -10,7 +10,9 @@
 #include <vector>
 
 #include "io/hdf5_error.hpp"
+#include "slab/core/fault.hpp"
 #include "slab/memory/checksum.hpp"
+#include "slab/trace/tracer.hpp"
 
 namespace slab {
 
@@ -211,7 +213,9 @@ void check_box(const std::vector<std::uint64_t>& shape, std::uint64_t row0, std:
                std::uint64_t ncols, const std::string& name) {
   const std::uint64_t rows = shape.empty() ? 0 : shape[0];
   const std::uint64_t cols = shape.size() < 2 ? 1 : shape[1];
-  if (row0 + nrows > rows || col0 + ncols > cols || (shape.size() == 1 && (col0 != 0 || ncols > 1)))
+  // Written so that no sum can wrap around (a huge row0 + nrows would otherwise pass).
+  if (row0 > rows || nrows > rows - row0 || col0 > cols || ncols > cols - col0 ||
+      (shape.size() == 1 && (col0 != 0 || ncols > 1)))
     SLAB_FAIL(ShapeError, name + ": block rows [" + std::to_string(row0) + ", " + std::to_string(row0 + nrows) +
                               ") x cols [" + std::to_string(col0) + ", " + std::to_string(col0 + ncols) +
                               ") is outside the dataset's " + std::to_string(rows) + " x " + std::to_string(cols));
@@ -321,6 +325,7 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
                              std::vector<std::uint64_t> shape, std::vector<std::uint64_t> chunk)
     : comm_(comm), file_(std::move(file)), dataset_(absolute(dataset)), type_(type), shape_(std::move(shape)) {
   const std::string name = file_ + ":" + dataset_;
+  const Tracer::Scope traced(comm_.tracer(), "hdf5_create", TraceKind::io);
   comm_.run_collectively([&] {
     if (shape_.size() != 1 && shape_.size() != 2)
       SLAB_FAIL(ShapeError,
@@ -422,6 +427,8 @@ void DatasetWriter::close_handles() noexcept {
 void DatasetWriter::write_impl(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0, std::uint64_t ncols,
                                const void* data, bool collective) {
   const std::string name = file_ + ":" + dataset_;
+  const Tracer::Scope traced(comm_.tracer(), "hdf5_write", TraceKind::io,
+                             nrows * ncols * element_size(type_));
   try {
     SLAB_EXPECTS(dset_id_ >= 0, InvalidArgument, name + ": writer is closed");
     check_box(shape_, row0, nrows, col0, ncols, name);
@@ -454,6 +461,7 @@ void DatasetWriter::write_collective(std::uint64_t row0, std::uint64_t nrows, st
 
 void DatasetWriter::commit() {
   const std::string name = file_ + ":" + dataset_;
+  const Tracer::Scope traced(comm_.tracer(), "hdf5_commit", TraceKind::io);
   comm_.run_collectively([&] {
     if (committed_) SLAB_FAIL(InvalidArgument, name + ": already committed");
     if (failed_) SLAB_FAIL(IoError, name + ": a write failed; the dataset was not replaced");
@@ -463,6 +471,7 @@ void DatasetWriter::commit() {
     SLAB_HDF5_TRY(name, H5Dclose(dset_id_));
     dset_id_ = -1;
     SLAB_HDF5_TRY(name, H5Fflush(file_id_, H5F_SCOPE_LOCAL));  // the data is on disk before the name appears
+    SLAB_FAULT_POINT("hdf5_write");
   } catch (...) {
     error = std::current_exception();
   }
@@ -500,7 +509,10 @@ void write_generated(
       const std::uint64_t nr = std::min(tile_rows, rows - r0);
       const std::uint64_t nc = std::min(tile_cols, cols - c0);
       buf.resize(nr * nc * element_size(type));
-      fill(r0, nr, c0, nc, buf.data());
+      {
+        const Tracer::Scope traced(comm.tracer(), "hdf5_fill", TraceKind::generate);
+        fill(r0, nr, c0, nc, buf.data());
+      }
       writer.write(r0, nr, c0, nc, buf.data());
     }
   });

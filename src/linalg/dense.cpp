@@ -12,6 +12,8 @@
 
 #include "linalg/lapack.hpp"
 #include "slab/core/error.hpp"
+#include "slab/core/fault.hpp"
+#include "slab/trace/tracer.hpp"
 
 namespace slab::linalg {
 namespace {
@@ -156,6 +158,7 @@ std::vector<double> tree_r(const Comm& comm, std::vector<double> r, std::size_t 
   int parent = -1;
   std::vector<double> other(n * n);
   for (int s = 1; s < size; s *= 2) {
+    SLAB_FAULT_POINT("tsqr_level");
     if (rank % (2 * s) == 0) {
       if (rank + s < size) {
         comm.recv(std::span<double>(other), rank + s, tree_tag_r);
@@ -257,6 +260,7 @@ SmallSvd small_svd_bcast(const Comm& comm, const double* m, std::size_t rows, st
   std::exception_ptr error;
   if (comm.rank() == 0) {
     try {
+      const Tracer::Scope traced(comm.tracer(), "small_svd", TraceKind::compute);  // rank 0's own step
       out = small_svd(m, rows, cols);
     } catch (...) {
       error = std::current_exception();
