@@ -17,6 +17,8 @@ packages=(
   libgtest-dev libgmock-dev             # tests
   libcli11-dev libfmt-dev nlohmann-json3-dev
   python3 python3-venv                  # perf/ harness (peers are installed into a venv by perf/)
+  chromium fonts-dejavu-core            # slab-report's page is tested (and screenshotted) in headless Chromium
+  clang libclang-rt-14-dev              # .ci/run: libFuzzer targets (tests/fuzz) with ASan/UBSan
 )
 
 missing=()

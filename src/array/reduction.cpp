@@ -11,8 +11,18 @@ namespace {
 
 double nan_v() { return std::numeric_limits<double>::quiet_NaN(); }
 
+// Integer sums wrap modulo 2^64 as NumPy's int64 sums do (reduction.hpp): they are accumulated unsigned, where
+// the wrap is defined behaviour, and read back as two's complement by acc_value().
 template <class T>
-using Acc = std::conditional_t<std::is_integral_v<T>, std::int64_t, double>;
+using Acc = std::conditional_t<std::is_integral_v<T>, std::uint64_t, double>;
+template <class T>
+T acc_value(Acc<T> s) {
+  return static_cast<T>(s);
+}
+template <class T>
+double acc_double(Acc<T> s) {
+  return static_cast<double>(acc_value<T>(s));
+}
 
 // (count, sum, mean, M2, min, max, nan) of a set of values; merged with Chan's formula.
 template <class T>
@@ -52,6 +62,7 @@ template <class T>
   if (n == 0) return;
   constexpr int L = 8;
   Acc<T> s[L] = {};
+  double ds[L] = {};  // integers only: the tile mean in double, so that mean and var never wrap
   T mn[L], mx[L];
   for (int j = 0; j < L; ++j) mn[j] = mx[j] = x[0];
   std::int64_t i = 0;
@@ -59,11 +70,13 @@ template <class T>
     for (int j = 0; j < L; ++j) {
       const T v = x[i + j];
       s[j] += v;
+      if constexpr (std::is_integral_v<T>) ds[j] += static_cast<double>(v);
       mn[j] = v < mn[j] ? v : mn[j];
       mx[j] = mx[j] < v ? v : mx[j];
     }
   for (; i < n; ++i) {
     s[0] += x[i];
+    if constexpr (std::is_integral_v<T>) ds[0] += static_cast<double>(x[i]);
     mn[0] = x[i] < mn[0] ? x[i] : mn[0];
     mx[0] = mx[0] < x[i] ? x[i] : mx[0];
   }
@@ -76,7 +89,10 @@ template <class T>
     t.min = mn[j] < t.min ? mn[j] : t.min;
     t.max = t.max < mx[j] ? mx[j] : t.max;
   }
-  t.mean = static_cast<double>(t.sum) / static_cast<double>(n);
+  if constexpr (std::is_integral_v<T>)
+    t.mean = (((ds[0] + ds[1]) + (ds[2] + ds[3])) + ((ds[4] + ds[5]) + (ds[6] + ds[7]))) / static_cast<double>(n);
+  else
+    t.mean = t.sum / static_cast<double>(n);
   double q[L] = {};
   for (i = 0; i + L <= n; i += L)
     for (int j = 0; j < L; ++j) {
@@ -164,7 +180,7 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
   const StatsP<T> s = full_stats(a);
   Stats out;
   out.count = s.n;
-  out.sum = static_cast<double>(s.sum);
+  out.sum = acc_double<T>(s.sum);
   out.mean = s.nan ? nan_v() : (s.n ? s.mean : nan_v());
   out.var = variance(s, ddof);
   out.std = std::sqrt(out.var);
@@ -186,7 +202,7 @@ T sum(const Array<T>& a) {
     p.sum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
     p.n += n;
   });
-  return static_cast<T>(p.sum);
+  return acc_value<T>(p.sum);
 }
 
 template <class T>
@@ -290,18 +306,18 @@ std::int64_t count_nonzero(const Array<T>& a) {
 
 template <class T>
 T nansum(const Array<T>& a) {
-  return static_cast<T>(sum_partials(a, "nansum", [](SumP<T>& p, const T* x, std::int64_t n) {
-                          for (std::int64_t i = 0; i < n; ++i)
-                            if (x[i] == x[i]) p.sum += x[i], ++p.n;
-                        }).sum);
+  return acc_value<T>(sum_partials(a, "nansum", [](SumP<T>& p, const T* x, std::int64_t n) {
+                        for (std::int64_t i = 0; i < n; ++i)
+                          if (x[i] == x[i]) p.sum += x[i], ++p.n;
+                      }).sum);
 }
 template <class T>
 double nanmean(const Array<T>& a) {
   const auto p = sum_partials(a, "nanmean", [](SumP<T>& p, const T* x, std::int64_t n) {
     for (std::int64_t i = 0; i < n; ++i)
-      if (x[i] == x[i]) p.sum += x[i], ++p.n;
+      if (x[i] == x[i]) p.dsum += static_cast<double>(x[i]), ++p.n;
   });
-  return p.n ? static_cast<double>(p.sum) / static_cast<double>(p.n) : nan_v();
+  return p.n ? p.dsum / static_cast<double>(p.n) : nan_v();
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -324,7 +340,7 @@ template <class T>
 double finish(const StatsP<T>& s, AxisOp op, int ddof) {
   switch (op) {
     case AxisOp::sum:
-      return s.nan ? nan_v() : static_cast<double>(s.sum);
+      return s.nan ? nan_v() : acc_double<T>(s.sum);
     case AxisOp::mean:
       return s.nan || !s.n ? nan_v() : s.mean;
     case AxisOp::var:

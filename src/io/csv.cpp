@@ -118,7 +118,11 @@ bool parse_timestamp(std::string_view t, std::int64_t& ns) noexcept {
   if (at != t.size()) return false;
   const std::int64_t secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
                             mi * 60 + s - offset_s;
-  ns = secs * 1000000000 + frac;
+  // Beyond what int64 nanoseconds hold (about 1677-2262, pandas' Timestamp bounds): not a timestamp (found by
+  // fuzzing: the product overflowed).
+  std::int64_t v = 0;
+  if (__builtin_mul_overflow(secs, std::int64_t{1000000000}, &v) || __builtin_add_overflow(v, frac, &v)) return false;
+  ns = v;
   return true;
 }
 
@@ -323,6 +327,36 @@ std::string field_text(const char* buf, const FieldRef& f) {
 
 enum Cand { kBool = 0, kInt = 1, kFloat = 2, kTime = 3, kNCand = 4 };
 
+// Offset of the first byte of `t` that is not well-formed UTF-8 (RFC 3629: no overlong forms, no surrogates,
+// nothing above U+10FFFF), or npos. Strings must be text: pandas refuses such bytes too.
+std::size_t invalid_utf8(std::string_view t) noexcept {
+  const auto* u = reinterpret_cast<const unsigned char*>(t.data());
+  const std::size_t n = t.size();
+  for (std::size_t i = 0; i < n;) {
+    const unsigned c = u[i];
+    if (c < 0x80) {
+      ++i;
+      continue;
+    }
+    std::size_t len;
+    unsigned lo = 0x80, hi = 0xBF;  // range of the second byte
+    if (c >= 0xC2 && c <= 0xDF) {
+      len = 2;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      len = 3, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      len = 4, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    } else {
+      return i;
+    }
+    if (i + len > n || u[i + 1] < lo || u[i + 1] > hi) return i;
+    for (std::size_t k = 2; k < len; ++k)
+      if ((u[i + k] & 0xC0) != 0x80) return i;
+    i += len;
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace
 
 Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt) {
@@ -420,6 +454,13 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
       std::int64_t xl, xc, el, ec;
       if (tok.record(hf, nf, err, std::numeric_limits<std::size_t>::max(), xa, xl, xc, el, ec))
         for (std::size_t i = 0; i < hf.size(); ++i) {
+          const std::size_t bad = invalid_utf8({buf.data() + hf[i].begin, hf[i].len});
+          if (bad != std::string_view::npos) {
+            auto [L, C] = tok.where(0, start_line, hf[i].begin + bad);
+            err.set(hf[i].begin + bad,
+                    path + ":" + std::to_string(L) + ":" + std::to_string(C) + ": invalid UTF-8 in the header");
+            break;
+          }
           std::string n = field_text(buf.data(), hf[i]);
           names.push_back(n.empty() ? "Unnamed: " + std::to_string(i) : n);
         }
@@ -571,7 +612,7 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
           valid[r] = 0, any_null = true;
           continue;
         }
-        bool ok = true;
+        bool ok = true, reported = false;
         switch (types[c]) {
           case DType::int64:
             ok = csv::parse_int64(s, col.ints[r]);
@@ -588,10 +629,23 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
             col.bools[r] = b;
             break;
           }
-          case DType::string:
+          case DType::string: {
+            // Checked on the raw bytes (a "" escape is ASCII), so the column is that of the bad byte.
+            const FieldRef& f = t.fields[r * ncols + c];
+            const std::size_t bad = invalid_utf8({buf.data() + f.begin, f.len});
+            if (bad != std::string_view::npos) {
+              auto [L, C] = tok.where(t.rec_pos[r], t.rec_line[r], f.begin + bad);
+              err.set((start == kNone ? 0 : start) + f.begin + bad, path + ":" + std::to_string(L) + ":" +
+                                                                        std::to_string(C) +
+                                                                        ": invalid UTF-8 (column '" + names[c] + "')");
+              reported = true;
+              break;
+            }
             col.strings[r] = std::string(s);
             break;
+          }
         }
+        if (reported) break;
         if (!ok) {
           bad(r, s);
           break;

@@ -8,6 +8,8 @@
 /// run to run at a fixed rank count, and every rank returns the same value. Variances merge (count, mean,
 /// M2) with Chan's formula. NaN follows NumPy: sum/mean/var/min/max of data with NaN are NaN; nansum and
 /// nanmean skip NaN. Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
+/// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
+/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap.
 /// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a
 /// 1-D array: split like the source along the kept axis when that axis is the split one (lazy, no
 /// communication), replicated (Split::none, collective, runs the graph) otherwise.

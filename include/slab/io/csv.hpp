@@ -18,7 +18,10 @@
 ///   "<file>:<L>:<C>: unexpected character after a closing quote",
 ///   "<file>:<L>:<C>: quote inside an unquoted field",
 ///   "<file>:<L>:<C>: expected <n> fields, found <m>" (C: the first extra field, or the end of a short row),
-///   "<file>:<L>:<C>: cannot parse '<text>' as <dtype> (column '<name>')".
+///   "<file>:<L>:<C>: cannot parse '<text>' as <dtype> (column '<name>')",
+///   "<file>:<L>:<C>: invalid UTF-8 (column '<name>')" (a string field; C: the bad byte),
+///   "<file>:<L>:<C>: invalid UTF-8 in the header".
+/// A file of a header only gives a frame with those columns (float64: no values seen) and no rows.
 /// Blank lines are skipped (pandas skip_blank_lines). No row is ever dropped silently.
 
 #include <cstdint>
@@ -55,7 +58,8 @@ struct CsvOptions {
 [[nodiscard]] Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& options = {});
 
 namespace csv {
-/// Parse an ISO-8601 timestamp to ns since the epoch (UTC; an offset is applied). False when malformed.
+/// Parse an ISO-8601 timestamp to ns since the epoch (UTC; an offset is applied). False when malformed or
+/// outside the int64 nanosecond range (about years 1677-2262, as pandas).
 bool parse_timestamp(std::string_view text, std::int64_t& ns) noexcept;
 /// Parse an int64 ("-12", "+3"). False when malformed or out of range.
 bool parse_int64(std::string_view text, std::int64_t& value) noexcept;
