@@ -325,7 +325,8 @@ TEST(Groupby, AllDistinctKeysOutOfCore) {
     std::int64_t rows = 0, bad = 0;
     std::optional<Key> prev;
     for (const auto& part : g.partitions()) {
-      auto [pin, b] = fr::view_chunk(part);
+      auto [pin, view] = fr::view_chunk(part);
+      const fr::BatchView& b = view;  // a plain reference: lambdas cannot capture structured bindings in clang 14
       for (std::int64_t i = 0; i < b.nrows(); ++i, ++rows) {
         const Key key{b.column<std::int64_t>(s.index_of("id"))[i], dict[b.column<std::int32_t>(s.index_of("name"))[i]]};
         if (sort && prev) EXPECT_LT(*prev, key) << "row " << rows;

@@ -121,7 +121,7 @@ TEST(Linalg, TsqrExplicitAndImplicitR) {
   for (auto [m, n, chunk] :
        {std::tuple{50, 8, 4}, std::tuple{10, 8, 1}, std::tuple{9, 9, 2}, std::tuple{203, 17, 40}}) {
     auto a = make(
-        e, m, n, [n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
+        e, m, n, [n = n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
     auto qr = la::tsqr(a);
     auto r2 = la::tsqr_r(a);
     auto ag = a.gather_all(), qg = qr.q.gather_all();
@@ -209,7 +209,7 @@ TEST(Linalg, RanksWithoutRows) {
   Engine e;
   for (auto [m, n] : {std::pair{3, 3}, std::pair{5, 4}, std::pair{2, 1}}) {  // at 4 ranks some ranks hold no row
     auto a = make(
-        e, m, n, [n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
+        e, m, n, [n = n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
     auto qr = la::tsqr(a);
     auto r = la::svd(a);
     auto ag = a.gather_all(), qg = qr.q.gather_all(), ug = r.u.gather_all();
