@@ -50,6 +50,35 @@ def run_ctest(build, jobs, extra):
     return records, summary, failed, p.returncode
 
 
+def run_sanitized(build, jobs, records, fuzz_seconds):
+    """The 2-rank suite of a SLAB_SANITIZE build (as .ci/run runs it), one "sanitizer" line per test, then its
+    fuzzers (tests/fuzz/run_fuzzers.sh writes the "fuzz" lines). Returns the exit status."""
+    env = dict(os.environ, SLAB_RELIABILITY_DIR=records)
+    cmd = ["ctest", "--test-dir", build, "-L", "^(np2|fuzz)$", "-LE", "^tour$", "-j", str(jobs)]
+    print("$ " + " ".join(cmd), flush=True)
+    # The sanitized tests' own case lines would repeat the unsanitized ones: here only one line per test counts.
+    quiet_env = {k: v for k, v in env.items() if k != "SLAB_RELIABILITY_DIR"}
+    p = subprocess.run(cmd, env=quiet_env, capture_output=True, text=True)
+    rc = p.returncode
+    cache = open(os.path.join(build, "CMakeCache.txt")).read()
+    flags = re.search(r"^SLAB_SANITIZE:STRING=(.*)$", cache, flags=re.M)
+    flags = flags.group(1) if flags else "?"
+    with open(os.path.join(records, "sanitizer.jsonl"), "a") as out:
+        for m in re.finditer(r"Test\s+#\d+: (\S+) \.+\s*(\*{0,3}\w+)[^\n]*?([\d.]+) sec", p.stdout):
+            name, status, secs = m.group(1), m.group(2), m.group(3)
+            ok = status == "Passed"
+            out.write(json.dumps({"category": "sanitizer", "case": name,
+                                  "expected": f"no -fsanitize={flags} report; test passes",
+                                  "outcome": "pass" if ok else "fail",
+                                  "detail": f"{status.strip('*')} in {secs} s", "ranks": 2}) + "\n")
+    if fuzz_seconds > 0:
+        f = subprocess.run([os.path.join(REPO, "tests", "fuzz", "run_fuzzers.sh"), build, str(fuzz_seconds)], env=env,
+                           capture_output=True, text=True)
+        sys.stdout.write(f.stdout[-2000:])
+        rc = rc or f.returncode
+    return rc
+
+
 def load(records):
     lines = []
     for path in sorted(glob.glob(os.path.join(records, "*.jsonl"))):
@@ -134,6 +163,8 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--output", default=os.path.join(REPO, "docs", "RELIABILITY.md"))
     ap.add_argument("--records", help="render the JSON lines in this folder instead of running ctest")
+    ap.add_argument("--sanitizer-build", help="also run the 2-rank suite of this SLAB_SANITIZE build (and its fuzzers)")
+    ap.add_argument("--fuzz-seconds", type=int, default=60, help="seconds per fuzzer with --sanitizer-build")
     ap.add_argument("ctest_args", nargs="*", help="extra ctest arguments (after --)")
     a = ap.parse_args()
     if a.records:
@@ -141,8 +172,11 @@ def main():
         command = ""
     else:
         records, summary, failed, rc = run_ctest(a.build, a.jobs, a.ctest_args)
-        command = f"python3 scripts/reliability_report.py --jobs {a.jobs}" + (
-            " -- " + " ".join(a.ctest_args) if a.ctest_args else "")
+        command = f"python3 scripts/reliability_report.py --jobs {a.jobs}"
+        if a.sanitizer_build:
+            rc = run_sanitized(a.sanitizer_build, a.jobs, records, a.fuzz_seconds) or rc
+            command += f" --sanitizer-build {os.path.relpath(a.sanitizer_build, REPO)} --fuzz-seconds {a.fuzz_seconds}"
+        command += " -- " + " ".join(a.ctest_args) if a.ctest_args else ""
     lines = load(records)
     if not lines:
         print(f"no reliability records in {records}", file=sys.stderr)

@@ -4,7 +4,7 @@ dask.dataframe (W3, W4, W5 = W5-1000 + W5-1h; perf/peers/frames.py, checked agai
 serial NumPy, joblib and dask.delayed (W7, the parameter sweep of seed 003) on the workloads of WORKLOADS.md,
 same inputs, same machine.
 
-  python3 perf/compare/run.py --workloads W1,W2,W6 [--quick] [--impls numpy,dask-threaded,dask-cluster]
+  python3 perf/compare/run.py --workloads W1,W2,W6 [--quick] [--repeats 3] [--impls numpy,dask-threaded,dask-cluster]
                               [--ranks 2] [--no-slab] [--debian] [--timeout 3600] [--bin-dir build/bin]
 
 (a) sets up perf/.venv (perf/peers/setup_venv.sh) and re-runs itself there; (b) runs each workload in slab
@@ -324,6 +324,21 @@ def ideal_lines(wl, size, ideal):
              "seconds": 8.0 * size["n"] / bw}]
 
 
+def run_median(cmd, env, timeout, repeats, before=None):
+    """run_measured `repeats` times (each its own process; `before` runs first each time, e.g. removing W2's /Y)
+    and return the run with the median seconds, plus every run's seconds. A failed run is returned at once."""
+    runs = []
+    for _ in range(max(1, repeats)):
+        if before:
+            before()
+        r = run_measured(cmd, env, timeout)
+        if r[0] is None or r[1] != 0:
+            return r, [x[0]["seconds"] for x in runs]
+        runs.append(r)
+    runs.sort(key=lambda r: r[0]["seconds"])
+    return runs[len(runs) // 2], [r[0]["seconds"] for r in runs]
+
+
 def wait_load(args, log):
     """Waits (up to --max-wait s) for the 1-minute load average to fall below --max-load; returns it as text."""
     if args.max_load is not None:
@@ -387,6 +402,9 @@ def render_markdown(records):
             note = r.get("note", "")
             if r.get("loadavg_before"):
                 note = (note + "; " if note else "") + "load %s" % r["loadavg_before"]
+            if len(r.get("all_seconds") or []) > 1:
+                note += "; median of %d runs (%s s)" % (len(r["all_seconds"]),
+                                                       ", ".join("%.3f" % x for x in sorted(r["all_seconds"])))
             lines.append("| %s | %s | %.3f | %s | %s | %s | %s |" % (rec["workload"], r["impl"], r["seconds"],
                                                                    gib(r.get("peak_bytes")), ratio, agree_s, note))
         for i in rec.get("ideal", []):
@@ -431,6 +449,8 @@ def main():
     ap.add_argument("--debian", action="store_true",
                     help="also run the peers with Debian's /usr/bin/python3 (installs python3-dask etc. with apt)")
     ap.add_argument("--timeout", type=int, default=3600, help="seconds per run")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="runs per implementation (each a fresh process); the median is reported")
     ap.add_argument("--max-load", type=float, default=None,
                     help="before each run, wait until the 1-minute load average is below this (other jobs)")
     ap.add_argument("--max-wait", type=int, default=600, help="seconds to wait for --max-load per run")
@@ -497,15 +517,15 @@ def main():
             log("%s slab: not built (%s missing)" % (wl, os.path.relpath(app, ROOT)))
         else:
             for label, flags in [("", [])] + SLAB_VARIANTS.get(wl, []):
-                if w2path:
-                    delete_y(w2path)
                 cmd = slab_cmd(wl, size, args.ranks, w2path, bin_dir) + flags
                 log("%s slab%s: %s" % (wl, label, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
                                                          for c in cmd)))
                 la = wait_load(args, log)
-                out, rc, so, se, peak, wall = run_measured(cmd, dict(os.environ), args.timeout)
+                (out, rc, so, se, peak, wall), all_s = run_median(
+                    cmd, dict(os.environ), args.timeout, args.repeats,
+                    (lambda: delete_y(w2path)) if w2path else None)
                 row = {"impl": "slab%s (%d ranks)" % (label, args.ranks), "command": cmd, "loadavg_before": la,
-                       "wall": wall}
+                       "wall": wall, "all_seconds": all_s}
                 if out is None or rc != 0:
                     row.update({"seconds": None, "status": "slab: failed (rc %s)" % rc,
                                 "note": (se or so).strip().splitlines()[-1][:200] if (se or so).strip() else ""})
@@ -527,8 +547,8 @@ def main():
                 log("%s %s: %s" % (wl, name, " ".join(os.path.relpath(c, ROOT) if c.startswith(ROOT) else c
                                                        for c in cmd)))
                 la = wait_load(args, log)
-                out, rc, so, se, peak, wall = run_measured(cmd, peer_env(), args.timeout)
-                row = {"impl": name, "command": cmd, "loadavg_before": la, "wall": wall}
+                (out, rc, so, se, peak, wall), all_s = run_median(cmd, peer_env(), args.timeout, args.repeats)
+                row = {"impl": name, "command": cmd, "loadavg_before": la, "wall": wall, "all_seconds": all_s}
                 if out is None or rc != 0:
                     row.update({"seconds": None, "status": "failed (rc %s)" % rc,
                                 "note": se.strip().splitlines()[-1][:200] if se.strip() else ""})

@@ -427,8 +427,7 @@ void DatasetWriter::close_handles() noexcept {
 void DatasetWriter::write_impl(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0, std::uint64_t ncols,
                                const void* data, bool collective) {
   const std::string name = file_ + ":" + dataset_;
-  const Tracer::Scope traced(comm_.tracer(), "hdf5_write", TraceKind::io,
-                             nrows * ncols * element_size(type_));
+  const Tracer::Scope traced(comm_.tracer(), "hdf5_write", TraceKind::io, nrows * ncols * element_size(type_));
   try {
     SLAB_EXPECTS(dset_id_ >= 0, InvalidArgument, name + ": writer is closed");
     check_box(shape_, row0, nrows, col0, ncols, name);

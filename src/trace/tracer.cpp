@@ -85,7 +85,10 @@ Tracer::Scope::Scope(Tracer& tracer, std::string_view name, TraceKind kind, std:
     : Scope(&tracer, name, kind, bytes) {}
 
 Tracer::Scope::Scope(Tracer* tracer, std::string_view name, TraceKind kind, std::uint64_t bytes)
-    : tracer_(tracer), name_(tracer ? name : std::string_view()), kind_(kind), start_(tracer ? tracer->now() : 0),
+    : tracer_(tracer),
+      name_(tracer ? name : std::string_view()),
+      kind_(kind),
+      start_(tracer ? tracer->now() : 0),
       bytes_(bytes) {}
 
 Tracer::Scope::~Scope() {

@@ -14,6 +14,7 @@
 
 #include "reliability_record.hpp"
 #include "slab/memory/memory_manager.hpp"
+#include "world.hpp"
 
 namespace fs = std::filesystem;
 
@@ -21,17 +22,8 @@ namespace {
 
 constexpr std::uint64_t kBuffer = 16 * 1024;
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using slab::testing::world_rank;
+using slab::testing::world_size;
 
 /// Every rank's verdict; rank 0 writes one line.
 void record(const std::string& name, const std::string& expected, const std::string& detail) {

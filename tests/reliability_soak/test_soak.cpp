@@ -16,7 +16,6 @@
 #include "reliability_record.hpp"
 #include "slab/memory/memory_manager.hpp"
 
-
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kAddressSanitizer = true;
 #elif defined(__has_feature)

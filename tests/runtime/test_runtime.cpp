@@ -9,18 +9,11 @@
 
 #include "slab/core/error.hpp"
 #include "slab/runtime/runtime.hpp"
+#include "world.hpp"
 
 namespace {
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-int world_size() {
-  int s = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &s);
-  return s;
-}
+using slab::testing::world_rank;
+using slab::testing::world_size;
 }  // namespace
 
 TEST(Runtime, DescribesRanksAndLocalRanks) {

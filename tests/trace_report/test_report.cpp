@@ -14,20 +14,12 @@
 #include "slab/core/error.hpp"
 #include "slab/trace/report.hpp"
 #include "slab/trace/tracer.hpp"
+#include "world.hpp"
 
 namespace {
 
-int world_rank() {
-  int r = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &r);
-  return r;
-}
-
-int world_size() {
-  int n = 1;
-  MPI_Comm_size(MPI_COMM_WORLD, &n);
-  return n;
-}
+using slab::testing::world_rank;
+using slab::testing::world_size;
 
 std::string read_all(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
