@@ -4,6 +4,7 @@
 #include <cmath>
 #include <set>
 
+#include "frame/hash_bytes.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
@@ -290,19 +291,11 @@ LocalTable Frame::gather_all() const {
   return tables_from_bytes(all, v, schema());
 }
 
-namespace {
-std::uint64_t fnv(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-}  // namespace
-
 Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::int64_t rows_per_partition) {
   const Comm& comm = queue.comm();
   std::string sig;
   for (const auto& c : table.columns) sig += c.name + ":" + to_string(c.type) + ";";
-  std::uint64_t h = fnv(sig);
+  std::uint64_t h = detail::hash_bytes(sig);
   std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
   std::string size_err;
   for (const auto& c : table.columns)

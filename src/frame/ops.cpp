@@ -399,6 +399,21 @@ std::vector<std::int64_t> distinct_rows(const BatchView& in, const Schema& schem
   }
   return rows;
 }
+
+/// Rows a and b of a host column compared by value (nulls are the caller's business).
+bool value_less(const LocalColumn& c, std::size_t a, std::size_t b) {
+  switch (c.type) {
+    case DType::string:
+      return c.strings[a] < c.strings[b];
+    case DType::float64:
+      return c.floats[a] < c.floats[b];
+    case DType::boolean:
+      return c.bools[a] < c.bools[b];
+    default:
+      return c.ints[a] < c.ints[b];
+  }
+}
+
 }  // namespace
 
 Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset) {
@@ -456,21 +471,9 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
   std::iota(order.begin(), order.end(), std::size_t{0});
   const auto& key = t.columns[0];
   const auto& cnt = t.columns[1].ints;
-  auto less_value = [&](std::size_t a, std::size_t b) {
-    switch (key.type) {
-      case DType::string:
-        return key.strings[a] < key.strings[b];
-      case DType::float64:
-        return key.floats[a] < key.floats[b];
-      case DType::boolean:
-        return key.bools[a] < key.bools[b];
-      default:
-        return key.ints[a] < key.ints[b];
-    }
-  };
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     if (cnt[a] != cnt[b]) return cnt[a] > cnt[b];
-    return less_value(a, b);
+    return value_less(key, a, b);
   });
   LocalTable out;
   for (const auto& c : t.columns) {
@@ -492,16 +495,7 @@ LocalTable unique(const Frame& frame, const std::string& column) {
   std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
     bool na = c.is_null(a), nb = c.is_null(b);
     if (na || nb) return !na && nb;  // nulls last
-    switch (c.type) {
-      case DType::string:
-        return c.strings[a] < c.strings[b];
-      case DType::float64:
-        return c.floats[a] < c.floats[b];
-      case DType::boolean:
-        return c.bools[a] < c.bools[b];
-      default:
-        return c.ints[a] < c.ints[b];
-    }
+    return value_less(c, a, b);
   });
   LocalTable out;
   LocalColumn o;

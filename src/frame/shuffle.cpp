@@ -5,20 +5,13 @@
 #include <cmath>
 #include <cstring>
 
+#include "frame/hash_bytes.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
-
-namespace {
-std::uint64_t hash_bytes(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (char c : s) h = (h ^ static_cast<unsigned char>(c)) * 1099511628211ull;
-  return h;
-}
-}  // namespace
 
 std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema,
                                      const std::vector<std::size_t>& keys) {
@@ -33,7 +26,7 @@ std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schem
     // The value word of every row (nulls and NaN get one constant), then one mixing pass.
     if (t == DType::string) {
       std::vector<std::uint64_t> dict_hash;
-      for (const auto& s : *schema.dictionary(k)) dict_hash.push_back(hash_bytes(s));
+      for (const auto& s : *schema.dictionary(k)) dict_hash.push_back(detail::hash_bytes(s));
       const auto codes = batch.column<std::int32_t>(k);
       for (std::size_t i = 0; i < n; ++i)
         v[i] = codes[i] < 0 ? null_word : dict_hash[static_cast<std::size_t>(codes[i])];
