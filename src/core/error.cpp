@@ -2,6 +2,7 @@
 
 #include <mpi.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -21,10 +22,21 @@ int world_rank_or_minus_one() noexcept {
   return rank;
 }
 
+namespace {
+std::atomic<FatalCleanup> g_fatal_cleanup{nullptr};
+}
+
+void set_fatal_cleanup(FatalCleanup cleanup) noexcept { g_fatal_cleanup.store(cleanup); }
+
+void run_fatal_cleanup() noexcept {
+  if (const FatalCleanup cleanup = g_fatal_cleanup.load()) cleanup();
+}
+
 void fatal(std::string_view message, const char* file, int line) noexcept {
   std::fprintf(stderr, "slab fatal error (rank %d, %s:%d): %.*s\n", world_rank_or_minus_one(), file, line,
                static_cast<int>(message.size()), message.data());
   std::fflush(stderr);
+  run_fatal_cleanup();
   int initialized = 0;
   int finalized = 0;
   MPI_Initialized(&initialized);

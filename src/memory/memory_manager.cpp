@@ -16,54 +16,19 @@
 #include <cstring>
 #include <filesystem>
 #include <mutex>
-#include <set>
 #include <unordered_set>
 #include <vector>
 
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/device_allocator.hpp"
+#include "slab/memory/spill_cleanup.hpp"
 #include "slab/memory/spill_file.hpp"
 #include "slab/trace/tracer.hpp"
 
 namespace slab {
 namespace detail {
 namespace {
-
-// Spill directories still present, removed by an atexit handler when the process exits without
-// destroying its managers (exit() from an error path). Leaked on purpose: it must outlive every static.
-struct DirRegistry {
-  std::mutex mu;
-  std::set<std::string> dirs;
-};
-
-DirRegistry& registry() {
-  static auto* r = new DirRegistry;
-  return *r;
-}
-
-void remove_registered_dirs() noexcept {
-  auto& r = registry();
-  std::unique_lock lock(r.mu, std::try_to_lock);  // never block at exit
-  if (!lock.owns_lock()) return;
-  for (const auto& dir : r.dirs) {
-    std::error_code ec;
-    std::filesystem::remove_all(dir, ec);
-  }
-  r.dirs.clear();
-}
-
-void register_dir(const std::string& dir) {
-  static std::once_flag once;
-  std::call_once(once, [] { std::atexit(remove_registered_dirs); });
-  std::lock_guard lock(registry().mu);
-  registry().dirs.insert(dir);
-}
-
-void unregister_dir(const std::string& dir) noexcept {
-  std::lock_guard lock(registry().mu);
-  registry().dirs.erase(dir);
-}
 
 // Large buffers are 2 MiB aligned and advised to use transparent huge pages: a reload or a fresh chunk
 // then costs one page fault per 2 MiB instead of per 4 KiB (a 64 MiB reload spent more time faulting
@@ -197,7 +162,7 @@ class MemoryState {
     std::error_code ec;
     std::filesystem::create_directories(root, ec);
     if (ec) SLAB_FAIL(IoError, "cannot create the spill root '" + root + "': " + ec.message() + hint);
-    std::string tmpl = root + "/slab-spill-" + std::to_string(::getpid()) + "-XXXXXX";
+    std::string tmpl = root + "/" + spill_dir_prefix() + "XXXXXX";
     std::vector<char> buf(tmpl.begin(), tmpl.end());
     buf.push_back('\0');
     if (::mkdtemp(buf.data()) == nullptr) {
@@ -211,8 +176,10 @@ class MemoryState {
       ::rmdir(made.c_str());
       SLAB_FAIL(IoError, "cannot set mode 0700 on the spill directory '" + made + "': " + std::strerror(err));
     }
-    register_dir(made);
+    register_spill_dir(made);
     dir = std::move(made);
+    // Folders of this host's processes that were SIGKILLed (nothing ran there to remove them).
+    remove_stale_spill_dirs(root);
   }
 
   // Makes sure `bytes` more fit on the device tier, spilling LRU unpinned buffers. `what` describes the
@@ -444,7 +411,7 @@ class MemoryState {
     if (!dir.empty()) {
       std::error_code ec;
       std::filesystem::remove_all(dir, ec);
-      unregister_dir(dir);
+      unregister_spill_dir(dir);
     }
   }
 };

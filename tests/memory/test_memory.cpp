@@ -360,7 +360,12 @@ TEST_F(Memory, SpillDirectoryIsPrivateAndRemoved) {
     m.check_spill_dir();
     dir = m.spill_dir();
     EXPECT_EQ(fs::path(dir).parent_path(), root_);
-    EXPECT_EQ(fs::path(dir).filename().string().rfind("slab-spill-" + std::to_string(::getpid()) + "-", 0), 0u) << dir;
+    // slab-spill-<host>-<pid>-XXXXXX
+    const std::string name = fs::path(dir).filename().string();
+    const std::string pid = "-" + std::to_string(::getpid()) + "-";
+    EXPECT_EQ(name.rfind("slab-spill-", 0), 0u) << dir;
+    EXPECT_TRUE(name.size() > pid.size() + 6 && name.compare(name.size() - 6 - pid.size(), pid.size(), pid) == 0)
+        << dir;
     struct stat st {};
     ASSERT_EQ(::stat(dir.c_str(), &st), 0);
     EXPECT_EQ(st.st_mode & 07777, 0700u);

@@ -71,6 +71,13 @@ namespace detail {
 [[noreturn]] void fatal(std::string_view message, const char* file, int line) noexcept;
 /// The current MPI world rank, or -1 when MPI is not initialised (or already finalised).
 int world_rank_or_minus_one() noexcept;
+/// A clean-up to run just before the job is aborted (fatal(), App's MPI_Abort path). Core cannot call the
+/// layers above it, so they register one here: the memory layer removes this process's spill folders.
+/// It must be async-signal-safe and must not throw. One hook; a later call replaces it.
+using FatalCleanup = void (*)() noexcept;
+void set_fatal_cleanup(FatalCleanup cleanup) noexcept;
+/// Run the registered fatal clean-up, if any. Call it right before MPI_Abort.
+void run_fatal_cleanup() noexcept;
 }  // namespace detail
 
 }  // namespace slab

@@ -56,9 +56,14 @@ struct MemoryStats {
 
 /**
  * @brief One rank's memory. Owns the accounting for every Buffer it allocates and a private spill
- * directory `<spill_root>/slab-spill-<pid>-XXXXXX` (mode 0700, made on the first spill or by
- * check_spill_dir()) holding one file per spilled buffer (mode 0600, named by a counter). Not collective;
+ * directory `<spill_root>/slab-spill-<host>-<pid>-XXXXXX` (mode 0700, made on the first spill or by
+ * check_spill_dir()) holding one file per spilled buffer (`spill-<n>`, mode 0600). Not collective;
  * thread-safe (one mutex).
+ *
+ * The directory goes with the manager, and also when the process ends otherwise: at exit(), on SIGTERM
+ * (what mpirun sends the other ranks of an aborted job), SIGINT, SIGHUP, SIGQUIT and SIGABRT, and before
+ * slab's own MPI_Abort (see spill_cleanup.hpp). A SIGKILLed process cannot clean up: when a manager makes
+ * its directory it removes the folders in the same root left by dead processes of this host and user.
  *
  * Buffers may outlive the manager: their device and host bytes stay valid, but the spill directory is
  * removed with the manager, so a buffer then on disk is lost (pinning it throws IoError).

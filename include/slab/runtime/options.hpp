@@ -29,7 +29,10 @@ struct RuntimeOptions {
   ByteLimit device_memory_limit{std::nullopt, 0.8};
   ByteLimit host_memory_limit{std::nullopt, 0.5};
   std::uint64_t disk_limit = UINT64_MAX;
-  std::string spill_dir;   ///< empty: $TMPDIR, else /tmp
+  /// Root of each rank's private spill folder slab-spill-<host>-<pid>-XXXXXX (empty: $TMPDIR, else /tmp).
+  /// Folders are removed at exit, on SIGTERM/SIGINT/SIGHUP and before an abort; those of SIGKILLed
+  /// processes by the next run on the same host that spills into the same root.
+  std::string spill_dir;
   std::string trace_file;  ///< empty: no trace file
   LogLevel log_level = LogLevel::warn;
   bool verbose = false;
