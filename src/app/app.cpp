@@ -181,7 +181,9 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
     const bool progress = !runtime->options().quiet && !json_ && stdout_is_terminal();
     AppContext ctx(*runtime, world, memory, tasks, json_, progress);
     ctx.job_begin();
-    body(ctx);
+    // An error on some ranks only meets the others at their next agreement point (at the latest here, when
+    // the body is done), so every rank reports the same error instead of the job ending in MPI_Abort.
+    world.run_collectively([&] { body(ctx); });
     if (ctx.job_seconds() == 0) ctx.job_end();
 
     const MemoryStats ms = memory.stats();
@@ -233,6 +235,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
     } else {
       // Only this rank knows; others may be waiting in a collective. Never hang: end the job.
       print_error(name_, rank, message + " (this rank only; aborting the job)");
+      detail::run_fatal_cleanup();
       MPI_Abort(MPI_COMM_WORLD, 1);
     }
   }

@@ -165,6 +165,7 @@ void Comm::bcast_raw(void* data, std::size_t count, DType dt, int root) const {
                       {"root", root, false},
                       {"memory kind (device/host)", dev, false}},
                      root_error(root, im.size));
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl()) return detail::nccl_bcast(data, count, dt, root, im.nccl, im.stream);
   HostMirror buf(im, data, bytes, im.rank == root);
   const std::size_t m = detail::max_message_bytes();
@@ -189,6 +190,7 @@ void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t 
                       {"operator", static_cast<int>(op), false},
                       {"memory kind (device/host)", dev, false}},
                      err);
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl() && op != ReduceOp::land && op != ReduceOp::lor && (im.rank != root || im.on_device(out)))
     return detail::nccl_reduce(in, out, count, dt, op, root, im.nccl, im.stream);
   HostMirror hin(im, in, count * es, true);
@@ -240,6 +242,7 @@ void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size
                       {"operator", static_cast<int>(op), false},
                       {"memory kind (device/host)", dev, false}},
                      err);
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl() && im.on_device(in) && im.on_device(out) && op != ReduceOp::land && op != ReduceOp::lor)
     return detail::nccl_allreduce(in, out, count, dt, op, im.nccl, im.stream);
   const bool in_place = in == out;
@@ -263,29 +266,48 @@ void Comm::tree_reduce_bytes(
   const Impl& im = *impl_;
   detail::CommTrace trace(im.tracer, "tree_reduce", value.size());
   detail::check_args(im, "tree_reduce_bytes", {{"root", root, false}}, root_error(root, im.size));
+  // A combine that throws must not strand the ranks above it in the tree: a failed subtree sends this
+  // marker instead of its value, the tree runs to the end, and then every rank agrees on the error.
+  constexpr std::uint64_t failed_marker = ~std::uint64_t{0};
+  std::exception_ptr error;
+  bool failed = false;  // this rank's partial is lost (its own combine threw, or a child's subtree failed)
   std::vector<std::byte> other;
   bool moved = false;
-  binomial_tree(
-      im.rank, im.size, root,
-      [&](int peer, bool sending) {
-        if (sending) {
-          std::uint64_t n = value.size();
-          detail::send_bytes(&n, sizeof n, peer, detail::tag_tree, im.coll);
-          detail::send_bytes(value.data(), value.size(), peer, detail::tag_tree, im.coll);
-        } else {
-          std::uint64_t n = 0;
-          detail::recv_bytes(&n, sizeof n, peer, detail::tag_tree, im.coll);
-          other.resize(n);
-          detail::recv_bytes(other.data(), n, peer, detail::tag_tree, im.coll);
-          moved = (peer == 0 && im.rank == root && root != 0);
-        }
-      },
-      [&] {
-        if (moved)
-          value.swap(other);
-        else
-          combine_fn(value, other);
-      });
+  bool other_failed = false;
+  {
+    const detail::DataPhase transfer;
+    binomial_tree(
+        im.rank, im.size, root,
+        [&](int peer, bool sending) {
+          if (sending) {
+            const std::uint64_t n = failed ? failed_marker : value.size();
+            detail::send_bytes(&n, sizeof n, peer, detail::tag_tree, im.coll);
+            if (!failed) detail::send_bytes(value.data(), value.size(), peer, detail::tag_tree, im.coll);
+          } else {
+            std::uint64_t n = 0;
+            detail::recv_bytes(&n, sizeof n, peer, detail::tag_tree, im.coll);
+            other_failed = n == failed_marker;
+            other.resize(other_failed ? 0 : n);
+            if (!other_failed) detail::recv_bytes(other.data(), n, peer, detail::tag_tree, im.coll);
+            moved = (peer == 0 && im.rank == root && root != 0);
+          }
+        },
+        [&] {
+          if (other_failed) failed = true;
+          if (failed) return;
+          if (moved) {
+            value.swap(other);
+            return;
+          }
+          try {
+            combine_fn(value, other);
+          } catch (...) {
+            error = std::current_exception();
+            failed = true;
+          }
+        });
+  }
+  detail::agree_error(im, error);  // only the rank whose combine threw reports; the others learn it here
 }
 
 void Comm::tree_allreduce_bytes(
@@ -316,6 +338,7 @@ void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size
   detail::check_args(im, "allgather",
                      {{"element count", static_cast<std::int64_t>(count)}, {"memory kind (device/host)", dev, false}},
                      err);
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl() && im.on_device(in) && im.on_device(out))
     return detail::nccl_allgather(in, out, count, dt, im.nccl, im.stream);
   HostMirror hin(im, in, count * es, true);
@@ -335,6 +358,8 @@ void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size
 
 VCounts Comm::exchange_counts_all(std::size_t count) const {
   const Impl& im = *impl_;
+  detail::check_args(im, "allgatherv", {}, {});
+  const detail::DataPhase transfer;
   VCounts v;
   std::vector<std::uint64_t> all(static_cast<std::size_t>(im.size));
   const std::uint64_t mine = count;
@@ -375,6 +400,8 @@ void Comm::allgatherv_raw(const void* in, void* out, const std::vector<std::size
   std::size_t total = 0;
   for (auto c : counts) total += c;
   detail::CommTrace trace(im.tracer, "allgatherv", (counts[me] + total) * unit);
+  detail::check_args(im, "allgatherv", {}, {});  // a rank that failed since the counts were exchanged
+  const detail::DataPhase transfer;
   std::vector<std::size_t> scaled(counts.size());
   for (std::size_t k = 0; k < counts.size(); ++k) scaled[k] = counts[k] * scale;
   HostMirror hin(im, in, counts[me] * unit, true);
@@ -403,6 +430,7 @@ void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>
   const auto me = static_cast<std::size_t>(im.rank);
   detail::CommTrace trace(im.tracer, "gatherv", counts[me] * unit);
   detail::check_args(im, "gatherv", {{"root", root, false}}, root_error(root, im.size));
+  const detail::DataPhase transfer;
   HostMirror hin(im, in, counts[me] * unit, true);
   std::vector<std::size_t> scaled(counts.size());
   for (std::size_t k = 0; k < counts.size(); ++k) scaled[k] = counts[k] * scale;
@@ -440,6 +468,7 @@ void Comm::alltoall_raw(const void* send, std::size_t count, void* recv, std::si
   detail::check_args(im, "alltoall",
                      {{"elements per rank", static_cast<std::int64_t>(c)}, {"memory kind (device/host)", dev, false}},
                      err);
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl() && im.on_device(send) && im.on_device(recv)) {
     std::vector<std::size_t> counts(p, c), displs(p);
     for (std::size_t k = 0; k < p; ++k) displs[k] = k * c;
@@ -477,6 +506,7 @@ std::vector<std::size_t> Comm::exchange_counts_alltoall(std::size_t send_size,
                                                         std::span<const std::size_t> send_counts) const {
   const Impl& im = *impl_;
   detail::check_args(im, "alltoallv", {}, vcount_error(send_size, send_counts, im.size, "send"));
+  const detail::DataPhase transfer;
   std::vector<std::uint64_t> s(send_counts.begin(), send_counts.end()), r(s.size());
   SLAB_MPI_TRY(MPI_Alltoall(s.data(), 1, MPI_UINT64_T, r.data(), 1, MPI_UINT64_T, im.coll));
   return {r.begin(), r.end()};
@@ -509,15 +539,10 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
   std::vector<int> isc, isd, irc, ird;
   const bool fits = int_layout(sc, dtype_size(dt), isc, isd) && int_layout(rc, dtype_size(dt), irc, ird);
   const bool dev = im.on_device(send) || im.on_device(recv);
-  // Every rank must take the same path: agree on it (and on the memory kind) in one small allreduce.
-  std::int64_t pairwise = fits ? 0 : 1;
-  if (im.size > 1) {
-    std::int64_t v[3] = {pairwise, dev ? 1 : 0, dev ? 0 : 1};
-    SLAB_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_INT64_T, MPI_MAX, im.coll));
-    if (v[1] == 1 && v[2] == 1)
-      detail::throw_agreed("InvalidArgument", "alltoallv: memory kind (device/host) differs across ranks");
-    pairwise = v[0];
-  }
+  // Every rank must take the same path: agree on it (and on the memory kind) in the status exchange.
+  const bool pairwise =
+      detail::check_args(im, "alltoallv", {{"memory kind (device/host)", dev, false}}, {}, {fits ? 0 : 1})[0] != 0;
+  const detail::DataPhase transfer;
   if (dev && im.use_nccl() && im.on_device(send) && im.on_device(recv)) {
     std::vector<std::size_t> sd(p), rd(p);
     for (std::size_t k = 0, so = 0, ro = 0; k < p; ++k) {

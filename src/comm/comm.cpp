@@ -3,10 +3,17 @@
 #include "comm/comm_impl.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
+#include <chrono>
 #include <climits>
+#include <condition_variable>
+#include <cstdlib>
 #include <cstring>
+#include <mutex>
 #include <new>
+#include <optional>
+#include <thread>
 
 #include "comm/cuda/nccl_collectives.hpp"
 #include "slab/comm/mpi_error.hpp"
@@ -98,26 +105,92 @@ std::string bcast_string(std::string s, int root, int rank, MPI_Comm comm) {
   return s;
 }
 
-/// The agreement protocol: allgather of one status per rank (0 ok, 1 failed, 2 failed with an already
-/// agreed error), then the lowest failing rank broadcasts "kind\0message".
-void agree_impl(const Comm::Impl& impl, int status, const std::string& kind, const std::string& message) {
-  std::vector<int> all(static_cast<std::size_t>(impl.size), 0);
-  if (impl.size == 1) {
-    all[0] = status;
-  } else {
-    SLAB_MPI_TRY(MPI_Allgather(&status, 1, MPI_INT, all.data(), 1, MPI_INT, impl.coll));
+/// Set once a collective's data transfer was left by an exception on this process: the other ranks may be
+/// inside that transfer, where no agreement can reach them.
+std::atomic<bool> g_transfer_broken{false};
+
+/// How long a rank that failed on its own waits for the other ranks to reach an agreement point before it
+/// ends the job (SLAB_AGREE_TIMEOUT seconds; 0 waits forever).
+double agree_timeout_seconds() {
+  static const double seconds = [] {
+    const char* v = std::getenv("SLAB_AGREE_TIMEOUT");
+    if (v == nullptr || *v == '\0') return 60.0;
+    char* end = nullptr;
+    const double d = std::strtod(v, &end);
+    return (end != v && *end == '\0' && d >= 0) ? d : 60.0;
+  }();
+  return seconds;
+}
+
+/// Ends the job when the agreement it guards has not completed in time: the other ranks are somewhere no
+/// agreement reaches (a user's own MPI call, an HDF5 collective), and waiting would hang the job.
+class AgreeWatchdog {
+ public:
+  AgreeWatchdog(int rank, std::string message) : message_(std::move(message)) {
+    const double limit = agree_timeout_seconds();
+    if (limit <= 0) return;
+    thread_ = std::thread([this, rank, limit] {
+      std::unique_lock lock(mu_);
+      if (cv_.wait_for(lock, std::chrono::duration<double>(limit), [this] { return done_; })) return;
+      fatal("rank " + std::to_string(rank) + " failed: " + message_ + "; the other ranks did not reach an " +
+                "agreement point within " + std::to_string(static_cast<int>(limit)) +
+                " s (SLAB_AGREE_TIMEOUT), so the error cannot be shared: aborting the job",
+            __FILE__, __LINE__);
+    });
   }
-  std::vector<int> failed;
-  for (int r = 0; r < impl.size; ++r)
-    if (all[static_cast<std::size_t>(r)] != 0) failed.push_back(r);
-  if (failed.empty()) return;
-  const int first = failed.front();
+  ~AgreeWatchdog() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard lock(mu_);
+      done_ = true;
+    }
+    cv_.notify_one();
+    thread_.join();
+  }
+  AgreeWatchdog(const AgreeWatchdog&) = delete;
+  AgreeWatchdog& operator=(const AgreeWatchdog&) = delete;
+
+ private:
+  std::string message_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool done_ = false;
+  std::thread thread_;
+};
+}  // namespace
+
+void mark_transfer_broken() noexcept { g_transfer_broken.store(true); }
+
+std::vector<std::int64_t> exchange_status(const Comm::Impl& impl, Status status, const std::string& kind,
+                                          const std::string& message, std::span<const std::int64_t> values) {
+  // [P - lowest failing rank (0: none), values...] reduced with MAX, always kStatusSlots long.
+  SLAB_EXPECTS(values.size() < kStatusSlots, InvalidArgument,
+               "exchange_status: " + std::to_string(values.size()) + " values do not fit");
+  std::array<std::int64_t, kStatusSlots> v{};
+  v[0] = status == Status::ok ? 0 : impl.size - impl.rank;
+  std::copy(values.begin(), values.end(), v.begin() + 1);
+  if (impl.size > 1)
+    SLAB_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, impl.coll));
+  if (v[0] == 0) return {v.begin() + 1, v.begin() + 1 + static_cast<std::ptrdiff_t>(values.size())};
+
+  // Some rank failed (rare, so two more collectives are fine): who, and the first one's error.
+  std::vector<int> all(static_cast<std::size_t>(impl.size), 0);
+  const int mine = static_cast<int>(status);
+  if (impl.size == 1)
+    all[0] = mine;
+  else
+    SLAB_MPI_TRY(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, impl.coll));
+  const int first = impl.size - static_cast<int>(v[0]);
   std::string packed = kind + std::string(1, '\0') + message;
   if (impl.size > 1) packed = bcast_string(packed, first, impl.rank, impl.coll);
   const auto nul = packed.find('\0');
   const std::string first_kind = packed.substr(0, nul);
   const std::string first_message = packed.substr(nul + 1);
-  if (all[static_cast<std::size_t>(first)] == 2) throw_agreed(first_kind, first_message);
+  if (all[static_cast<std::size_t>(first)] == static_cast<int>(Status::verbatim))
+    throw_agreed(first_kind, first_message);
+  std::vector<int> failed;
+  for (int r = 0; r < impl.size; ++r)
+    if (all[static_cast<std::size_t>(r)] != 0) failed.push_back(r);
   std::string text = "rank " + std::to_string(first) + ": " + first_message;
   if (failed.size() > 1) {
     text += " (also failed on rank";
@@ -127,28 +200,55 @@ void agree_impl(const Comm::Impl& impl, int status, const std::string& kind, con
   }
   throw_agreed(first_kind, text);
 }
-}  // namespace
+
+void agree_error(const Comm::Impl& impl, const std::exception_ptr& error) {
+  if (!error) {
+    exchange_status(impl, Status::ok, {}, {}, {});
+    return;
+  }
+  std::string kind;
+  std::string message;
+  Status status = Status::failed;
+  try {
+    std::rethrow_exception(error);
+  } catch (const Error& e) {
+    kind = e.kind();
+    message = e.message();
+    if (dynamic_cast<const AgreedMarker*>(&e) != nullptr) status = Status::verbatim;
+  } catch (const std::bad_alloc&) {
+    kind = "OutOfMemory";
+    message = "out of host memory (std::bad_alloc)";
+  } catch (const std::exception& e) {
+    kind = "Error";
+    message = e.what();
+  } catch (...) {
+    kind = "Error";
+    message = "unknown exception";
+  }
+  if (status == Status::failed && g_transfer_broken.load())
+    fatal("rank " + std::to_string(impl.rank) + " failed inside a collective's data transfer: " + message +
+              "; the other ranks may be waiting in that transfer, where no agreement reaches them: aborting the job",
+          __FILE__, __LINE__);
+  std::optional<AgreeWatchdog> watchdog;
+  if (status == Status::failed && impl.size > 1) watchdog.emplace(impl.rank, message);
+  exchange_status(impl, status, kind, message, {});
+}
 
 std::vector<std::int64_t> check_args(const Comm::Impl& impl, const char* op, std::initializer_list<Uniform> uniform,
                                      const std::string& local_error, std::initializer_list<std::int64_t> maxes) {
-  // [P - lowest failing rank (0: none), u0, -u0, u1, -u1, ..., maxes...] reduced with MAX.
+  // [u0, -u0, u1, -u1, ..., maxes...]: one MAX reduction gives each uniform value's max and min.
   std::vector<std::int64_t> v;
-  v.reserve(1 + 2 * uniform.size() + maxes.size());
-  v.push_back(local_error.empty() ? 0 : impl.size - impl.rank);
+  v.reserve(2 * uniform.size() + maxes.size());
   for (const auto& u : uniform) {
     v.push_back(u.value);
     v.push_back(-u.value);
   }
   for (auto m : maxes) v.push_back(m);
-  if (impl.size > 1)
-    SLAB_MPI_TRY(MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_INT64_T, MPI_MAX, impl.coll));
-  if (v[0] > 0) {
-    const int first = impl.size - static_cast<int>(v[0]);
-    std::string msg = local_error;
-    if (impl.size > 1) msg = bcast_string(msg, first, impl.rank, impl.coll);
-    throw_agreed("ShapeError", std::string(op) + ": rank " + std::to_string(first) + ": " + msg);
-  }
-  std::size_t i = 1;
+  const std::string message = local_error.empty()
+                                  ? std::string()
+                                  : std::string(op) + ": rank " + std::to_string(impl.rank) + ": " + local_error;
+  v = exchange_status(impl, local_error.empty() ? Status::ok : Status::verbatim, "ShapeError", message, v);
+  std::size_t i = 0;
   for (const auto& u : uniform) {
     const std::int64_t hi = v[i];
     const std::int64_t lo = -v[i + 1];
@@ -257,12 +357,13 @@ Comm::Comm(std::shared_ptr<Impl> impl) : impl_(std::move(impl)) {}
 
 Comm Comm::split(int color, int key) const {
   detail::CommTrace trace(impl_->tracer, "split", 0);
+  detail::exchange_status(*impl_, detail::Status::ok, {}, {}, {});  // a rank that failed alone meets us here
   MPI_Comm out = MPI_COMM_NULL;
   SLAB_MPI_TRY(MPI_Comm_split(impl_->coll, color, key, &out));
   try {
     auto impl = std::make_shared<Impl>(out, true, impl_->tracer);
     impl->nccl = nullptr;  // an NCCL communicator spans the parent's ranks only
-    impl->staging = impl_->staging;
+    impl->staging = impl_->staging || impl_->nccl != nullptr;  // no NCCL here: device buffers go through the host
     impl->stream = impl_->stream;
     return Comm(std::move(impl));
   } catch (...) {
@@ -287,40 +388,29 @@ void Comm::set_device_path(void* nccl_comm, void* stream, bool staging) {
 }
 
 void Comm::barrier() const {
+  // A status exchange, not MPI_Barrier: a rank that failed alone can then meet the others here too.
   detail::CommTrace trace(impl_->tracer, "barrier", 0);
-  SLAB_MPI_TRY(MPI_Barrier(impl_->coll));
+  detail::exchange_status(*impl_, detail::Status::ok, {}, {}, {});
 }
 
 void Comm::agree(bool ok, std::string_view message) const {
   detail::CommTrace trace(impl_->tracer, "agree", 0);
-  detail::agree_impl(*impl_, ok ? 0 : 1, "InvalidArgument", std::string(message));
+  detail::exchange_status(*impl_, ok ? detail::Status::ok : detail::Status::failed, "InvalidArgument",
+                          std::string(message), {});
 }
 
 void Comm::agree(std::exception_ptr error) const {
-  detail::CommTrace trace(impl_->tracer, "agree", 0);
-  int status = 0;
-  std::string kind;
-  std::string message;
   if (error) {
-    status = 1;
+    // An agreed error was raised on every rank by one exchange: every rank passes it on without another.
     try {
       std::rethrow_exception(error);
-    } catch (const Error& e) {
-      kind = e.kind();
-      message = e.message();
-      if (dynamic_cast<const detail::AgreedMarker*>(&e) != nullptr) status = 2;
-    } catch (const std::bad_alloc&) {
-      kind = "OutOfMemory";
-      message = "out of host memory (std::bad_alloc)";
-    } catch (const std::exception& e) {
-      kind = "Error";
-      message = e.what();
+    } catch (const detail::AgreedMarker&) {
+      throw;
     } catch (...) {
-      kind = "Error";
-      message = "unknown exception";
     }
   }
-  detail::agree_impl(*impl_, status, kind, message);
+  detail::CommTrace trace(impl_->tracer, "agree", 0);
+  detail::agree_error(*impl_, error);
 }
 
 }  // namespace slab

@@ -5,7 +5,9 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <exception>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -71,10 +73,58 @@ struct Uniform {
   bool shape = true;  ///< ShapeError when it differs (else InvalidArgument)
 };
 
+/// A rank's part in a status exchange.
+enum class Status : int {
+  ok = 0,
+  failed = 1,    ///< this rank failed: the agreed message is "rank R: <message>" (+ the other failing ranks)
+  verbatim = 2,  ///< this rank failed with a message that is already complete (kept as it is)
+};
+
+/// Every agreement point is one MPI_Allreduce of this many int64 (MAX) on Impl::coll, whatever it checks: a
+/// rank that failed on its own can then join whichever agreement point the other ranks reach next (the
+/// argument check at the start of each collective, a barrier, agree()) and every rank throws the same error.
+inline constexpr std::size_t kStatusSlots = 16;
+
 /**
- * One small allreduce that (1) agrees on local argument errors (`local_error` non-empty on a rank: every rank
- * throws ShapeError "<op>: rank R: <error>"), (2) checks `uniform` values match, and (3) returns the maximum
- * over ranks of each of `maxes`. Collective over impl.coll.
+ * The status exchange behind every agreement: one fixed-shape allreduce carrying this rank's status and
+ * `values` (at most kStatusSlots - 1), returning the maximum over ranks of each value. When any rank's
+ * status is not ok, every rank throws (marked as agreed) the lowest failing rank's error: exception class
+ * `kind`, message as described in Status. Collective over impl.coll.
+ */
+std::vector<std::int64_t> exchange_status(const Comm::Impl& impl, Status status, const std::string& kind,
+                                          const std::string& message, std::span<const std::int64_t> values);
+
+/**
+ * exchange_status for an exception (null = this rank is fine): ends the job instead when this rank left a
+ * collective's data transfer by that exception (the others may be inside it), or when the other ranks do not
+ * reach an agreement point within SLAB_AGREE_TIMEOUT seconds (default 60). Collective over impl.coll.
+ */
+void agree_error(const Comm::Impl& impl, const std::exception_ptr& error);
+
+/// Records that an exception left a collective's data transfer on this process (see DataPhase).
+void mark_transfer_broken() noexcept;
+
+/**
+ * Marks the data transfer of a collective, after its status exchange: an exception leaving it means this
+ * rank stopped partway through a transfer the other ranks are still in, and agreement is no longer possible.
+ */
+class DataPhase {
+ public:
+  DataPhase() = default;
+  ~DataPhase() {
+    if (std::uncaught_exceptions() > exceptions_) mark_transfer_broken();
+  }
+  DataPhase(const DataPhase&) = delete;
+  DataPhase& operator=(const DataPhase&) = delete;
+
+ private:
+  int exceptions_ = std::uncaught_exceptions();
+};
+
+/**
+ * The argument check at the start of every collective, as one status exchange: (1) agrees on local argument
+ * errors (`local_error` non-empty on a rank: every rank throws ShapeError "<op>: rank R: <error>"), (2) checks
+ * `uniform` values match, and (3) returns the maximum over ranks of each of `maxes`. Collective over impl.coll.
  */
 std::vector<std::int64_t> check_args(const Comm::Impl& impl, const char* op, std::initializer_list<Uniform> uniform,
                                      const std::string& local_error, std::initializer_list<std::int64_t> maxes = {});

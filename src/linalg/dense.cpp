@@ -156,27 +156,46 @@ std::vector<double> tree_r(const Comm& comm, std::vector<double> r, std::size_t 
   };
   std::vector<Level> levels;
   int parent = -1;
-  std::vector<double> other(n * n);
+  // A level that fails here must not strand the ranks above it: a failed subtree's message carries a flag
+  // (its last value) in place of a factor, the tree runs to the end, and then every rank agrees on the error.
+  std::exception_ptr error;
+  bool failed = false;
+  std::vector<double> other(n * n + 1);
   for (int s = 1; s < size; s *= 2) {
-    SLAB_FAULT_POINT("tsqr_level");
+    try {
+      SLAB_FAULT_POINT("tsqr_level");
+    } catch (...) {
+      error = std::current_exception();
+      failed = true;
+    }
     if (rank % (2 * s) == 0) {
       if (rank + s < size) {
         comm.recv(std::span<double>(other), rank + s, tree_tag_r);
-        if (!tree_q) {
-          combine_r(r.data(), other.data(), n);
-          continue;
+        failed = failed || other[n * n] != 0.0;
+        if (failed) continue;
+        try {
+          if (!tree_q) {
+            combine_r(r.data(), other.data(), n);
+            continue;
+          }
+          Level level{rank + s, {}, {}};
+          stacked_qr(r.data(), other.data(), n, level.w, level.t);
+          extract_r(level.w.data(), 2 * n, n, r.data());
+          levels.push_back(std::move(level));
+        } catch (...) {
+          error = std::current_exception();
+          failed = true;
         }
-        Level level{rank + s, {}, {}};
-        stacked_qr(r.data(), other.data(), n, level.w, level.t);
-        extract_r(level.w.data(), 2 * n, n, r.data());
-        levels.push_back(std::move(level));
       }
     } else {
       parent = rank - s;
+      r.push_back(failed ? 1.0 : 0.0);
       comm.send(std::span<const double>(r), parent, tree_tag_r);
+      r.pop_back();
       break;
     }
   }
+  comm.agree(error);  // only a rank whose own level threw reports; the others learn it here
   std::vector<double> sign(n, 1.0);
   if (rank == 0) {  // diag(R) >= 0: R <- D R, Q <- Q D
     for (std::size_t i = 0; i < n; ++i)

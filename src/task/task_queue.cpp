@@ -71,15 +71,9 @@ struct TaskQueue::Impl {
     }
     TaskContext ctx(memory, comm, tracer, pins, node.num_outputs);
     const double start = tracer.now();
-    try {
-      node.fn(ctx);
-    } catch (const std::exception& e) {
-      // Other ranks may be inside this task's collectives, waiting for this one: an error only this rank has
-      // cannot be agreed without leaving them waiting forever, so it ends the job (as App::run does).
-      if (node.options.collective && !is_agreed_error(e))
-        SLAB_FATAL("collective task '" + node.name + "' failed on this rank only: " + e.what() + "; aborting the job");
-      throw;
-    }
+    // An error only this rank has, even inside a collective task, goes up to persist's agreement: the other
+    // ranks wait at this task's next collective, whose argument check is an agreement point (see comm.hpp).
+    node.fn(ctx);
     auto outs = ctx.take_outputs();
     if (node.multi)
       node.outputs = std::move(outs);

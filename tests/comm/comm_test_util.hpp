@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <string>
 #include <vector>
@@ -46,6 +47,18 @@ inline bool same_on_all_ranks(const std::string& s) {
   MPI_Allreduce(&h, &lo, 1, MPI_UINT64_T, MPI_MIN, MPI_COMM_WORLD);
   MPI_Allreduce(&h, &hi, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
   return lo == hi;
+}
+
+/// This rank fails on its own (IoError "lost block 7") and agrees, as the task queue and App::run do with an
+/// error only one rank has: it meets the other ranks at their next agreement point.
+inline void fail_alone_and_agree(const slab::Comm& comm) {
+  std::exception_ptr error;
+  try {
+    SLAB_FAIL(slab::IoError, "lost block 7");
+  } catch (...) {
+    error = std::current_exception();
+  }
+  comm.agree(error);
 }
 
 }  // namespace slab_test

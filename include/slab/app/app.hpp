@@ -97,9 +97,11 @@ class AppContext {
  * run() initialises the runtime (consuming the runtime flags), parses the app's own flags with CLI11, makes
  * the world communicator, memory manager and task queue, calls the body, writes the trace and summary, and
  * prints the --json line. Exit codes: 0 success (also --help, --version), 2 bad flags or settings, 1 an
- * error in the body. An error agreed by every rank (slab's collectives and task queue agree on failures)
- * ends every rank cleanly with the same message; an error on some ranks only ends the job with MPI_Abort
- * after printing it, so no rank is left waiting.
+ * error in the body. An error on any rank becomes the same error on every rank (slab's collectives, task
+ * queue and this body's end are agreement points: see slab/comm/comm.hpp) and ends every rank cleanly with
+ * that message and exit code 1. Only where no agreement can be reached (a rank failed partway through a
+ * collective's data transfer, or the others wait in the user's own MPI calls past SLAB_AGREE_TIMEOUT) is
+ * the error printed and the job ended with MPI_Abort, so no rank is left waiting.
  */
 class App {
  public:

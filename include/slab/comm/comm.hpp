@@ -7,6 +7,13 @@
 /// must match across ranks (counts, roots, operators) are checked on every rank together before any data
 /// moves, so a mismatch throws the same error on every rank instead of hanging. Messages larger than
 /// detail::max_message_bytes() are sent in pieces, so counts beyond 2^31 elements work with MPI-3.
+///
+/// Failure on one rank: every agreement point (that argument check at the start of each collective,
+/// barrier(), agree()) is the same small status exchange, so a rank whose own work threw can call
+/// agree(error) and meet the other ranks wherever they wait next in this communicator: every rank then
+/// throws the same error. Only a rank that fails partway through a collective's data transfer, or whose
+/// peers never reach an agreement point (they wait in a user's own MPI call), ends the job with MPI_Abort,
+/// the latter after SLAB_AGREE_TIMEOUT seconds (default 60; 0 waits forever).
 
 #include <mpi.h>
 
@@ -91,7 +98,8 @@ class Comm {
    */
   void set_device_path(void* nccl_comm, void* stream, bool staging);
 
-  /// @brief Block until every rank arrives. Collective. @throws CommError.
+  /// @brief Block until every rank arrives (an agreement point: see the file comment). Collective.
+  /// @throws CommError; the agreed error of a rank that failed alone and meets the others here.
   void barrier() const;
 
   /**
@@ -142,8 +150,8 @@ class Comm {
    * as reduce: combine(acc, other) is called with acc holding a contiguous lower range of ranks and other
    * the range just above it, so an associative (even non-commutative) combine gives the rank-ordered fold.
    * On root, `value` holds the result; elsewhere it is left in an unspecified state. Collective.
-   * @throws InvalidArgument for a bad root; whatever combine throws (on the rank that ran it: wrap the call in
-   * run_collectively when combine may throw).
+   * @throws InvalidArgument for a bad root; the error of a combine that threw on any rank, on every rank (the
+   * failure travels up the tree in place of the value, then the ranks agree).
    */
   void tree_reduce_bytes(
       std::vector<std::byte>& value,
@@ -260,14 +268,17 @@ class Comm {
    * @brief Collective error agreement on an exception (null = this rank is fine). When any rank has one,
    * every rank throws an exception of the lowest failing rank's kind (ShapeError, IoError, ...; slab::Error
    * for non-slab exceptions, OutOfMemory for std::bad_alloc) with the message described in agree(bool, ...).
-   * An exception that was itself agreed keeps its message. Collective.
+   * An exception that was itself agreed is rethrown at once, without communication: one exchange raised it on
+   * every rank. A rank that failed alone waits at most SLAB_AGREE_TIMEOUT seconds (default 60) for the others
+   * to reach an agreement point, then ends the job; a rank whose exception left a collective's data transfer
+   * ends the job at once (the others may be inside that transfer). Collective.
    */
   void agree(std::exception_ptr error) const;
 
   /**
    * @brief Run `fn` on every rank, catch what it throws, and agree (see agree(std::exception_ptr)): either
-   * every rank returns normally or every rank throws the same error. Collective (fn itself may run
-   * collectives only if they cannot throw on a subset of ranks; slab's own do not).
+   * every rank returns normally or every rank throws the same error. Collective; fn may run slab collectives on
+   * this communicator: a rank that fails before one of them meets the others at its argument check.
    */
   template <class F>
   void run_collectively(F&& fn) const {

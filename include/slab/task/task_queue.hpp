@@ -45,8 +45,10 @@ struct TaskStats {
  * input at a time, not N inputs: the lesson of seed 001). Collective tasks always run in the order they were
  * submitted, so every rank calls collectives in the same order. persist() and compute() are collective:
  * every rank calls them in the same order (SPMD), and a task that throws on one rank makes every rank
- * throw the same error at the next agreement point (before the next collective task, or at the end of
- * persist). Not thread-safe: one queue per rank, used from the rank's main thread.
+ * throw the same error at the next agreement point (a collective inside a running collective task, before
+ * the next collective task, or at the end of persist): a collective task failing on one rank midway ends
+ * with the same error on every rank, not a hang. Not thread-safe: one queue per rank, used from the rank's
+ * main thread.
  */
 class TaskQueue {
  public:
