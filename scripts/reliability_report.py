@@ -26,6 +26,8 @@ REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Known categories first, in this order, with a title; any other category found follows under its own name.
 TITLES = {
     "fault_injection": "Faults injected (SLAB_FAULT)",
+    "fail_alone": "One rank failing alone before each collective (comm level)",
+    "spill_cleanup": "Spill folders after signals, aborts and SIGKILL",
     "atomic_output": "Atomic outputs (interrupted and side-by-side writes)",
     "bad_input": "Bad inputs tried",
     "fuzz": "Fuzzing",

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "comm_test_util.hpp"
+#include "reliability_record.hpp"
 #include "slab/comm/comm.hpp"
 
 using slab::Comm;
@@ -35,13 +36,25 @@ std::string fail_alone(const Comm& comm, int bad, const std::function<void()>& c
   return "no exception";
 }
 
-void expect_every_rank_fails(const Comm& comm, const std::function<void()>& collective) {
-  for (int bad : {comm.size() - 1, 0}) {
+/// `name`'s collective with each of the last and the first rank failing alone; one reliability record each.
+void expect_every_rank_fails(const Comm& comm, const std::string& name, const std::function<void()>& collective) {
+  std::vector<int> bad_ranks{comm.size() - 1};
+  if (comm.size() > 1) bad_ranks.push_back(0);
+  for (int bad : bad_ranks) {
     const std::string m = fail_alone(comm, bad, collective);
-    EXPECT_EQ(m, "rank " + std::to_string(bad) + ": lost block 7");
-    EXPECT_TRUE(same_on_all_ranks(m));
+    const std::string expected = "rank " + std::to_string(bad) + ": lost block 7";
+    EXPECT_EQ(m, expected);
+    const bool same = same_on_all_ranks(m);
+    EXPECT_TRUE(same);
     // Still in step: the next collective works on every rank.
-    EXPECT_EQ(comm.allreduce(1, ReduceOp::sum), comm.size());
+    const int sum = comm.allreduce(1, ReduceOp::sum);
+    EXPECT_EQ(sum, comm.size());
+    if (comm.rank() == 0)
+      slab::testing::record_reliability(
+          "fail_alone",
+          name + ": rank " + std::to_string(bad) + " of " + std::to_string(comm.size()) + " fails before it",
+          "same agreed error on every rank; the communicator stays usable", m == expected && same && sum == comm.size(),
+          "IoError \"" + m + "\"", comm.size());
   }
 }
 
@@ -49,7 +62,7 @@ void expect_every_rank_fails(const Comm& comm, const std::function<void()>& coll
 
 TEST(FailAlone, Allreduce) {
   Comm comm(MPI_COMM_WORLD);
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "allreduce", [&] {
     std::vector<double> v(1000, 1.0);
     comm.allreduce(std::span<double>(v), ReduceOp::sum);
   });
@@ -58,19 +71,19 @@ TEST(FailAlone, Allreduce) {
 TEST(FailAlone, BcastReduceAllgatherAlltoall) {
   Comm comm(MPI_COMM_WORLD);
   const auto p = static_cast<std::size_t>(comm.size());
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "bcast", [&] {
     std::vector<std::int64_t> v(10, comm.rank());
     comm.bcast(std::span<std::int64_t>(v), 0);
   });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "reduce", [&] {
     std::vector<std::int64_t> in(10, 1), out(10);
     comm.reduce(std::span<const std::int64_t>(in), std::span<std::int64_t>(out), ReduceOp::sum, 0);
   });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "allgather", [&] {
     std::vector<int> in(3, comm.rank()), out(3 * p);
     comm.allgather(std::span<const int>(in), std::span<int>(out));
   });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "alltoall", [&] {
     std::vector<int> in(2 * p, comm.rank()), out(2 * p);
     comm.alltoall(std::span<const int>(in), std::span<int>(out));
   });
@@ -79,15 +92,15 @@ TEST(FailAlone, BcastReduceAllgatherAlltoall) {
 TEST(FailAlone, VariableCollectives) {
   Comm comm(MPI_COMM_WORLD);
   const auto p = static_cast<std::size_t>(comm.size());
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "allgatherv", [&] {
     std::vector<double> in(static_cast<std::size_t>(comm.rank()) + 1, 2.0), out;
     comm.allgatherv(std::span<const double>(in), out);
   });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "gatherv", [&] {
     std::vector<double> in(5, 2.0), out;
     comm.gatherv(std::span<const double>(in), out, 0);
   });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "alltoallv", [&] {
     std::vector<std::size_t> counts(p, 3), recv_counts;
     std::vector<std::int64_t> in(3 * p, 1), out;
     comm.alltoallv(std::span<const std::int64_t>(in), std::span<const std::size_t>(counts), out, recv_counts);
@@ -96,8 +109,8 @@ TEST(FailAlone, VariableCollectives) {
 
 TEST(FailAlone, BarrierAndTreeReduce) {
   Comm comm(MPI_COMM_WORLD);
-  expect_every_rank_fails(comm, [&] { comm.barrier(); });
-  expect_every_rank_fails(comm, [&] {
+  expect_every_rank_fails(comm, "barrier", [&] { comm.barrier(); });
+  expect_every_rank_fails(comm, "tree_allreduce_bytes", [&] {
     std::vector<std::byte> v(8, std::byte{1});
     comm.tree_allreduce_bytes(v, [](std::vector<std::byte>& acc, const std::vector<std::byte>& other) {
       acc.insert(acc.end(), other.begin(), other.end());
@@ -121,8 +134,16 @@ TEST(FailAlone, CombineThrowingInsideTheTreeReachesEveryRank) {
     m = e.message();
   }
   EXPECT_EQ(m, "rank 0: partial of rank 1 is malformed");  // rank 0 folds rank 1's partial
-  EXPECT_TRUE(same_on_all_ranks(m));
-  EXPECT_EQ(comm.allreduce(1, ReduceOp::sum), comm.size());
+  const bool same = same_on_all_ranks(m);
+  EXPECT_TRUE(same);
+  const int sum = comm.allreduce(1, ReduceOp::sum);
+  EXPECT_EQ(sum, comm.size());
+  if (comm.rank() == 0)
+    slab::testing::record_reliability(
+        "fail_alone", "tree_allreduce_bytes: the combine throws on rank 0 of " + std::to_string(comm.size()),
+        "same agreed error on every rank; the communicator stays usable",
+        m == "rank 0: partial of rank 1 is malformed" && same && sum == comm.size(), "ShapeError \"" + m + "\"",
+        comm.size());
 }
 
 TEST(FailAlone, AnAgreedErrorIsPassedOnWithoutAnotherExchange) {
