@@ -199,15 +199,10 @@ struct TaskQueue::Impl {
       // Collectives submitted before these chunks were asked for run now too, in order, so that every
       // rank has called the same collectives when persist returns.
       while (!pending_collectives.empty()) run(pending_collectives.begin()->second);
-    } catch (const std::exception& e) {
-      // An agreed error was raised on every rank at the same point: agreeing again would make this rank
-      // call one collective more than the ranks that failed locally and are waiting at the final agree.
-      if (is_agreed_error(e)) throw;
-      error = std::current_exception();
     } catch (...) {
       error = std::current_exception();
     }
-    comm.agree(error);
+    comm.agree(error);  // an error already agreed is rethrown at once, without another exchange
     report_progress(true);
     std::erase_if(pending, [](const std::weak_ptr<TaskNode>& w) {
       auto n = w.lock();

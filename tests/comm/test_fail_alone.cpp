@@ -36,26 +36,29 @@ std::string fail_alone(const Comm& comm, int bad, const std::function<void()>& c
   return "no exception";
 }
 
-/// `name`'s collective with each of the last and the first rank failing alone; one reliability record each.
+/// Every rank must hold `expected`, and the communicator must still work; records one reliability line.
+void expect_agreed_everywhere(const Comm& comm, const std::string& case_name, const std::string& kind,
+                              const std::string& m, const std::string& expected) {
+  EXPECT_EQ(m, expected);
+  const bool same = same_on_all_ranks(m);
+  EXPECT_TRUE(same);
+  // Still in step: the next collective works on every rank.
+  const int sum = comm.allreduce(1, ReduceOp::sum);
+  EXPECT_EQ(sum, comm.size());
+  if (comm.rank() == 0)
+    slab::testing::record_reliability(
+        "fail_alone", case_name, "same agreed error on every rank; the communicator stays usable",
+        m == expected && same && sum == comm.size(), kind + " \"" + m + "\"", comm.size());
+}
+
+/// `name`'s collective with each of the last and the first rank failing alone.
 void expect_every_rank_fails(const Comm& comm, const std::string& name, const std::function<void()>& collective) {
   std::vector<int> bad_ranks{comm.size() - 1};
   if (comm.size() > 1) bad_ranks.push_back(0);
-  for (int bad : bad_ranks) {
-    const std::string m = fail_alone(comm, bad, collective);
-    const std::string expected = "rank " + std::to_string(bad) + ": lost block 7";
-    EXPECT_EQ(m, expected);
-    const bool same = same_on_all_ranks(m);
-    EXPECT_TRUE(same);
-    // Still in step: the next collective works on every rank.
-    const int sum = comm.allreduce(1, ReduceOp::sum);
-    EXPECT_EQ(sum, comm.size());
-    if (comm.rank() == 0)
-      slab::testing::record_reliability(
-          "fail_alone",
-          name + ": rank " + std::to_string(bad) + " of " + std::to_string(comm.size()) + " fails before it",
-          "same agreed error on every rank; the communicator stays usable", m == expected && same && sum == comm.size(),
-          "IoError \"" + m + "\"", comm.size());
-  }
+  for (int bad : bad_ranks)
+    expect_agreed_everywhere(
+        comm, name + ": rank " + std::to_string(bad) + " of " + std::to_string(comm.size()) + " fails before it",
+        "IoError", fail_alone(comm, bad, collective), "rank " + std::to_string(bad) + ": lost block 7");
 }
 
 }  // namespace
@@ -133,17 +136,9 @@ TEST(FailAlone, CombineThrowingInsideTheTreeReachesEveryRank) {
   } catch (const slab::ShapeError& e) {
     m = e.message();
   }
-  EXPECT_EQ(m, "rank 0: partial of rank 1 is malformed");  // rank 0 folds rank 1's partial
-  const bool same = same_on_all_ranks(m);
-  EXPECT_TRUE(same);
-  const int sum = comm.allreduce(1, ReduceOp::sum);
-  EXPECT_EQ(sum, comm.size());
-  if (comm.rank() == 0)
-    slab::testing::record_reliability(
-        "fail_alone", "tree_allreduce_bytes: the combine throws on rank 0 of " + std::to_string(comm.size()),
-        "same agreed error on every rank; the communicator stays usable",
-        m == "rank 0: partial of rank 1 is malformed" && same && sum == comm.size(), "ShapeError \"" + m + "\"",
-        comm.size());
+  // rank 0 folds rank 1's partial
+  expect_agreed_everywhere(comm, "tree_allreduce_bytes: the combine throws on rank 0 of " + std::to_string(comm.size()),
+                           "ShapeError", m, "rank 0: partial of rank 1 is malformed");
 }
 
 TEST(FailAlone, AnAgreedErrorIsPassedOnWithoutAnotherExchange) {
