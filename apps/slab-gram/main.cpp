@@ -40,13 +40,13 @@ int main(int argc, char** argv) {
     if (!generate_file.empty()) {
       const std::uint64_t tr = std::min<std::uint64_t>(rows, 5000), tc = std::min<std::uint64_t>(cols, 5000);
       ctx.job_begin();
-      slab::hdf5::write_generated(
-          comm, generate_file, "/X", slab::ElementType::float64, {rows, cols}, {tr, tc}, tr, tc,
-          [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
-            auto* x = static_cast<double*>(out);
-            for (std::uint64_t i = 0; i < nr; ++i)
-              for (std::uint64_t j = 0; j < nc; ++j) x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
-          });
+      slab::io::write_generated(comm, generate_file, "/X", slab::ElementType::float64, {rows, cols}, {tr, tc}, tr, tc,
+                                [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
+                                  auto* x = static_cast<double*>(out);
+                                  for (std::uint64_t i = 0; i < nr; ++i)
+                                    for (std::uint64_t j = 0; j < nc; ++j)
+                                      x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
+                                });
       ctx.job_end();
       ctx.check("generated_rows", static_cast<std::int64_t>(rows));
       ctx.check("generated_cols", static_cast<std::int64_t>(cols));
@@ -56,12 +56,12 @@ int main(int argc, char** argv) {
     if (!input) return;
 
     ctx.job_begin();  // "seconds" includes reading X
-    const slab::DatasetInfo x = slab::hdf5::inspect(comm, input->file, input->object);
+    const slab::io::DatasetInfo x = slab::io::inspect(comm, input->file, input->object);
     slab::linalg::GramOptions options;
     options.block_cols = block_cols;
     slab::linalg::GramReport rep;
     ctx.show_task_progress("X X^T");
-    std::vector<double> y = slab::linalg::gram_xxt(ctx.tasks(), x, output ? output->file : std::string(),
+    std::vector<double> y = slab::linalg::gram_xxt(ctx.engine(), x, output ? output->file : std::string(),
                                                    output ? output->object : std::string(), options, &rep, !output);
     ctx.show_task_progress("");
     ctx.job_end();
@@ -69,10 +69,11 @@ int main(int argc, char** argv) {
     // The checks come from the stored Y (read back on rank 0) when it was written.
     const std::uint64_t n = rep.n;
     if (output) {
-      const slab::DatasetInfo yi = slab::hdf5::inspect(comm, output->file, output->object, slab::ElementType::float64);
+      const slab::io::DatasetInfo yi =
+          slab::io::inspect(comm, output->file, output->object, slab::ElementType::float64);
       if (comm.rank() == 0) {
         y.resize(n * n);
-        slab::hdf5::read_block(yi, 0, n, 0, n, slab::ElementType::float64, y.data());
+        slab::io::read_block(yi, 0, n, 0, n, slab::ElementType::float64, y.data());
       }
     }
     double sum = 0, trace = 0, asym = 0, y00 = 0, y10 = 0, ylast = 0;

@@ -9,6 +9,7 @@
 #include <slab/app/frame_input.hpp>
 #include <slab/frame/datasets.hpp>
 #include <slab/frame/groupby.hpp>
+#include <workloads/workloads.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -49,7 +50,7 @@ int main(int argc, char** argv) {
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     slab::Comm& comm = ctx.comm();
     fr::Frame df;
-    if (generate || generate_file) df = fr::datasets::w3(ctx.tasks(), rows, partition_rows);
+    if (generate || generate_file) df = slab::workloads::w3(ctx.engine(), rows, partition_rows);
     if (generate_file) {
       slab::write_frame(ctx, df, *generate_file, "the W3 input");
       if (!generate) {
@@ -58,12 +59,12 @@ int main(int argc, char** argv) {
       }
     }
     if (input) {
-      df = slab::read_frame(ctx.tasks(), *input, partition_rows);
+      df = slab::read_frame(ctx.engine(), *input, partition_rows);
       slab::require_columns(df, *input, "slab-groupby",
-                            {{"id", {fr::DType::int64}},
-                             {"name", {fr::DType::string}},
-                             {"x", {fr::DType::float64}},
-                             {"y", {fr::DType::float64}}});
+                            {{"id", {slab::ElementType::int64}},
+                             {"name", {slab::ElementType::string}},
+                             {"x", {slab::ElementType::float64}},
+                             {"y", {slab::ElementType::float64}}});
     }
     df.persist();  // generating or reading the input is not timed
     const std::int64_t n = df.len();

@@ -9,6 +9,7 @@
 #include <slab/app/frame_input.hpp>
 #include <slab/frame/datasets.hpp>
 #include <slab/frame/merge.hpp>
+#include <workloads/workloads.hpp>
 
 #include <sstream>
 #include <string>
@@ -56,8 +57,8 @@ int main(int argc, char** argv) {
     slab::Comm& comm = ctx.comm();
     fr::Frame left, right;
     if (generate || !generate_file.empty()) {
-      left = fr::datasets::w4_left(ctx.tasks(), rows);
-      right = fr::datasets::w4_right(ctx.tasks(), right_rows);
+      left = slab::workloads::w4_left(ctx.engine(), rows);
+      right = slab::workloads::w4_right(ctx.engine(), right_rows);
     }
     if (!generate_file.empty()) {
       slab::write_frame(ctx, left, {generate_file, "/left"}, "the W4 left input");
@@ -69,11 +70,12 @@ int main(int argc, char** argv) {
       }
     }
     if (input) {
-      left = slab::read_frame(ctx.tasks(), *input, partition_rows);
-      slab::require_columns(left, *input, "slab-merge", {{"key", {fr::DType::int64}}, {"value", {fr::DType::float64}}});
-      right = slab::read_frame(ctx.tasks(), *right_input, partition_rows);
+      left = slab::read_frame(ctx.engine(), *input, partition_rows);
+      slab::require_columns(left, *input, "slab-merge",
+                            {{"key", {slab::ElementType::int64}}, {"value", {slab::ElementType::float64}}});
+      right = slab::read_frame(ctx.engine(), *right_input, partition_rows);
       slab::require_columns(right, *right_input, "slab-merge",
-                            {{"key", {fr::DType::int64}}, {"value2", {fr::DType::float64}}});
+                            {{"key", {slab::ElementType::int64}}, {"value2", {slab::ElementType::float64}}});
     }
     left.persist();  // generating or reading the inputs is not timed
     right.persist();

@@ -19,12 +19,12 @@ int main(int argc, char** argv) {
   app.cli().add_option("--chunk", chunk, "elements per chunk (0: about 32 MiB)")->capture_default_str();
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
-    slab::TaskQueue& queue = ctx.tasks();
+    slab::Engine& engine = ctx.engine();
     const auto layout = slab::Layout::make(slab::Shape{n}, slab::Split::rows, ctx.size(), chunk);
     std::vector<slab::Chunk> chunks;
     for (std::int64_t i = 0; i < layout.num_chunks(ctx.rank()); ++i) {
       const auto e = layout.chunk_extent(ctx.rank(), i);
-      chunks.push_back(queue.submit(
+      chunks.push_back(engine.tasks().submit(
           "generate_a", {},
           [e](slab::TaskContext& t) {
             auto out = t.output_as<double>(std::size_t(e.rows));
@@ -36,7 +36,7 @@ int main(int argc, char** argv) {
           },
           {slab::TraceKind::generate, false}));
     }
-    slab::Array<double> a(queue, layout, std::move(chunks));
+    slab::Array<double> a(engine, layout, std::move(chunks));
     ctx.show_task_progress("generate");
     a.persist();
     ctx.show_task_progress("");

@@ -11,6 +11,7 @@
 #include <slab/app/frame_input.hpp>
 #include <slab/frame/datasets.hpp>
 #include <slab/frame/rolling.hpp>
+#include <workloads/workloads.hpp>
 
 #include <cmath>
 #include <cstdio>
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     slab::Comm& comm = ctx.comm();
     sf::Frame frame;
     if (gen || generate_file) {
-      frame = sf::datasets::w5(ctx.tasks(), rows, per_part);
+      frame = slab::workloads::w5(ctx.engine(), rows, per_part);
       value = "v", on = "t";
     }
     if (generate_file) {
@@ -77,9 +78,9 @@ int main(int argc, char** argv) {
       }
     }
     if (input) {
-      frame = slab::read_frame(ctx.tasks(), *input, per_part);
-      std::vector<slab::NeededColumn> needed{{value, {sf::DType::float64}}};
-      if (window.is_time()) needed.push_back({on, {sf::DType::timestamp}});
+      frame = slab::read_frame(ctx.engine(), *input, per_part);
+      std::vector<slab::NeededColumn> needed{{value, {slab::ElementType::float64}}};
+      if (window.is_time()) needed.push_back({on, {slab::ElementType::timestamp}});
       slab::require_columns(frame, *input, "slab-rolling", needed);
     }
     frame.persist();  // input generation / reading is not part of the timed job

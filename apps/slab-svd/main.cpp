@@ -34,7 +34,7 @@ slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, s
         const bool gpu = ctx.memory().config().use_gpu;
         auto out = ctx.output_as<double>(count);
         double* dst = out.data();
-        if (gpu) {  // fill on host, the task queue's buffer is device memory: stage through a host array
+        if (gpu) {  // fill on host, the task engine's buffer is device memory: stage through a host array
           host.resize(count);
           dst = host.data();
         }
@@ -88,13 +88,13 @@ int main(int argc, char** argv) {
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     namespace la = slab::linalg;
-    slab::TaskQueue& queue = ctx.tasks();
+    slab::Engine& engine = ctx.engine();
     slab::Comm& comm = ctx.comm();
     slab::Array<double> a;
     if (input) {
       // Reading the file is part of the job (WORKLOADS.md): the clock starts before it.
       ctx.job_begin();
-      a = slab::io::read_hdf5<double>(queue, input->file, input->object, slab::Split::rows, {chunk_rows});
+      a = slab::io::read_hdf5<double>(engine, input->file, input->object, slab::Split::rows, {chunk_rows});
       comm.run_collectively([&] {  // the shape is known on every rank: agree so that every rank exits cleanly
         SLAB_EXPECTS(a.ndim() == 2, slab::ShapeError, "slab-svd: " + input->str() + " is 1-D; the SVD needs a matrix");
       });
@@ -121,14 +121,14 @@ int main(int argc, char** argv) {
     if (input) {
       source = la::row_source(a, "slab-svd");
     } else if (stream) {
-      source = {layout, [&queue, layout, rank, cols](std::size_t i) {
-                  return generate_chunk(queue, layout.chunk_extent(rank, std::int64_t(i)), cols);
+      source = {layout, [&engine, layout, rank, cols](std::size_t i) {
+                  return generate_chunk(engine.tasks(), layout.chunk_extent(rank, std::int64_t(i)), cols);
                 }};
     } else {
       std::vector<slab::Chunk> chunks;
       for (std::int64_t i = 0; i < nchunks; ++i)
-        chunks.push_back(generate_chunk(queue, layout.chunk_extent(rank, i), cols));
-      a = slab::Array<double>(queue, layout, std::move(chunks));
+        chunks.push_back(generate_chunk(engine.tasks(), layout.chunk_extent(rank, i), cols));
+      a = slab::Array<double>(engine, layout, std::move(chunks));
       a.persist();
       source = la::row_source(a, "slab-svd");
     }
@@ -139,7 +139,7 @@ int main(int argc, char** argv) {
     if (randomized)
       r = la::randomized_svd(a, {k == 0 ? std::min<std::int64_t>(10, cols) : k, oversample, power_iters, 77});
     else
-      r = la::svd(queue, source, k,
+      r = la::svd(engine, source, k,
                   qr == "householder" ? la::QrMethod::householder
                   : qr == "cholesky"  ? la::QrMethod::cholesky
                                       : la::QrMethod::automatic);
@@ -149,11 +149,11 @@ int main(int argc, char** argv) {
     if (output) {
       const std::int64_t kept = static_cast<std::int64_t>(r.s.size());
       slab::io::write_hdf5(r.u, output->file, output->object + "_U");
-      slab::io::write_hdf5(slab::Array<double>::from_local_blocks(queue, slab::Shape{kept}, slab::Split::none, r.s),
+      slab::io::write_hdf5(slab::Array<double>::from_local_blocks(engine, slab::Shape{kept}, slab::Split::none, r.s),
                            output->file, output->object + "_S");
       slab::io::write_hdf5(
-          slab::Array<double>::from_local_blocks(queue, slab::Shape{kept, cols}, slab::Split::none, r.vt), output->file,
-          output->object + "_VT");
+          slab::Array<double>::from_local_blocks(engine, slab::Shape{kept, cols}, slab::Split::none, r.vt),
+          output->file, output->object + "_VT");
     }
     // A's first rows for the residual check: from the file, or from the generator.
     const std::int64_t head_rows = std::min<std::int64_t>(1000, rows);

@@ -153,7 +153,7 @@ fr::LocalTable frame_head(fr::Frame f, std::int64_t n) {
     taken += take;
   }
   const fr::LocalTable mine = parts.empty() ? empty_table(f.schema()) : fr::concat(parts);
-  fr::LocalTable all = fr::Frame::from_local_table(f.queue(), mine).gather(0);
+  fr::LocalTable all = fr::Frame::from_local_table(f.engine(), mine).gather(0);
   return all.nrows() > n ? all.slice(0, n) : all;
 }
 
@@ -163,7 +163,7 @@ double column_sum(const fr::Frame& f, const std::string& column, std::int64_t* n
   std::int64_t valid = 0;
   for (double v : fr::local_values(f, column))
     if (!std::isnan(v)) sum += v, ++valid;
-  const slab::Comm& comm = f.queue().comm();
+  const slab::Comm& comm = f.engine().comm();
   if (non_nan) *non_nan = comm.allreduce(valid, slab::ReduceOp::sum);
   return comm.allreduce(sum, slab::ReduceOp::sum);
 }
@@ -320,7 +320,7 @@ int main(int argc, char** argv) {
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     sz = preset(size);
     slab::Comm& comm = ctx.comm();
-    slab::TaskQueue& queue = ctx.tasks();
+    slab::Engine& engine = ctx.engine();
     const int ranks = comm.size();
     WorkFile file(comm, workdir, keep);
     Steps steps(ctx);
@@ -336,11 +336,11 @@ int main(int argc, char** argv) {
     // --- seed 000, arrays: x = da.random.random((100000, 1000)).persist(); u, s, v = da.linalg.svd(x)
     {
       steps.begin("random");
-      auto x = slab::random_uniform(queue, {sz.rows, sz.cols}, slab::Split::rows, 1, 0.0, 1.0, sz.chunk_rows);
+      auto x = slab::random_uniform(engine, {sz.rows, sz.cols}, slab::Split::rows, 1, 0.0, 1.0, sz.chunk_rows);
       x.persist();
       steps.end();
       cell(ctx, 1,
-           "x = slab::random_uniform(queue, {" + std::to_string(sz.rows) + ", " + std::to_string(sz.cols) +
+           "x = slab::random_uniform(engine, {" + std::to_string(sz.rows) + ", " + std::to_string(sz.cols) +
                "}, Split::rows, 1); x.persist()",
            array_repr(x, ranks, "random_uniform"));
 
@@ -371,13 +371,13 @@ int main(int argc, char** argv) {
     // --- seed 000, dataframes: ddf = dask.datasets.timeseries(); len, head, groupby, rolling, merge
     {
       steps.begin("timeseries");
-      fr::Frame df = fr::datasets::timeseries(queue, sz.ts_start, sz.ts_end, sz.ts_freq, 0, sz.ts_partition);
+      fr::Frame df = fr::timeseries(engine, sz.ts_start, sz.ts_end, sz.ts_freq, 0, sz.ts_partition);
       df.persist();
       const std::int64_t n = df.len();
       steps.end();
       cell(ctx, 3,
-           "df = slab::frame::datasets::timeseries(queue, \"" + sz.ts_start + "\", \"" + sz.ts_end + "\", \"" +
-               sz.ts_freq + "\"); df.persist(); df.len()",
+           "df = slab::frame::timeseries(engine, \"" + sz.ts_start + "\", \"" + sz.ts_end + "\", \"" + sz.ts_freq +
+               "\"); df.persist(); df.len()",
            std::to_string(n));
       ctx.check("ts_len", n);
 
@@ -430,7 +430,7 @@ int main(int argc, char** argv) {
       if (comm.rank() == 0)
         for (std::int64_t v = 950; v <= 1050; v += 2) id.push_back(v), w.push_back(double(v - 950) / 100.0);
       ids.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("w", w));
-      fr::Frame weights = fr::Frame::from_local_table(queue, ids);
+      fr::Frame weights = fr::Frame::from_local_table(engine, ids);
       fr::Frame joined = call(ctx, "merge", slab::TraceKind::compute, [&] {
         fr::Frame out = fr::merge(df, weights, {"id"});
         out.persist();
@@ -456,7 +456,7 @@ int main(int argc, char** argv) {
       const std::uint64_t n = sz.gram_rows, m = sz.gram_cols, cw = std::min(sz.gram_chunk, m);
       steps.begin("write_X");
       call(ctx, "write X", slab::TraceKind::io, [&] {
-        slab::hdf5::write_generated(
+        slab::io::write_generated(
             comm, file.path(), "/X", slab::ElementType::float64, {n, m}, {n, cw}, n, cw,
             [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
               slab::Tracer::Scope gen(ctx.tracer(), "generate X tile", slab::TraceKind::generate, nr * nc * 8);
@@ -474,12 +474,12 @@ int main(int argc, char** argv) {
       la::GramReport rep;
       ctx.show_task_progress("X X^T");
       const std::vector<double> y = call(ctx, "gram_xxt", slab::TraceKind::io, [&] {
-        const slab::DatasetInfo x = slab::hdf5::inspect(comm, file.path(), "/X");
-        return la::gram_xxt(queue, x, file.path(), "/Y", {}, &rep, true);
+        const slab::io::DatasetInfo x = slab::io::inspect(comm, file.path(), "/X");
+        return la::gram_xxt(engine, x, file.path(), "/Y", {}, &rep, true);
       });
       ctx.show_task_progress("");
       const bool stored =
-          call(ctx, "exists", slab::TraceKind::io, [&] { return slab::hdf5::exists(comm, file.path(), "/Y"); });
+          call(ctx, "exists", slab::TraceKind::io, [&] { return slab::io::exists(comm, file.path(), "/Y"); });
       call(ctx, "remove the file", slab::TraceKind::io, [&] { file.remove(); });
       steps.end();
       double trace = 0, sum = 0, asym = 0;
@@ -502,7 +502,7 @@ int main(int argc, char** argv) {
           << " columns, each folded into one running sum\nY[:3, :3]\n"
           << (comm.rank() == 0 ? array_text(y33, std::min<std::uint64_t>(3, n), std::min<std::uint64_t>(3, n)) : "")
           << "\ntrace(Y) = " << fmt(trace, 17);
-      cell(ctx, 9, "Y = slab::linalg::gram_xxt(queue, X, \"" + file.path() + "\", \"/Y\")  # Y = X @ X.T", out.str());
+      cell(ctx, 9, "Y = slab::linalg::gram_xxt(engine, X, \"" + file.path() + "\", \"/Y\")  # Y = X @ X.T", out.str());
       ctx.check("gram_rows", std::int64_t(n));
       ctx.check("gram_cols", std::int64_t(m));
       ctx.check("gram_blocks", std::int64_t(rep.blocks));

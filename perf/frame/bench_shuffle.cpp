@@ -12,12 +12,9 @@
 #include <cstring>
 #include <vector>
 
-#include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/engine/engine.hpp"
 #include "slab/frame/shuffle.hpp"
-#include "slab/memory/memory_manager.hpp"
-#include "slab/task/task_queue.hpp"
-#include "slab/trace/tracer.hpp"
 
 namespace fr = slab::frame;
 
@@ -51,17 +48,20 @@ int main(int argc, char** argv) {
       repeats = std::max(1, std::atoi(argv[++i]));
   }
   {
-    slab::Tracer tracer(MPI_COMM_WORLD);
-    slab::Comm comm(MPI_COMM_WORLD, &tracer);
-    slab::MemoryManager memory(slab::MemoryConfig{8ull << 30, 8ull << 30, UINT64_MAX, "", false, nullptr, &tracer});
-    slab::TaskQueue queue(memory, comm, tracer);
+    slab::EngineOptions options;
+    options.device_memory_limit.bytes = 8ull << 30;
+    options.host_memory_limit.bytes = 8ull << 30;
+    slab::Engine engine(options);
+    slab::Comm& comm = engine.comm();
+    slab::Tracer& tracer = engine.tracer();
     const int p = comm.size();
-    const fr::Schema schema({{"key", fr::DType::int64}, {"x", fr::DType::float64}, {"y", fr::DType::float64}});
+    const fr::Schema schema(
+        {{"key", slab::ElementType::int64}, {"x", slab::ElementType::float64}, {"y", slab::ElementType::float64}});
     std::vector<slab::Chunk> chunks;
     const std::int64_t per = (rows + parts - 1) / parts;
     for (std::int64_t b = 0; b < rows; b += per) {
       const std::int64_t n = std::min(per, rows - b), g0 = comm.rank() * rows + b;
-      chunks.push_back(queue.submit("gen", {}, [schema, n, g0](slab::TaskContext& ctx) {
+      chunks.push_back(engine.tasks().submit("gen", {}, [schema, n, g0](slab::TaskContext& ctx) {
         fr::BatchBuilder bb(ctx, n, schema, {});
         for (std::int64_t i = 0; i < n; ++i) {
           bb.column<std::int64_t>(0)[i] = static_cast<std::int64_t>(slab::counter_hash(1, g0 + i) % 1000000);
@@ -70,7 +70,7 @@ int main(int argc, char** argv) {
         }
       }));
     }
-    fr::Frame frame(queue, schema, chunks);
+    fr::Frame frame(engine, schema, chunks);
     frame.persist();
 
     std::vector<double> whole, inside;
@@ -117,6 +117,7 @@ int main(int argc, char** argv) {
           whole_gbps, per_peer * p, raw_gbps, inside_gbps / raw_gbps, whole_gbps / raw_gbps);
     }
   }
+  slab::detail::finalize_kokkos();
   MPI_Finalize();
   return 0;
 }

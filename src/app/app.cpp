@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 #include <string_view>
 
-#include "slab/comm/world.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/version.hpp"
 
@@ -22,17 +21,16 @@ DatasetPath DatasetPath::parse(const std::string& text, std::string_view what) {
   return DatasetPath{text.substr(0, colon), text.substr(colon + 1)};
 }
 
-AppContext::AppContext(Runtime& runtime, Comm& comm, MemoryManager& memory, TaskQueue& tasks, bool json, bool progress)
-    : runtime_(runtime), comm_(comm), memory_(memory), tasks_(tasks), json_(json), progress_(progress) {}
+AppContext::AppContext(Engine& engine, bool json, bool progress) : engine_(engine), json_(json), progress_(progress) {}
 
 void AppContext::job_begin() {
-  comm_.barrier();
-  job_start_ = runtime_.tracer().now();
+  comm().barrier();
+  job_start_ = tracer().now();
 }
 
 void AppContext::job_end() {
-  comm_.barrier();
-  job_seconds_ = runtime_.tracer().now() - job_start_;
+  comm().barrier();
+  job_seconds_ = tracer().now() - job_start_;
 }
 
 void AppContext::check(const std::string& name, CheckValue value) { checks_[name] = std::move(value); }
@@ -43,13 +41,13 @@ ProgressBar AppContext::progress(std::string label, std::uint64_t total) {
 
 void AppContext::show_task_progress(const std::string& label) {
   if (label.empty() || !progress_ || rank() != 0) {
-    tasks_.set_progress(nullptr);
+    tasks().set_progress(nullptr);
     task_bar_.reset();
     return;
   }
   task_bar_ = std::make_shared<ProgressBar>(label, 0, true);
   auto bar = task_bar_;
-  tasks_.set_progress([bar](std::uint64_t done, std::uint64_t total) {
+  tasks().set_progress([bar](std::uint64_t done, std::uint64_t total) {
     bar->update(done, total);
     if (total && done == total) bar->finish();
   });
@@ -141,14 +139,15 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
   int world_rank = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &world_rank);
 
-  std::unique_ptr<Runtime> runtime;
+  std::unique_ptr<Engine> engine;
   try {
-    runtime = std::make_unique<Runtime>(argc, argv);
+    engine = std::make_unique<Engine>(argc, argv);
   } catch (const Error& e) {
-    // Every rank parsed the same flags and the runtime agreed on its settings.
-    return fail_everywhere(world_rank, e.message(), 2);
+    // Every rank parsed the same flags and the runtime agreed on its settings (exit 2); a device communicator
+    // or spill directory that cannot be made is a failure of the run (exit 1), agreed the same way.
+    return fail_everywhere(world_rank, e.message(), dynamic_cast<const InvalidArgument*>(&e) ? 2 : 1);
   }
-  const int rank = runtime->rank();
+  const int rank = engine->rank();
   try {
     cli_.parse(argc, argv);
     for (const auto& check : checks_) check();
@@ -165,38 +164,23 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
 
   int exit_code = 0;
   try {
-    Comm world = make_world_comm(*runtime);
-    MemoryConfig mc;
-    mc.device_limit = runtime->device_memory_limit();
-    mc.host_limit = runtime->host_memory_limit();
-    mc.disk_limit = runtime->options().disk_limit;
-    mc.spill_root = runtime->spill_root();
-    // Array and frame kernels read chunks on the host, so GPU memory for the device tier is opt-in.
-    mc.use_gpu = runtime->device().id >= 0 && runtime->options().device_memory;
-    mc.stream = runtime->stream_handle();
-    mc.tracer = &runtime->tracer();
-    MemoryManager memory(mc);
-    world.run_collectively([&] { memory.check_spill_dir(); });
-    TaskQueue tasks(memory, world, runtime->tracer());
-    const bool progress = !runtime->options().quiet && !json_ && stdout_is_terminal();
-    AppContext ctx(*runtime, world, memory, tasks, json_, progress);
+    Comm& world = engine->comm();
+    const bool progress = !engine->runtime().options().quiet && !json_ && stdout_is_terminal();
+    AppContext ctx(*engine, json_, progress);
     ctx.job_begin();
     // An error on some ranks only meets the others at their next agreement point (at the latest here, when
     // the body is done), so every rank reports the same error instead of the job ending in MPI_Abort.
     world.run_collectively([&] { body(ctx); });
     if (ctx.job_seconds() == 0) ctx.job_end();
 
-    const MemoryStats ms = memory.stats();
+    const MemoryStats ms = engine->memory().stats();
     const std::uint64_t spilled = ms.spilled_to_host_bytes + ms.spilled_to_disk_bytes;
-    runtime->finish({{"device peak", ms.device.high_water},
-                     {"host peak", ms.host.high_water},
-                     {"disk peak", ms.disk.high_water},
-                     {"spilled", spilled}});
+    engine->finish();
     if (json_) {
       // Phases: the longest rank's time per kind of work; memory: the largest rank's high-water.
-      const TraceSummary s = runtime->tracer().summary();
+      const TraceSummary s = engine->tracer().summary();
       double io_read = 0, io_write = 0;
-      for (const auto& e : runtime->tracer().events())
+      for (const auto& e : engine->tracer().events())
         if (e.kind == TraceKind::io) (e.name.rfind("write", 0) == 0 ? io_write : io_read) += e.duration;
       double phases[6] = {
           s.seconds[static_cast<int>(TraceKind::generate)], io_read,  s.seconds[static_cast<int>(TraceKind::compute)],
@@ -211,7 +195,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
         nlohmann::json checks = nlohmann::json::object();
         for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
         nlohmann::json out = {{"app", name_},
-                              {"ranks", runtime->size()},
+                              {"ranks", engine->size()},
                               {"seconds", ctx.job_seconds()},
                               {"phases",
                                {{"generate", phases[0]},

@@ -29,7 +29,7 @@ void check_columns(const frame::Schema& schema, const FrameFile& input, std::str
       for (const auto& n : schema.names()) names += (names.empty() ? "" : ", ") + n;
       SLAB_FAIL(InvalidArgument, input.str() + ": no column '" + c.name + "' (columns: " + names + ")");
     }
-    const frame::DType t = schema.type(*at);
+    const ElementType t = schema.type(*at);
     SLAB_EXPECTS(std::find(c.types.begin(), c.types.end(), t) != c.types.end(), TypeError,
                  input.str() + ": column '" + c.name + "' is " + frame::to_string(t) + "; " + std::string(app) +
                      " needs " + frame::to_string(c.types.front()));
@@ -57,30 +57,30 @@ void add_frame_file(App& app, const std::string& flag, std::optional<FrameFile>&
   });
 }
 
-frame::Frame read_frame(TaskQueue& queue, const FrameFile& input, std::int64_t rows_per_partition) {
+frame::Frame read_frame(Engine& engine, const FrameFile& input, std::int64_t rows_per_partition) {
   frame::Frame out;
   // The readers throw the same error on every rank; agreeing on it lets the app end every rank cleanly.
-  queue.comm().run_collectively([&] {
+  engine.comm().run_collectively([&] {
     if (!input.is_csv()) {
-      out = frame::read_hdf5(queue, input.file, input.group, rows_per_partition);
+      out = slab::io::read_hdf5(engine, input.file, input.group, rows_per_partition);
       return;
     }
-    frame::CsvOptions options;
+    slab::io::CsvOptions options;
     options.rows_per_partition = rows_per_partition;
-    out = frame::read_csv(queue, input.file, options);
+    out = slab::io::read_csv(engine, input.file, options);
   });
   return out;
 }
 
 void write_frame(AppContext& ctx, const frame::Frame& frame, const FrameFile& output, std::string_view what) {
-  frame::write_hdf5(frame, output.file, output.group);
+  slab::io::write_hdf5(frame, output.file, output.group);
   const std::int64_t rows = frame.len();
   ctx.print("wrote " + std::string(what) + " (" + std::to_string(rows) + " rows) to " + output.str() + "\n");
 }
 
 void require_columns(const frame::Frame& frame, const FrameFile& input, std::string_view app,
                      const std::vector<NeededColumn>& needed) {
-  frame.queue().comm().run_collectively([&] { check_columns(frame.schema(), input, app, needed); });
+  frame.engine().comm().run_collectively([&] { check_columns(frame.schema(), input, app, needed); });
 }
 
 }  // namespace slab

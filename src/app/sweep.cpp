@@ -133,7 +133,7 @@ Grid Grid::parse_csv(std::string_view text, const std::string& source) {
     }
     for (std::size_t c = 0; c < want; ++c) {
       double v = 0;
-      SLAB_EXPECTS(!fields[c].empty() && frame::csv::parse_float64(fields[c], v), IoError,
+      SLAB_EXPECTS(!fields[c].empty() && slab::io::parse_float64(fields[c], v), IoError,
                    where + ": column " + std::to_string(c + 1) + " ('" + grid.names_[c] + "'): '" +
                        std::string(fields[c]) + "' is not a number");
       grid.values_.push_back(v);

@@ -12,7 +12,7 @@ namespace slab {
 
 template <class T>
 struct Array<T>::State {
-  TaskQueue* queue = nullptr;
+  Engine* engine = nullptr;
   Layout layout;
   std::vector<Chunk> chunks;
   bool materialised = false;
@@ -20,23 +20,23 @@ struct Array<T>::State {
 };
 
 template <class T>
-Array<T>::Array(TaskQueue& queue, Layout layout, std::vector<Chunk> local_chunks) : state_(std::make_shared<State>()) {
-  const int rank = queue.comm().rank();
-  SLAB_EXPECTS(layout.nranks == queue.comm().size(), ShapeError,
+Array<T>::Array(Engine& engine, Layout layout, std::vector<Chunk> local_chunks) : state_(std::make_shared<State>()) {
+  const int rank = engine.comm().rank();
+  SLAB_EXPECTS(layout.nranks == engine.comm().size(), ShapeError,
                "Array: layout " + layout.to_string() + " is for " + std::to_string(layout.nranks) +
-                   " ranks, the communicator has " + std::to_string(queue.comm().size()));
+                   " ranks, the communicator has " + std::to_string(engine.comm().size()));
   SLAB_EXPECTS(static_cast<std::int64_t>(local_chunks.size()) == layout.num_chunks(rank), ShapeError,
                "Array: " + std::to_string(local_chunks.size()) + " chunks given, layout " + layout.to_string() +
                    " has " + std::to_string(layout.num_chunks(rank)) + " on rank " + std::to_string(rank));
-  state_->queue = &queue;
+  state_->engine = &engine;
   state_->layout = std::move(layout);
   state_->chunks = std::move(local_chunks);
   state_->materialised = true;
 }
 
 template <class T>
-Array<T>::Array(TaskQueue& queue, Layout layout, detail::ExprPtr<T> expr) : state_(std::make_shared<State>()) {
-  state_->queue = &queue;
+Array<T>::Array(Engine& engine, Layout layout, detail::ExprPtr<T> expr) : state_(std::make_shared<State>()) {
+  state_->engine = &engine;
   state_->layout = std::move(layout);
   state_->expr = std::move(expr);
 }
@@ -47,13 +47,13 @@ const Layout& Array<T>::layout() const {
   return state_->layout;
 }
 template <class T>
-TaskQueue& Array<T>::queue() const {
+Engine& Array<T>::engine() const {
   SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
-  return *state_->queue;
+  return *state_->engine;
 }
 template <class T>
 int Array<T>::rank() const {
-  return queue().comm().rank();
+  return engine().comm().rank();
 }
 template <class T>
 bool Array<T>::is_expression() const {
@@ -64,7 +64,7 @@ template <class T>
 const std::vector<Chunk>& Array<T>::local_chunks() const {
   SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
   if (!state_->materialised) {
-    state_->chunks = detail::materialise<T>(*state_->queue, state_->layout, state_->expr, "elementwise");
+    state_->chunks = detail::materialise<T>(state_->engine->tasks(), state_->layout, state_->expr, "elementwise");
     state_->materialised = true;
     state_->expr = nullptr;
   }
@@ -98,14 +98,14 @@ detail::ExprPtr<T> Array<T>::expr() const {
 
 template <class T>
 Array<T>& Array<T>::persist() {
-  queue().persist(std::span<const Chunk>(local_chunks()));
+  engine().tasks().persist(std::span<const Chunk>(local_chunks()));
   return *this;
 }
 
 template <class T>
 std::vector<T> Array<T>::local_data() const {
   const auto& chunks = local_chunks();
-  queue().persist(std::span<const Chunk>(chunks));
+  engine().tasks().persist(std::span<const Chunk>(chunks));
   const ChunkExtent b = local_block();
   std::vector<T> out(static_cast<std::size_t>(b.size()));
   for (std::size_t i = 0; i < chunks.size(); ++i) {
@@ -138,7 +138,7 @@ std::vector<T> interleave_cols(const Layout& l, const std::vector<T>& in) {
 template <class T>
 std::vector<T> Array<T>::gather(int root) const {
   std::vector<T> local = local_data();
-  const Comm& comm = queue().comm();
+  const Comm& comm = engine().comm();
   if (split() == Split::none) {
     comm.barrier();
     return comm.rank() == root ? local : std::vector<T>{};
@@ -154,65 +154,65 @@ std::vector<T> Array<T>::gather_all() const {
   std::vector<T> local = local_data();
   if (split() == Split::none) return local;
   std::vector<T> out;
-  queue().comm().allgatherv(std::span<const T>(local), out);
+  engine().comm().allgatherv(std::span<const T>(local), out);
   if (split() == Split::cols) return interleave_cols(layout(), out);
   return out;
 }
 
 template <class T>
-Array<T> Array<T>::from_chunk_fn(TaskQueue& queue, Shape shape, Split split,
+Array<T> Array<T>::from_chunk_fn(Engine& engine, Shape shape, Split split,
                                  std::function<void(const ChunkExtent&, std::span<T>)> fill, std::int64_t chunk,
                                  std::string name) {
-  Layout l = Layout::make(shape, split, queue.comm().size(), chunk, sizeof(T));
-  const int rank = queue.comm().rank();
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
+  const int rank = engine.comm().rank();
   std::vector<Chunk> chunks;
   auto shared = std::make_shared<std::function<void(const ChunkExtent&, std::span<T>)>>(std::move(fill));
   for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
     const ChunkExtent e = l.chunk_extent(rank, i);
-    chunks.push_back(queue.submit(name, {}, [shared, e](TaskContext& ctx) {
+    chunks.push_back(engine.tasks().submit(name, {}, [shared, e](TaskContext& ctx) {
       (*shared)(e, ctx.output_as<T>(static_cast<std::size_t>(e.size())));
     }));
   }
-  return Array(queue, std::move(l), std::move(chunks));
+  return Array(engine, std::move(l), std::move(chunks));
 }
 
 namespace detail {
 // An array of `layout` whose chunks are copied from this rank's block `data` (row-major).
 template <class T>
-Array<T> from_block(TaskQueue& queue, Layout layout, std::shared_ptr<const std::vector<T>> data) {
-  const int rank = queue.comm().rank();
+Array<T> from_block(Engine& engine, Layout layout, std::shared_ptr<const std::vector<T>> data) {
+  const int rank = engine.comm().rank();
   const ChunkExtent b = layout.block_extent(rank);
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
-    chunks.push_back(queue.submit("from_local", {}, [data, e, b](TaskContext& ctx) {
+    chunks.push_back(engine.tasks().submit("from_local", {}, [data, e, b](TaskContext& ctx) {
       auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
       for (std::int64_t r = 0; r < e.rows; ++r)
         std::memcpy(out.data() + r * e.cols, data->data() + (e.row0 - b.row0 + r) * b.cols + (e.col0 - b.col0),
                     static_cast<std::size_t>(e.cols) * sizeof(T));
     }));
   }
-  return Array<T>(queue, std::move(layout), std::move(chunks));
+  return Array<T>(engine, std::move(layout), std::move(chunks));
 }
 }  // namespace detail
 
 template <class T>
-Array<T> Array<T>::from_local_blocks(TaskQueue& queue, Shape shape, Split split, std::vector<T> local,
+Array<T> Array<T>::from_local_blocks(Engine& engine, Shape shape, Split split, std::vector<T> local,
                                      std::int64_t chunk) {
-  Layout l = Layout::make(shape, split, queue.comm().size(), chunk, sizeof(T));
-  const ChunkExtent b = l.block_extent(queue.comm().rank());
-  queue.comm().run_collectively([&] {
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
+  const ChunkExtent b = l.block_extent(engine.comm().rank());
+  engine.comm().run_collectively([&] {
     SLAB_EXPECTS(static_cast<std::int64_t>(local.size()) == b.size(), ShapeError,
                  "from_local_blocks: " + std::to_string(local.size()) + " values given, the block of " + l.to_string() +
                      " has " + std::to_string(b.size()));
   });
-  return detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local)));
+  return detail::from_block<T>(engine, std::move(l), std::make_shared<const std::vector<T>>(std::move(local)));
 }
 
 template <class T>
-Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows, std::int64_t cols,
+Array<T> Array<T>::from_local_rows(Engine& engine, std::vector<T> local, std::int64_t local_rows, std::int64_t cols,
                                    int ndim) {
-  const Comm& comm = queue.comm();
+  const Comm& comm = engine.comm();
   std::vector<std::int64_t> mine{local_rows, cols}, all(2 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(mine), std::span<std::int64_t>(all));
   comm.run_collectively([&] {
@@ -230,7 +230,7 @@ Array<T> Array<T>::from_local_rows(TaskQueue& queue, std::vector<T> local, std::
   Layout l = Layout::make(shape, Split::rows, comm.size(), 0, sizeof(T));
   l.bounds = std::move(bounds);
   return slab::rebalance(
-      detail::from_block<T>(queue, std::move(l), std::make_shared<const std::vector<T>>(std::move(local))));
+      detail::from_block<T>(engine, std::move(l), std::make_shared<const std::vector<T>>(std::move(local))));
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -295,15 +295,15 @@ Array<R> combine(const char* op, const Array<A>& a, const Array<B>& b, F f) {
   const Layout l = broadcast_layout(op, a.layout(), b.layout());
   auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
   auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
-  return Array<R>(a.queue(), l, std::make_shared<detail::BinaryNode<R, A, B, F>>(std::move(ea), std::move(eb), f));
+  return Array<R>(a.engine(), l, std::make_shared<detail::BinaryNode<R, A, B, F>>(std::move(ea), std::move(eb), f));
 }
 
 template <class R, class T, class F>
 Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f) {
   detail::ExprPtr<T> es = std::make_shared<detail::ScalarNode<T>>(s);
   if (scalar_first)
-    return Array<R>(a.queue(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(es, a.expr(), f));
-  return Array<R>(a.queue(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(a.expr(), es, f));
+    return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(es, a.expr(), f));
+  return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(a.expr(), es, f));
 }
 
 template <class T>
@@ -400,7 +400,7 @@ Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_
 template <class T>
 Array<T> unary(UnaryOp op, const Array<T>& a) {
   auto make = [&](auto f) {
-    return Array<T>(a.queue(), a.layout(), std::make_shared<detail::UnaryNode<T, T, decltype(f)>>(a.expr(), f));
+    return Array<T>(a.engine(), a.layout(), std::make_shared<detail::UnaryNode<T, T, decltype(f)>>(a.expr(), f));
   };
   using D = std::conditional_t<std::is_integral_v<T>, double, T>;  // integer math goes through double
   switch (op) {
@@ -432,7 +432,7 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T
   // a and b are checked against lab; check them against the final layout too.
   broadcast_layout("where", a.layout(), l);
   broadcast_layout("where", b.layout(), l);
-  return Array<T>(a.queue(), l, std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), leaf(b)));
+  return Array<T>(a.engine(), l, std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), leaf(b)));
 }
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b) {
@@ -441,7 +441,7 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_ide
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
   };
   return Array<T>(
-      a.queue(), l,
+      a.engine(), l,
       std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
 }
 
@@ -451,7 +451,7 @@ Array<U> astype(const Array<T>& a) {
     return a;
   } else {
     auto f = [](T x) { return static_cast<U>(x); };
-    return Array<U>(a.queue(), a.layout(), std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f));
+    return Array<U>(a.engine(), a.layout(), std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f));
   }
 }
 
@@ -536,35 +536,35 @@ Array<T> Array<T>::resplit(Split s) const {
 // Creation.
 
 template <class T>
-Array<T> full(TaskQueue& q, Shape shape, T value, Split split, std::int64_t chunk) {
+Array<T> full(Engine& engine, Shape shape, T value, Split split, std::int64_t chunk) {
   return Array<T>::from_chunk_fn(
-      q, shape, split, [value](const ChunkExtent&, std::span<T> out) { std::fill(out.begin(), out.end(), value); },
+      engine, shape, split, [value](const ChunkExtent&, std::span<T> out) { std::fill(out.begin(), out.end(), value); },
       chunk, "full");
 }
 template <class T>
-Array<T> zeros(TaskQueue& q, Shape shape, Split split, std::int64_t chunk) {
-  return full<T>(q, shape, T(0), split, chunk);
+Array<T> zeros(Engine& engine, Shape shape, Split split, std::int64_t chunk) {
+  return full<T>(engine, shape, T(0), split, chunk);
 }
 template <class T>
-Array<T> ones(TaskQueue& q, Shape shape, Split split, std::int64_t chunk) {
-  return full<T>(q, shape, T(1), split, chunk);
+Array<T> ones(Engine& engine, Shape shape, Split split, std::int64_t chunk) {
+  return full<T>(engine, shape, T(1), split, chunk);
 }
 template <class T>
-Array<T> arange(TaskQueue& q, double start, double stop, double step, Split split, std::int64_t chunk) {
+Array<T> arange(Engine& engine, double start, double stop, double step, Split split, std::int64_t chunk) {
   SLAB_EXPECTS(step != 0, InvalidArgument, "arange: step must not be 0");
   const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
   return Array<T>::from_function(
-      q, Shape{n}, split,
+      engine, Shape{n}, split,
       [=](std::int64_t i, std::int64_t) { return static_cast<T>(start + static_cast<double>(i) * step); }, chunk);
 }
 template <class T>
-Array<T> linspace(TaskQueue& q, double start, double stop, std::int64_t num, Split split, bool endpoint,
+Array<T> linspace(Engine& engine, double start, double stop, std::int64_t num, Split split, bool endpoint,
                   std::int64_t chunk) {
   SLAB_EXPECTS(num >= 0, InvalidArgument, "linspace: num must be >= 0");
   const std::int64_t div = endpoint ? num - 1 : num;
   const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
   return Array<T>::from_function(
-      q, Shape{num}, split,
+      engine, Shape{num}, split,
       [=](std::int64_t i, std::int64_t) {
         if (endpoint && num > 1 && i == num - 1) return static_cast<T>(stop);
         return static_cast<T>(start + static_cast<double>(i) * step);
@@ -572,18 +572,18 @@ Array<T> linspace(TaskQueue& q, double start, double stop, std::int64_t num, Spl
       chunk);
 }
 template <class T>
-Array<T> eye(TaskQueue& q, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k, std::int64_t chunk) {
+Array<T> eye(Engine& engine, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k, std::int64_t chunk) {
   return Array<T>::from_function(
-      q, Shape{rows, cols}, split, [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); },
-      chunk);
+      engine, Shape{rows, cols}, split,
+      [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); }, chunk);
 }
 
-Array<double> random_uniform(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double low, double high,
+Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,
                              std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
   const bool unit = low == 0.0 && high == 1.0;
   return Array<double>::from_chunk_fn(
-      q, shape, split,
+      engine, shape, split,
       [=](const ChunkExtent& e, std::span<double> out) {
         for (std::int64_t i = 0; i < e.rows; ++i) {
           const auto base = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0);
@@ -597,12 +597,12 @@ Array<double> random_uniform(TaskQueue& q, Shape shape, Split split, std::uint64
       chunk, "random_uniform");
 }
 
-Array<double> random_normal(TaskQueue& q, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
+Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
                             std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
   const std::uint64_t seed2 = seed ^ 0x80000u;
   return Array<double>::from_chunk_fn(
-      q, shape, split,
+      engine, shape, split,
       [=](const ChunkExtent& e, std::span<double> out) {
         for (std::int64_t i = 0; i < e.rows; ++i)
           for (std::int64_t j = 0; j < e.cols; ++j) {
@@ -615,26 +615,26 @@ Array<double> random_normal(TaskQueue& q, Shape shape, Split split, std::uint64_
       chunk, "random_normal");
 }
 
-#define SLAB_INSTANTIATE(T)                                                                         \
-  template class Array<T>;                                                                          \
-  template Array<T> binary(BinaryOp, const Array<T>&, const Array<T>&);                             \
-  template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                     \
-  template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                     \
-  template Array<T> unary(UnaryOp, const Array<T>&);                                                \
-  template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);                \
-  template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);        \
-  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);            \
-  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>);    \
-  template Array<float> astype<float, T>(const Array<T>&);                                          \
-  template Array<double> astype<double, T>(const Array<T>&);                                        \
-  template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                            \
-  template Array<T> full(TaskQueue&, Shape, T, Split, std::int64_t);                                \
-  template Array<T> zeros(TaskQueue&, Shape, Split, std::int64_t);                                  \
-  template Array<T> ones(TaskQueue&, Shape, Split, std::int64_t);                                   \
-  template Array<T> arange(TaskQueue&, double, double, double, Split, std::int64_t);                \
-  template Array<T> linspace(TaskQueue&, double, double, std::int64_t, Split, bool, std::int64_t);  \
-  template Array<T> eye(TaskQueue&, std::int64_t, std::int64_t, Split, std::int64_t, std::int64_t); \
-  template Array<T> detail::from_block(TaskQueue&, Layout, std::shared_ptr<const std::vector<T>>);
+#define SLAB_INSTANTIATE(T)                                                                      \
+  template class Array<T>;                                                                       \
+  template Array<T> binary(BinaryOp, const Array<T>&, const Array<T>&);                          \
+  template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                  \
+  template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                  \
+  template Array<T> unary(UnaryOp, const Array<T>&);                                             \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);             \
+  template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);     \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);         \
+  template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>); \
+  template Array<float> astype<float, T>(const Array<T>&);                                       \
+  template Array<double> astype<double, T>(const Array<T>&);                                     \
+  template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                         \
+  template Array<T> full(Engine&, Shape, T, Split, std::int64_t);                                \
+  template Array<T> zeros(Engine&, Shape, Split, std::int64_t);                                  \
+  template Array<T> ones(Engine&, Shape, Split, std::int64_t);                                   \
+  template Array<T> arange(Engine&, double, double, double, Split, std::int64_t);                \
+  template Array<T> linspace(Engine&, double, double, std::int64_t, Split, bool, std::int64_t);  \
+  template Array<T> eye(Engine&, std::int64_t, std::int64_t, Split, std::int64_t, std::int64_t); \
+  template Array<T> detail::from_block(Engine&, Layout, std::shared_ptr<const std::vector<T>>);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
 SLAB_INSTANTIATE(std::int64_t)

@@ -277,7 +277,8 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
 template <class T, class P, class TileFn, class MergeFn>
 P reduce_partials(const Array<T>& a, const std::string& name, const P& identity, TileFn tile, MergeFn merge) {
   static_assert(std::is_trivially_copyable_v<P>);
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const ExprPtr<T> expr = a.expr();
   const Layout& layout = a.layout();
   const int rank = q.comm().rank();
@@ -325,7 +326,7 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
 
 /// An array of `layout` whose chunks are copied from this rank's block (row-major). Not collective.
 template <class T>
-Array<T> from_block(TaskQueue& queue, Layout layout, std::shared_ptr<const std::vector<T>> data);
+Array<T> from_block(Engine& engine, Layout layout, std::shared_ptr<const std::vector<T>> data);
 
 /// Whether every rank's block of `dst` reads only its own block of `src` (through offsets and broadcasting).
 bool local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off, bool br,

@@ -360,7 +360,8 @@ template <class T>
 Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   SLAB_EXPECTS(axis == 0 || axis == 1, ShapeError,
                "reduce_axis: axis " + std::to_string(axis) + " for " + a.layout().to_string());
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const Layout& l = a.layout();
   const int rank = a.rank();
   const auto& chunks = a.local_chunks();
@@ -390,7 +391,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
         }
       }));
     }
-    return Array<double>(q, std::move(out), std::move(res));
+    return Array<double>(engine, std::move(out), std::move(res));
   }
   // Otherwise partial statistics per output value, merged in chunk order then over the tree: replicated.
   const std::int64_t m = axis == 1 ? l.rows : l.cols;
@@ -426,7 +427,8 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   std::vector<double> res(acc.size());
   for (std::size_t i = 0; i < acc.size(); ++i) res[i] = finish(acc[i], op, ddof);
   Layout out = Layout::make(Shape{m}, Split::none, l.nranks);
-  return detail::from_block<double>(q, std::move(out), std::make_shared<const std::vector<double>>(std::move(res)));
+  return detail::from_block<double>(engine, std::move(out),
+                                    std::make_shared<const std::vector<double>>(std::move(res)));
 }
 
 #define SLAB_INSTANTIATE(T)                             \

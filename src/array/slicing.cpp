@@ -27,7 +27,7 @@ Array<T> row_range(const Array<T>& a, std::int64_t begin, std::int64_t end) {
   Layout out = l;
   out.rows = end - begin;
   if (l.split == Split::rows) out.bounds = sliced_bounds(l, begin, end);
-  return Array<T>(a.queue(), std::move(out), detail::leaf_of(a, begin, 0, false, false));
+  return Array<T>(a.engine(), std::move(out), detail::leaf_of(a, begin, 0, false, false));
 }
 
 template <class T>
@@ -38,7 +38,7 @@ Array<T> col_range(const Array<T>& a, std::int64_t begin, std::int64_t end) {
   Layout out = l;
   out.cols = end - begin;
   if (l.split == Split::cols) out.bounds = sliced_bounds(l, begin, end);
-  return Array<T>(a.queue(), std::move(out), detail::leaf_of(a, 0, begin, false, false));
+  return Array<T>(a.engine(), std::move(out), detail::leaf_of(a, 0, begin, false, false));
 }
 
 template <class T>
@@ -61,7 +61,7 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
   auto cols = std::make_shared<const std::vector<std::int64_t>>(columns);
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.queue().submit("select_cols", {chunks[i]}, [e, cols](TaskContext& ctx) {
+    res.push_back(a.engine().tasks().submit("select_cols", {chunks[i]}, [e, cols](TaskContext& ctx) {
       const T* x = ctx.input_as<T>(0).data();
       const auto k = static_cast<std::int64_t>(cols->size());
       T* o = ctx.output_as<T>(static_cast<std::size_t>(e.rows * k)).data();
@@ -70,7 +70,7 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
     }));
   }
   if (out.cols == 0) res.clear();
-  return Array<T>(a.queue(), std::move(out), std::move(res));
+  return Array<T>(a.engine(), std::move(out), std::move(res));
 }
 
 namespace {
@@ -96,7 +96,7 @@ Array<T> transpose(const Array<T>& a) {
   if (l.split == Split::none) {  // one chunk holding the whole transpose
     out.chunk = std::max<std::int64_t>(1, out.rows);
     if (out.size() > 0)
-      res.push_back(a.queue().submit("transpose", chunks, [l, n = chunks.size()](TaskContext& ctx) {
+      res.push_back(a.engine().tasks().submit("transpose", chunks, [l, n = chunks.size()](TaskContext& ctx) {
         T* o = ctx.output_as<T>(static_cast<std::size_t>(l.size())).data();
         for (std::size_t i = 0; i < n; ++i) {
           const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
@@ -105,17 +105,17 @@ Array<T> transpose(const Array<T>& a) {
             for (std::int64_t c = 0; c < e.cols; ++c) o[c * l.rows + e.row0 + r] = x[r * e.cols + c];
         }
       }));
-    return Array<T>(a.queue(), std::move(out), std::move(res));
+    return Array<T>(a.engine(), std::move(out), std::move(res));
   }
   out.split = l.split == Split::rows ? Split::cols : Split::rows;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.queue().submit("transpose", {chunks[i]}, [e](TaskContext& ctx) {
+    res.push_back(a.engine().tasks().submit("transpose", {chunks[i]}, [e](TaskContext& ctx) {
       transpose_block(ctx.input_as<T>(0).data(), e.rows, e.cols,
                       ctx.output_as<T>(static_cast<std::size_t>(e.size())).data());
     }));
   }
-  return Array<T>(a.queue(), std::move(out), std::move(res));
+  return Array<T>(a.engine(), std::move(out), std::move(res));
 }
 
 template <class T>
@@ -123,7 +123,7 @@ Array<T> rechunk(const Array<T>& a, std::int64_t chunk) {
   Layout out = a.layout();
   out.chunk = chunk > 0 ? chunk : Layout::default_chunk(out.rows, out.cols, out.split, sizeof(T));
   if (out.chunk == a.layout().chunk) return a;
-  return Array<T>(a.queue(), std::move(out), a.expr());
+  return Array<T>(a.engine(), std::move(out), a.expr());
 }
 
 namespace {
@@ -141,7 +141,8 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
   const Layout src = a.layout();
   SLAB_EXPECTS(target.rows == src.rows && target.cols == src.cols && target.nranks == src.nranks, ShapeError,
                "redistribute: " + src.to_string() + " to " + target.to_string());
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const int rank = q.comm().rank();
   // The exchange writes each rank's whole block as one buffer; a lazy rechunk then cuts it into chunks.
   Layout whole = target;
@@ -191,7 +192,7 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
       TaskOptions{TraceKind::comm, true});
   std::vector<Chunk> mine;
   if (whole.num_chunks(rank) > 0) mine.push_back(block);
-  Array<T> out(q, whole, std::move(mine));
+  Array<T> out(engine, whole, std::move(mine));
   return rechunk(out, target.chunk);
 }
 

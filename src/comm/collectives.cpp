@@ -12,9 +12,6 @@
 
 namespace slab {
 
-using detail::DType;
-using detail::dtype_size;
-
 namespace {
 
 constexpr std::size_t kIntMax = static_cast<std::size_t>(INT_MAX);
@@ -70,40 +67,43 @@ void combine_typed(T* acc, const T* other, std::size_t n, ReduceOp op) {
   }
 }
 
-void combine(char* acc, const char* other, std::size_t n, DType dt, ReduceOp op) {
+void combine(char* acc, const char* other, std::size_t n, ElementType dt, ReduceOp op) {
   switch (dt) {
-    case DType::i8:
+    case ElementType::int8:
       combine_typed(reinterpret_cast<signed char*>(acc), reinterpret_cast<const signed char*>(other), n, op);
       break;
-    case DType::u8:
-    case DType::bytes:
+    case ElementType::uint8:
+    case ElementType::boolean:
+    case ElementType::bytes:
       combine_typed(reinterpret_cast<unsigned char*>(acc), reinterpret_cast<const unsigned char*>(other), n, op);
       break;
-    case DType::i32:
+    case ElementType::int32:
+    case ElementType::string:
       combine_typed(reinterpret_cast<int*>(acc), reinterpret_cast<const int*>(other), n, op);
       break;
-    case DType::u32:
+    case ElementType::uint32:
       combine_typed(reinterpret_cast<unsigned*>(acc), reinterpret_cast<const unsigned*>(other), n, op);
       break;
-    case DType::i64:
+    case ElementType::int64:
+    case ElementType::timestamp:
       combine_typed(reinterpret_cast<std::int64_t*>(acc), reinterpret_cast<const std::int64_t*>(other), n, op);
       break;
-    case DType::u64:
+    case ElementType::uint64:
       combine_typed(reinterpret_cast<std::uint64_t*>(acc), reinterpret_cast<const std::uint64_t*>(other), n, op);
       break;
-    case DType::f32:
+    case ElementType::float32:
       combine_typed(reinterpret_cast<float*>(acc), reinterpret_cast<const float*>(other), n, op);
       break;
-    case DType::f64:
+    case ElementType::float64:
       combine_typed(reinterpret_cast<double*>(acc), reinterpret_cast<const double*>(other), n, op);
       break;
   }
 }
 
 /// Logical results are 0/1 at every rank count (a single rank's input is not otherwise touched).
-void normalize_logical(char* data, std::size_t n, DType dt, ReduceOp op) {
+void normalize_logical(char* data, std::size_t n, ElementType dt, ReduceOp op) {
   if (op != ReduceOp::land && op != ReduceOp::lor) return;
-  std::vector<char> one(n * dtype_size(dt), 0);  // x lor 0 == (x != 0) for every integer type
+  std::vector<char> one(n * element_size(dt), 0);  // x lor 0 == (x != 0) for every integer type
   combine(data, one.data(), n, dt, ReduceOp::lor);
 }
 
@@ -125,8 +125,8 @@ MPI_Op mpi_op(ReduceOp op) {
   return MPI_SUM;
 }
 
-std::string op_error(DType dt, ReduceOp op) {
-  if ((op == ReduceOp::land || op == ReduceOp::lor) && (dt == DType::f32 || dt == DType::f64))
+std::string op_error(ElementType dt, ReduceOp op) {
+  if ((op == ReduceOp::land || op == ReduceOp::lor) && (dt == ElementType::float32 || dt == ElementType::float64))
     return "logical and/or are defined for integer types only";
   return {};
 }
@@ -155,9 +155,9 @@ void binomial_tree(int rank, int size, int root, Exchange&& exchange, Merge&& me
 
 }  // namespace
 
-void Comm::bcast_raw(void* data, std::size_t count, DType dt, int root) const {
+void Comm::bcast_raw(void* data, std::size_t count, ElementType dt, int root) const {
   const Impl& im = *impl_;
-  const std::size_t bytes = count * dtype_size(dt);
+  const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "bcast", bytes);
   const bool dev = im.on_device(data);
   detail::check_args(im, "bcast",
@@ -174,10 +174,10 @@ void Comm::bcast_raw(void* data, std::size_t count, DType dt, int root) const {
   buf.copy_out();
 }
 
-void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, DType dt, ReduceOp op,
+void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt, ReduceOp op,
                       int root) const {
   const Impl& im = *impl_;
-  const std::size_t es = dtype_size(dt);
+  const std::size_t es = element_size(dt);
   detail::CommTrace trace(im.tracer, "reduce", count * es);
   std::string err = root_error(root, im.size);
   if (err.empty() && im.rank == root && out_count != count)
@@ -227,11 +227,11 @@ void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t 
   if (im.rank == root) hout.copy_out();
 }
 
-void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, DType dt,
+void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt,
                          ReduceOp op) const {
   SLAB_FAULT_POINT("allreduce");
   const Impl& im = *impl_;
-  const std::size_t es = dtype_size(dt);
+  const std::size_t es = element_size(dt);
   detail::CommTrace trace(im.tracer, "allreduce", count * es);
   std::string err;
   if (out_count != count) err = "output has " + std::to_string(out_count) + " elements, input " + std::to_string(count);
@@ -326,9 +326,9 @@ void Comm::tree_allreduce_bytes(
         MPI_Bcast(value.data() + off, static_cast<int>(std::min<std::size_t>(m, n - off)), MPI_BYTE, 0, im.coll));
 }
 
-void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size_t out_count, DType dt) const {
+void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt) const {
   const Impl& im = *impl_;
-  const std::size_t es = dtype_size(dt);
+  const std::size_t es = element_size(dt);
   const auto p = static_cast<std::size_t>(im.size);
   detail::CommTrace trace(im.tracer, "allgather", (count + out_count) * es);
   std::string err;
@@ -393,9 +393,9 @@ bool int_layout(const std::vector<std::size_t>& counts, std::size_t unit_bytes, 
 }  // namespace
 
 void Comm::allgatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale,
-                          DType dt) const {
+                          ElementType dt) const {
   const Impl& im = *impl_;
-  const std::size_t unit = scale * dtype_size(dt);  // bytes per caller element
+  const std::size_t unit = scale * element_size(dt);  // bytes per caller element
   const auto me = static_cast<std::size_t>(im.rank);
   std::size_t total = 0;
   for (auto c : counts) total += c;
@@ -406,7 +406,7 @@ void Comm::allgatherv_raw(const void* in, void* out, const std::vector<std::size
   for (std::size_t k = 0; k < counts.size(); ++k) scaled[k] = counts[k] * scale;
   HostMirror hin(im, in, counts[me] * unit, true);
   std::vector<int> ic, id;
-  if (int_layout(scaled, dtype_size(dt), ic, id)) {
+  if (int_layout(scaled, element_size(dt), ic, id)) {
     const MPI_Datatype type = detail::mpi_datatype(dt);
     SLAB_MPI_TRY(MPI_Allgatherv(hin.get(), ic[me], type, out, ic.data(), id.data(), type, im.coll));
     return;
@@ -423,10 +423,10 @@ void Comm::allgatherv_raw(const void* in, void* out, const std::vector<std::size
                             im.size, im.coll);
 }
 
-void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale, DType dt,
-                       int root) const {
+void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale,
+                       ElementType dt, int root) const {
   const Impl& im = *impl_;
-  const std::size_t unit = scale * dtype_size(dt);
+  const std::size_t unit = scale * element_size(dt);
   const auto me = static_cast<std::size_t>(im.rank);
   detail::CommTrace trace(im.tracer, "gatherv", counts[me] * unit);
   detail::check_args(im, "gatherv", {{"root", root, false}}, root_error(root, im.size));
@@ -435,7 +435,7 @@ void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>
   std::vector<std::size_t> scaled(counts.size());
   for (std::size_t k = 0; k < counts.size(); ++k) scaled[k] = counts[k] * scale;
   std::vector<int> ic, id;
-  if (int_layout(scaled, dtype_size(dt), ic, id)) {
+  if (int_layout(scaled, element_size(dt), ic, id)) {
     const MPI_Datatype type = detail::mpi_datatype(dt);
     SLAB_MPI_TRY(MPI_Gatherv(hin.get(), ic[me], type, out, ic.data(), id.data(), type, root, im.coll));
     return;
@@ -453,9 +453,9 @@ void Comm::gatherv_raw(const void* in, void* out, const std::vector<std::size_t>
   }
 }
 
-void Comm::alltoall_raw(const void* send, std::size_t count, void* recv, std::size_t recv_count, DType dt) const {
+void Comm::alltoall_raw(const void* send, std::size_t count, void* recv, std::size_t recv_count, ElementType dt) const {
   const Impl& im = *impl_;
-  const std::size_t es = dtype_size(dt);
+  const std::size_t es = element_size(dt);
   const auto p = static_cast<std::size_t>(im.size);
   detail::CommTrace trace(im.tracer, "alltoall", (count + recv_count) * es);
   std::string err;
@@ -520,10 +520,10 @@ void Comm::check_vcounts(std::size_t send_size, std::span<const std::size_t> sen
 }
 
 void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_counts, void* recv,
-                         std::span<const std::size_t> recv_counts, std::size_t scale, DType dt) const {
+                         std::span<const std::size_t> recv_counts, std::size_t scale, ElementType dt) const {
   SLAB_FAULT_POINT("alltoallv");
   const Impl& im = *impl_;
-  const std::size_t unit = scale * dtype_size(dt);
+  const std::size_t unit = scale * element_size(dt);
   const auto p = static_cast<std::size_t>(im.size);
   std::size_t stotal = 0, rtotal = 0;
   for (std::size_t k = 0; k < p; ++k) {
@@ -537,7 +537,7 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
     rc[k] = recv_counts[k] * scale;
   }
   std::vector<int> isc, isd, irc, ird;
-  const bool fits = int_layout(sc, dtype_size(dt), isc, isd) && int_layout(rc, dtype_size(dt), irc, ird);
+  const bool fits = int_layout(sc, element_size(dt), isc, isd) && int_layout(rc, element_size(dt), irc, ird);
   const bool dev = im.on_device(send) || im.on_device(recv);
   // Every rank must take the same path: agree on it (and on the memory kind) in the status exchange.
   const bool pairwise =
@@ -576,9 +576,9 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
   hr.copy_out();
 }
 
-void Comm::send_raw(const void* data, std::size_t count, DType dt, int dest, int tag) const {
+void Comm::send_raw(const void* data, std::size_t count, ElementType dt, int dest, int tag) const {
   const Impl& im = *impl_;
-  const std::size_t bytes = count * dtype_size(dt);
+  const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "send", bytes);
   if (im.on_device(data) && im.use_nccl())
     return detail::nccl_sendrecv(data, count, dest, nullptr, 0, -1, dt, im.nccl, im.stream);
@@ -586,9 +586,9 @@ void Comm::send_raw(const void* data, std::size_t count, DType dt, int dest, int
   detail::send_bytes(h.get(), bytes, dest, tag, im.user);
 }
 
-void Comm::recv_raw(void* data, std::size_t count, DType dt, int source, int tag) const {
+void Comm::recv_raw(void* data, std::size_t count, ElementType dt, int source, int tag) const {
   const Impl& im = *impl_;
-  const std::size_t bytes = count * dtype_size(dt);
+  const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "recv", bytes);
   if (im.on_device(data) && im.use_nccl())
     return detail::nccl_sendrecv(nullptr, 0, -1, data, count, source, dt, im.nccl, im.stream);
@@ -598,9 +598,9 @@ void Comm::recv_raw(void* data, std::size_t count, DType dt, int source, int tag
 }
 
 void Comm::sendrecv_raw(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count,
-                        int source, DType dt, int tag) const {
+                        int source, ElementType dt, int tag) const {
   const Impl& im = *impl_;
-  const std::size_t es = dtype_size(dt);
+  const std::size_t es = element_size(dt);
   detail::CommTrace trace(im.tracer, "sendrecv", (send_count + recv_count) * es);
   if (im.use_nccl() && im.on_device(send) && im.on_device(recv))
     return detail::nccl_sendrecv(send, send_count, dest, recv, recv_count, source, dt, im.nccl, im.stream);

@@ -54,25 +54,28 @@ std::size_t max_message_bytes() noexcept { return g_max_message_bytes.load(); }
 
 bool is_device_pointer(const void* ptr) noexcept { return device_pointer_query(ptr); }
 
-MPI_Datatype mpi_datatype(DType dt, bool for_reduction) {
+MPI_Datatype mpi_datatype(ElementType dt, bool for_reduction) {
   switch (dt) {
-    case DType::i8:
+    case ElementType::int8:
       return for_reduction ? MPI_SIGNED_CHAR : MPI_CHAR;
-    case DType::u8:
+    case ElementType::uint8:
+    case ElementType::boolean:
       return for_reduction ? MPI_UNSIGNED_CHAR : MPI_BYTE;
-    case DType::i32:
+    case ElementType::int32:
+    case ElementType::string:  // dictionary codes
       return MPI_INT;
-    case DType::u32:
+    case ElementType::uint32:
       return MPI_UNSIGNED;
-    case DType::i64:
+    case ElementType::int64:
+    case ElementType::timestamp:
       return MPI_INT64_T;
-    case DType::u64:
+    case ElementType::uint64:
       return MPI_UINT64_T;
-    case DType::f32:
+    case ElementType::float32:
       return MPI_FLOAT;
-    case DType::f64:
+    case ElementType::float64:
       return MPI_DOUBLE;
-    case DType::bytes:
+    case ElementType::bytes:
       return MPI_BYTE;
   }
   return MPI_BYTE;
@@ -362,7 +365,7 @@ Comm Comm::split(int color, int key) const {
   SLAB_MPI_TRY(MPI_Comm_split(impl_->coll, color, key, &out));
   try {
     auto impl = std::make_shared<Impl>(out, true, impl_->tracer);
-    impl->nccl = nullptr;  // an NCCL communicator spans the parent's ranks only
+    impl->nccl = nullptr;                                      // an NCCL communicator spans the parent's ranks only
     impl->staging = impl_->staging || impl_->nccl != nullptr;  // no NCCL here: device buffers go through the host
     impl->stream = impl_->stream;
     return Comm(std::move(impl));

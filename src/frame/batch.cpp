@@ -28,10 +28,10 @@ const ColumnHeader& BatchView::header(std::size_t i) const {
   return reinterpret_cast<const ColumnHeader*>(bytes_.data() + sizeof(BatchHeader))[i];
 }
 
-DType BatchView::type(std::size_t i) const { return static_cast<DType>(header(i).type); }
+ElementType BatchView::type(std::size_t i) const { return static_cast<ElementType>(header(i).type); }
 
 void BatchView::check_elem(std::size_t i, std::size_t size) const {
-  SLAB_EXPECTS(dtype_size(type(i)) == size, TypeError,
+  SLAB_EXPECTS(element_size(type(i)) == size, TypeError,
                std::string("BatchView::column: element size ") + std::to_string(size) + " for a " + to_string(type(i)) +
                    " column");
 }
@@ -39,22 +39,22 @@ void BatchView::check_elem(std::size_t i, std::size_t size) const {
 bool BatchView::is_valid(std::size_t i, std::int64_t row) const {
   const auto* v = valid(i);
   if (v && !v[row]) return false;
-  if (type(i) == DType::string) return reinterpret_cast<const std::int32_t*>(data(i))[row] >= 0;
+  if (type(i) == ElementType::string) return reinterpret_cast<const std::int32_t*>(data(i))[row] >= 0;
   return true;
 }
 
 bool BatchView::is_null(std::size_t i, std::int64_t row) const {
   if (!is_valid(i, row)) return true;
-  if (type(i) == DType::float64) return std::isnan(reinterpret_cast<const double*>(data(i))[row]);
+  if (type(i) == ElementType::float64) return std::isnan(reinterpret_cast<const double*>(data(i))[row]);
   return false;
 }
 
-std::uint64_t BatchBuilder::size_for(std::int64_t nrows, const std::vector<DType>& types,
+std::uint64_t BatchBuilder::size_for(std::int64_t nrows, const std::vector<ElementType>& types,
                                      const std::vector<bool>& has_validity) {
   std::uint64_t n = static_cast<std::uint64_t>(nrows);
   std::uint64_t size = sizeof(BatchHeader) + types.size() * sizeof(ColumnHeader);
   for (std::size_t i = 0; i < types.size(); ++i) {
-    size += align8(n * dtype_size(types[i]));
+    size += align8(n * element_size(types[i]));
     if (i < has_validity.size() && has_validity[i]) size += align8(n);
   }
   return size;
@@ -64,7 +64,7 @@ std::uint64_t BatchBuilder::size_for(std::int64_t nrows, const Schema& schema, c
   return size_for(nrows, types_of(schema), has_validity);
 }
 
-BatchBuilder::BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<DType>& types,
+BatchBuilder::BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<ElementType>& types,
                            const std::vector<bool>& has_validity)
     : out_(out) {
   init(nrows, types, has_validity);
@@ -74,20 +74,21 @@ BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& s
                            const std::vector<bool>& has_validity)
     : BatchBuilder(ctx, nrows, types_of(schema), has_validity) {}
 
-BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<DType>& types,
+BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<ElementType>& types,
                            const std::vector<bool>& has_validity, std::size_t output)
     : out_(ctx.output(size_for(nrows, types, has_validity), output)) {
   init(nrows, types, has_validity);
 }
 
-BatchBuilder::BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<DType>& types,
+BatchBuilder::BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<ElementType>& types,
                            const std::vector<bool>& has_validity) {
   storage.resize(size_for(nrows, types, has_validity));
   out_ = storage;
   init(nrows, types, has_validity);
 }
 
-void BatchBuilder::init(std::int64_t nrows, const std::vector<DType>& types, const std::vector<bool>& has_validity) {
+void BatchBuilder::init(std::int64_t nrows, const std::vector<ElementType>& types,
+                        const std::vector<bool>& has_validity) {
   SLAB_EXPECTS(nrows >= 0, InvalidArgument, "BatchBuilder: negative row count");
   auto need = size_for(nrows, types, has_validity);
   SLAB_EXPECTS(out_.size() >= need, InvalidArgument,
@@ -104,7 +105,7 @@ void BatchBuilder::init(std::int64_t nrows, const std::vector<DType>& types, con
   for (std::size_t i = 0; i < types.size(); ++i) {
     hdr[i].type = static_cast<std::uint64_t>(types[i]);
     hdr[i].data_offset = offset;
-    std::uint64_t bytes = n * dtype_size(types[i]);
+    std::uint64_t bytes = n * element_size(types[i]);
     std::memset(out_.data() + offset + bytes, 0, align8(bytes) - bytes);  // deterministic padding
     offset += align8(bytes);
     hdr[i].validity_offset = 0;
@@ -119,8 +120,8 @@ void BatchBuilder::init(std::int64_t nrows, const std::vector<DType>& types, con
   }
 }
 
-std::vector<DType> types_of(const Schema& schema) {
-  std::vector<DType> out;
+std::vector<ElementType> types_of(const Schema& schema) {
+  std::vector<ElementType> out;
   for (const auto& f : schema.fields()) out.push_back(f.type);
   return out;
 }
@@ -128,13 +129,13 @@ std::vector<DType> types_of(const Schema& schema) {
 namespace {
 
 /// Column types and masks of take_rows' output.
-void take_layout(const BatchView& in, std::span<const std::int64_t> rows, std::vector<DType>& types,
+void take_layout(const BatchView& in, std::span<const std::int64_t> rows, std::vector<ElementType>& types,
                  std::vector<bool>& masks) {
   bool any_null_row = false;
   for (auto r : rows) any_null_row |= r < 0;
   for (std::size_t c = 0; c < in.ncols(); ++c) {
     types.push_back(in.type(c));
-    masks.push_back(in.valid(c) != nullptr || (any_null_row && in.type(c) != DType::string));
+    masks.push_back(in.valid(c) != nullptr || (any_null_row && in.type(c) != ElementType::string));
   }
 }
 
@@ -148,7 +149,7 @@ void gather_values(const std::byte* src, std::byte* dst, std::span<const std::in
 /// `alloc(bytes)` returns the span the batch is written to.
 template <class Alloc>
 void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, Alloc&& alloc) {
-  std::vector<DType> types;
+  std::vector<ElementType> types;
   std::vector<bool> masks;
   take_layout(in, rows, types, masks);
   const auto n = static_cast<std::int64_t>(rows.size());
@@ -156,7 +157,7 @@ void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, All
   for (std::size_t c = 0; c < in.ncols(); ++c) {
     const std::byte* src = in.data(c);
     std::byte* dst = b.data(c);
-    switch (dtype_size(types[c])) {
+    switch (element_size(types[c])) {
       case 8:
         gather_values<std::uint64_t>(src, dst, rows, 0);
         break;
@@ -175,7 +176,7 @@ void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, All
 }
 
 template <class Alloc>
-void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types, Alloc&& alloc) {
+void concat_impl(std::span<const BatchView> in, const std::vector<ElementType>& types, Alloc&& alloc) {
   std::int64_t n = 0;
   std::vector<bool> masks(types.size(), false);
   for (const auto& b : in) {
@@ -189,7 +190,7 @@ void concat_impl(std::span<const BatchView> in, const std::vector<DType>& types,
   }
   BatchBuilder out_b(alloc(BatchBuilder::size_for(n, types, masks)), n, types, masks);
   for (std::size_t c = 0; c < types.size(); ++c) {
-    std::size_t es = dtype_size(types[c]);
+    std::size_t es = element_size(types[c]);
     std::int64_t at = 0;
     for (const auto& b : in) {
       if (b.nrows() == 0) continue;
@@ -228,16 +229,17 @@ void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::spa
   });
 }
 std::uint64_t take_rows_bytes(const BatchView& in, std::span<const std::int64_t> rows) {
-  std::vector<DType> types;
+  std::vector<ElementType> types;
   std::vector<bool> masks;
   take_layout(in, rows, types, masks);
   return BatchBuilder::size_for(static_cast<std::int64_t>(rows.size()), types, masks);
 }
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx,
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types, TaskContext& ctx,
                     std::size_t output) {
   concat_impl(in, types, to_output(ctx, output));
 }
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, std::vector<std::byte>& storage) {
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types,
+                    std::vector<std::byte>& storage) {
   concat_impl(in, types, to_vector(storage));
 }
 

@@ -11,35 +11,39 @@ namespace slab::frame {
 
 std::size_t LocalColumn::size() const noexcept {
   switch (type) {
-    case DType::int64:
-    case DType::timestamp:
+    case ElementType::int64:
+    case ElementType::timestamp:
       return ints.size();
-    case DType::float64:
+    case ElementType::float64:
       return floats.size();
-    case DType::boolean:
+    case ElementType::boolean:
       return bools.size();
-    case DType::string:
+    case ElementType::string:
       return strings.size();
+    default:  // not a column type: a Schema holds none
+      break;
   }
   return 0;
 }
 
 bool LocalColumn::is_null(std::size_t row) const {
   if (!valid.empty() && !valid[row]) return true;
-  return type == DType::float64 && std::isnan(floats[row]);
+  return type == ElementType::float64 && std::isnan(floats[row]);
 }
 
 double LocalColumn::as_double(std::size_t row) const {
   if (is_null(row)) return std::numeric_limits<double>::quiet_NaN();
   switch (type) {
-    case DType::int64:
-    case DType::timestamp:
+    case ElementType::int64:
+    case ElementType::timestamp:
       return static_cast<double>(ints[row]);
-    case DType::float64:
+    case ElementType::float64:
       return floats[row];
-    case DType::boolean:
+    case ElementType::boolean:
       return bools[row];
-    case DType::string:
+    case ElementType::string:
+      break;
+    default:  // not a column type: a Schema holds none
       break;
   }
   SLAB_FAIL(TypeError, "LocalColumn::as_double: string column '" + name + "'");
@@ -48,18 +52,20 @@ double LocalColumn::as_double(std::size_t row) const {
 void LocalColumn::push_from(const LocalColumn& other, std::size_t row) {
   std::size_t n = size();
   switch (type) {
-    case DType::int64:
-    case DType::timestamp:
+    case ElementType::int64:
+    case ElementType::timestamp:
       ints.push_back(other.ints[row]);
       break;
-    case DType::float64:
+    case ElementType::float64:
       floats.push_back(other.floats[row]);
       break;
-    case DType::boolean:
+    case ElementType::boolean:
       bools.push_back(other.bools[row]);
       break;
-    case DType::string:
+    case ElementType::string:
       strings.push_back(other.strings[row]);
+      break;
+    default:  // not a column type: a Schema holds none
       break;
   }
   bool v = other.valid.empty() || other.valid[row];
@@ -71,18 +77,20 @@ void LocalColumn::push_from(const LocalColumn& other, std::size_t row) {
 
 void LocalColumn::reserve(std::size_t n) {
   switch (type) {
-    case DType::int64:
-    case DType::timestamp:
+    case ElementType::int64:
+    case ElementType::timestamp:
       ints.reserve(n);
       break;
-    case DType::float64:
+    case ElementType::float64:
       floats.reserve(n);
       break;
-    case DType::boolean:
+    case ElementType::boolean:
       bools.reserve(n);
       break;
-    case DType::string:
+    case ElementType::string:
       strings.reserve(n);
+      break;
+    default:  // not a column type: a Schema holds none
       break;
   }
 }
@@ -90,20 +98,20 @@ void LocalColumn::reserve(std::size_t n) {
 LocalColumn LocalColumn::int64(std::string name, std::vector<std::int64_t> v, std::vector<std::uint8_t> valid) {
   LocalColumn c;
   c.name = std::move(name);
-  c.type = DType::int64;
+  c.type = ElementType::int64;
   c.ints = std::move(v);
   c.valid = std::move(valid);
   return c;
 }
 LocalColumn LocalColumn::timestamp(std::string name, std::vector<std::int64_t> v, std::vector<std::uint8_t> valid) {
   auto c = int64(std::move(name), std::move(v), std::move(valid));
-  c.type = DType::timestamp;
+  c.type = ElementType::timestamp;
   return c;
 }
 LocalColumn LocalColumn::float64(std::string name, std::vector<double> v, std::vector<std::uint8_t> valid) {
   LocalColumn c;
   c.name = std::move(name);
-  c.type = DType::float64;
+  c.type = ElementType::float64;
   c.floats = std::move(v);
   c.valid = std::move(valid);
   return c;
@@ -111,7 +119,7 @@ LocalColumn LocalColumn::float64(std::string name, std::vector<double> v, std::v
 LocalColumn LocalColumn::boolean(std::string name, std::vector<std::uint8_t> v, std::vector<std::uint8_t> valid) {
   LocalColumn c;
   c.name = std::move(name);
-  c.type = DType::boolean;
+  c.type = ElementType::boolean;
   c.bools = std::move(v);
   c.valid = std::move(valid);
   return c;
@@ -119,7 +127,7 @@ LocalColumn LocalColumn::boolean(std::string name, std::vector<std::uint8_t> v, 
 LocalColumn LocalColumn::string(std::string name, std::vector<std::string> v, std::vector<std::uint8_t> valid) {
   LocalColumn c;
   c.name = std::move(name);
-  c.type = DType::string;
+  c.type = ElementType::string;
   c.strings = std::move(v);
   c.valid = std::move(valid);
   return c;
@@ -147,7 +155,7 @@ Schema LocalTable::schema() const {
   std::vector<Dictionary> dicts;
   for (const auto& c : columns) {
     fields.push_back({c.name, c.type});
-    if (c.type == DType::string) {
+    if (c.type == ElementType::string) {
       std::set<std::string> s;
       for (std::size_t i = 0; i < c.strings.size(); ++i)
         if (c.valid.empty() || c.valid[i]) s.insert(c.strings[i]);

@@ -46,12 +46,12 @@ const char* op_name(ExprOp op) {
       return "?";
   }
 }
-DType scalar_type(const Scalar& s) {
-  if (std::holds_alternative<std::int64_t>(s)) return DType::int64;
-  if (std::holds_alternative<double>(s)) return DType::float64;
-  if (std::holds_alternative<bool>(s)) return DType::boolean;
-  if (std::holds_alternative<std::string>(s)) return DType::string;
-  return DType::float64;  // null literal
+ElementType scalar_type(const Scalar& s) {
+  if (std::holds_alternative<std::int64_t>(s)) return ElementType::int64;
+  if (std::holds_alternative<double>(s)) return ElementType::float64;
+  if (std::holds_alternative<bool>(s)) return ElementType::boolean;
+  if (std::holds_alternative<std::string>(s)) return ElementType::string;
+  return ElementType::float64;  // null literal
 }
 std::string scalar_string(const Scalar& s) {
   if (auto* i = std::get_if<std::int64_t>(&s)) return std::to_string(*i);
@@ -108,7 +108,7 @@ Expr operator&(const Expr& a, const Expr& b) { return make(ExprOp::logical_and, 
 Expr operator|(const Expr& a, const Expr& b) { return make(ExprOp::logical_or, {a, b}); }
 Expr operator~(const Expr& a) { return make(ExprOp::logical_not, {a}); }
 
-DType Expr::type(const Schema& schema) const {
+ElementType Expr::type(const Schema& schema) const {
   const ExprNode& n = node();
   switch (n.op) {
     case ExprOp::column:
@@ -117,8 +117,8 @@ DType Expr::type(const Schema& schema) const {
       return scalar_type(n.value);
     case ExprOp::neg:
     case ExprOp::abs: {
-      DType t = n.args[0].type(schema);
-      SLAB_EXPECTS(t == DType::int64 || t == DType::float64, TypeError,
+      ElementType t = n.args[0].type(schema);
+      SLAB_EXPECTS(t == ElementType::int64 || t == ElementType::float64, TypeError,
                    "expression " + to_string() + ": needs a number, got " + frame::to_string(t));
       return t;
     }
@@ -126,27 +126,28 @@ DType Expr::type(const Schema& schema) const {
       break;
   }
   if (is_arith(n.op)) {
-    DType a = n.args[0].type(schema), b = n.args[1].type(schema);
-    auto num = [](DType t) {
-      return t == DType::int64 || t == DType::float64 || t == DType::boolean || t == DType::timestamp;
+    ElementType a = n.args[0].type(schema), b = n.args[1].type(schema);
+    auto num = [](ElementType t) {
+      return t == ElementType::int64 || t == ElementType::float64 || t == ElementType::boolean ||
+             t == ElementType::timestamp;
     };
     SLAB_EXPECTS(num(a) && num(b), TypeError,
                  "expression " + to_string() + ": cannot apply '" + op_name(n.op) + "' to " + frame::to_string(a) +
                      " and " + frame::to_string(b));
-    if (n.op == ExprOp::div || a == DType::float64 || b == DType::float64) return DType::float64;
-    if ((a == DType::timestamp) != (b == DType::timestamp) && (n.op == ExprOp::add || n.op == ExprOp::sub))
-      return DType::timestamp;
-    return DType::int64;
+    if (n.op == ExprOp::div || a == ElementType::float64 || b == ElementType::float64) return ElementType::float64;
+    if ((a == ElementType::timestamp) != (b == ElementType::timestamp) && (n.op == ExprOp::add || n.op == ExprOp::sub))
+      return ElementType::timestamp;
+    return ElementType::int64;
   }
   if (is_cmp(n.op)) {
-    DType a = n.args[0].type(schema), b = n.args[1].type(schema);
+    ElementType a = n.args[0].type(schema), b = n.args[1].type(schema);
     SLAB_EXPECTS(
-        (a == DType::string) == (b == DType::string), TypeError,
+        (a == ElementType::string) == (b == ElementType::string), TypeError,
         "expression " + to_string() + ": cannot compare " + frame::to_string(a) + " with " + frame::to_string(b));
-    return DType::boolean;
+    return ElementType::boolean;
   }
   for (const auto& a : n.args) (void)a.type(schema);
-  return DType::boolean;
+  return ElementType::boolean;
 }
 
 std::vector<std::string> Expr::columns() const {
@@ -197,15 +198,15 @@ struct Ctx {
 
 bool null_at(const EvalColumn& c, std::size_t i) {
   if (!c.valid.empty() && !c.valid[i]) return true;
-  if (c.type == DType::float64) return std::isnan(c.floats[i]);
-  if (c.type == DType::string) return c.codes[i] < 0;
+  if (c.type == ElementType::float64) return std::isnan(c.floats[i]);
+  if (c.type == ElementType::string) return c.codes[i] < 0;
   return false;
 }
 double dbl(const EvalColumn& c, std::size_t i) {
   switch (c.type) {
-    case DType::float64:
+    case ElementType::float64:
       return c.floats[i];
-    case DType::boolean:
+    case ElementType::boolean:
       return c.bools[i];
     default:
       return static_cast<double>(c.ints[i]);
@@ -213,9 +214,9 @@ double dbl(const EvalColumn& c, std::size_t i) {
 }
 std::int64_t i64(const EvalColumn& c, std::size_t i) {
   switch (c.type) {
-    case DType::float64:
+    case ElementType::float64:
       return static_cast<std::int64_t>(c.floats[i]);
-    case DType::boolean:
+    case ElementType::boolean:
       return c.bools[i];
     default:
       return c.ints[i];
@@ -253,7 +254,7 @@ EvalColumn compare_string_literal(const EvalColumn& c, ExprOp op, const std::str
   auto ub = static_cast<std::int32_t>(std::upper_bound(d.begin(), d.end(), v) - d.begin());
   bool present = ub > lb;
   EvalColumn out;
-  out.type = DType::boolean;
+  out.type = ElementType::boolean;
   out.bools.resize(n);
   for (std::size_t i = 0; i < n; ++i) {
     if (null_at(c, i)) {
@@ -333,27 +334,29 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     c.type = cx.schema.type(i);
     if (n) {
       switch (c.type) {
-        case DType::int64:
-        case DType::timestamp: {
+        case ElementType::int64:
+        case ElementType::timestamp: {
           auto s = cx.batch.column<std::int64_t>(i);
           c.ints.assign(s.begin(), s.end());
           break;
         }
-        case DType::float64: {
+        case ElementType::float64: {
           auto s = cx.batch.column<double>(i);
           c.floats.assign(s.begin(), s.end());
           break;
         }
-        case DType::boolean: {
+        case ElementType::boolean: {
           auto s = cx.batch.column<std::uint8_t>(i);
           c.bools.assign(s.begin(), s.end());
           break;
         }
-        case DType::string: {
+        case ElementType::string: {
           auto s = cx.batch.column<std::int32_t>(i);
           c.codes.assign(s.begin(), s.end());
           break;
         }
+        default:  // not a column type: a Schema holds none
+          break;
       }
       if (const auto* v = cx.batch.valid(i)) c.valid.assign(v, v + n);
     }
@@ -367,30 +370,30 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     // string vs string literal
     if (r.node().op == ExprOp::literal && std::holds_alternative<std::string>(r.node().value)) {
       auto c = eval(l, cx);
-      SLAB_EXPECTS(c.type == DType::string, TypeError,
+      SLAB_EXPECTS(c.type == ElementType::string, TypeError,
                    "expression " + e.to_string() + ": string literal vs non-string");
       return compare_string_literal(c, nd.op, std::get<std::string>(r.node().value), n);
     }
     if (l.node().op == ExprOp::literal && std::holds_alternative<std::string>(l.node().value)) {
       auto c = eval(r, cx);
-      SLAB_EXPECTS(c.type == DType::string, TypeError,
+      SLAB_EXPECTS(c.type == ElementType::string, TypeError,
                    "expression " + e.to_string() + ": string literal vs non-string");
       return compare_string_literal(c, flip(nd.op), std::get<std::string>(l.node().value), n);
     }
     auto a = eval(l, cx), b = eval(r, cx);
     EvalColumn out;
-    out.type = DType::boolean;
+    out.type = ElementType::boolean;
     out.bools.resize(n);
-    bool ints = a.type != DType::float64 && b.type != DType::float64;
-    SLAB_EXPECTS((a.type == DType::string) == (b.type == DType::string), TypeError,
+    bool ints = a.type != ElementType::float64 && b.type != ElementType::float64;
+    SLAB_EXPECTS((a.type == ElementType::string) == (b.type == ElementType::string), TypeError,
                  "expression " + e.to_string() + ": cannot compare a string with a number");
-    if (a.type == DType::string)
+    if (a.type == ElementType::string)
       SLAB_EXPECTS(a.dictionary == b.dictionary || (a.dictionary && b.dictionary && *a.dictionary == *b.dictionary),
                    TypeError, "expression " + e.to_string() + ": string columns with different dictionaries");
     for (std::size_t i = 0; i < n; ++i) {
       if (null_at(a, i) || null_at(b, i)) {
         out.bools[i] = nd.op == ExprOp::ne;
-      } else if (a.type == DType::string) {
+      } else if (a.type == ElementType::string) {
         out.bools[i] = cmp(nd.op, a.codes[i], b.codes[i]);
       } else if (ints) {
         out.bools[i] = cmp(nd.op, i64(a, i), i64(b, i));
@@ -401,12 +404,12 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     return out;
   }
   if (is_arith(nd.op)) {
-    DType t = e.type(cx.schema);
+    ElementType t = e.type(cx.schema);
     auto a = eval(nd.args[0], cx), b = eval(nd.args[1], cx);
     EvalColumn out;
     out.type = t;
     merge_valid(out, a, b, n);
-    if (t == DType::float64) {
+    if (t == ElementType::float64) {
       out.floats.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         double x = dbl(a, i), y = dbl(b, i);
@@ -441,7 +444,7 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     case ExprOp::neg:
     case ExprOp::abs: {
       auto a = eval(nd.args[0], cx);
-      SLAB_EXPECTS(a.type == DType::int64 || a.type == DType::float64, TypeError,
+      SLAB_EXPECTS(a.type == ElementType::int64 || a.type == ElementType::float64, TypeError,
                    "expression " + e.to_string() + ": needs a number");
       for (auto& v : a.ints) v = nd.op == ExprOp::neg ? -v : (v < 0 ? -v : v);
       for (auto& v : a.floats) v = nd.op == ExprOp::neg ? -v : std::fabs(v);
@@ -451,7 +454,7 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     case ExprOp::notnull: {
       auto a = eval(nd.args[0], cx);
       EvalColumn out;
-      out.type = DType::boolean;
+      out.type = ElementType::boolean;
       out.bools.resize(n);
       for (std::size_t i = 0; i < n; ++i) out.bools[i] = null_at(a, i) == (nd.op == ExprOp::isnull);
       return out;
@@ -462,11 +465,11 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
       std::vector<EvalColumn> args;
       for (const auto& a : nd.args) {
         args.push_back(eval(a, cx));
-        SLAB_EXPECTS(args.back().type == DType::boolean, TypeError,
+        SLAB_EXPECTS(args.back().type == ElementType::boolean, TypeError,
                      "expression " + e.to_string() + ": '&', '|' and '~' need boolean operands");
       }
       EvalColumn out;
-      out.type = DType::boolean;
+      out.type = ElementType::boolean;
       out.bools.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
         bool x = !null_at(args[0], i) && args[0].bools[i];
@@ -482,9 +485,9 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     case ExprOp::isin: {
       auto a = eval(nd.args[0], cx);
       EvalColumn out;
-      out.type = DType::boolean;
+      out.type = ElementType::boolean;
       out.bools.assign(n, 0);
-      if (a.type == DType::string) {
+      if (a.type == ElementType::string) {
         std::vector<std::int32_t> codes;
         for (const auto& v : nd.values)
           if (auto* s = std::get_if<std::string>(&v)) {

@@ -12,20 +12,20 @@
 namespace slab::frame {
 
 struct Frame::State {
-  TaskQueue* queue = nullptr;
+  Engine* engine = nullptr;
   Schema schema;
   std::vector<Chunk> parts;
   std::vector<std::optional<std::int64_t>> rows;
 };
 
-Frame::Frame(TaskQueue& queue, Schema schema, std::vector<Chunk> partitions,
+Frame::Frame(Engine& engine, Schema schema, std::vector<Chunk> partitions,
              std::vector<std::optional<std::int64_t>> rows)
     : state_(std::make_shared<State>()) {
   SLAB_EXPECTS(
       rows.empty() || rows.size() == partitions.size(), ShapeError,
       "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) + " partitions");
   rows.resize(partitions.size());
-  state_->queue = &queue;
+  state_->engine = &engine;
   state_->schema = std::move(schema);
   state_->parts = std::move(partitions);
   state_->rows = std::move(rows);
@@ -39,7 +39,7 @@ const Frame::State& checked(const std::shared_ptr<Frame::State>& s) {
 }  // namespace
 
 const Schema& Frame::schema() const { return checked(state_).schema; }
-TaskQueue& Frame::queue() const { return *checked(state_).queue; }
+Engine& Frame::engine() const { return *checked(state_).engine; }
 const std::vector<Chunk>& Frame::partitions() const { return checked(state_).parts; }
 const std::vector<std::optional<std::int64_t>>& Frame::partition_rows() const { return checked(state_).rows; }
 
@@ -66,7 +66,7 @@ BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& st
 
 Frame& Frame::persist() {
   auto& s = const_cast<State&>(checked(state_));
-  s.queue->persist(std::span<const Chunk>(s.parts));
+  s.engine->tasks().persist(std::span<const Chunk>(s.parts));
   for (std::size_t i = 0; i < s.parts.size(); ++i) {
     if (s.rows[i]) continue;
     auto [pin, view] = view_chunk(s.parts[i]);
@@ -79,7 +79,7 @@ std::vector<std::int64_t> Frame::local_partition_rows() const {
   const auto& s = checked(state_);
   int known = 1;
   for (const auto& r : s.rows) known &= r.has_value() ? 1 : 0;
-  if (!s.queue->comm().allreduce(known, ReduceOp::min)) const_cast<Frame*>(this)->persist();
+  if (!s.engine->comm().allreduce(known, ReduceOp::min)) const_cast<Frame*>(this)->persist();
   std::vector<std::int64_t> out;
   for (const auto& r : s.rows) out.push_back(*r);
   return out;
@@ -91,14 +91,14 @@ std::int64_t Frame::local_len() const {
   return n;
 }
 
-std::int64_t Frame::len() const { return queue().comm().allreduce(local_len(), ReduceOp::sum); }
+std::int64_t Frame::len() const { return engine().comm().allreduce(local_len(), ReduceOp::sum); }
 
 std::pair<std::int64_t, std::int64_t> Frame::shape() const {
   return {len(), static_cast<std::int64_t>(schema().size())};
 }
 
 std::int64_t Frame::global_offset() const {
-  const Comm& comm = queue().comm();
+  const Comm& comm = engine().comm();
   std::int64_t mine = local_len();
   std::vector<std::int64_t> all(static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(&mine, 1), std::span<std::int64_t>(all));
@@ -118,29 +118,29 @@ LocalTable to_local_table(const BatchView& batch, const Schema& schema, std::int
                  "to_local_table: batch column " + std::to_string(c) + " is not " + to_string(col.type));
     const auto* v = n ? batch.valid(c) : nullptr;
     switch (col.type) {
-      case DType::int64:
-      case DType::timestamp: {
+      case ElementType::int64:
+      case ElementType::timestamp: {
         if (n) {
           auto s = batch.column<std::int64_t>(c);
           col.ints.assign(s.begin(), s.end());
         }
         break;
       }
-      case DType::float64: {
+      case ElementType::float64: {
         if (n) {
           auto s = batch.column<double>(c);
           col.floats.assign(s.begin(), s.end());
         }
         break;
       }
-      case DType::boolean: {
+      case ElementType::boolean: {
         if (n) {
           auto s = batch.column<std::uint8_t>(c);
           col.bools.assign(s.begin(), s.end());
         }
         break;
       }
-      case DType::string: {
+      case ElementType::string: {
         const auto& dict = *schema.dictionary(c);
         col.strings.resize(n);
         if (n) {
@@ -165,6 +165,8 @@ LocalTable to_local_table(const BatchView& batch, const Schema& schema, std::int
         v = nullptr;
         break;
       }
+      default:  // not a column type: a Schema holds none
+        break;
     }
     if (v) {
       bool all = std::all_of(v, v + n, [](std::uint8_t x) { return x != 0; });
@@ -187,7 +189,7 @@ void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_
   for (std::size_t c = 0; c < schema.size(); ++c) {
     const auto& col = table.columns[c];
     bool m = false;
-    if (schema.type(c) != DType::string && !col.valid.empty())
+    if (schema.type(c) != ElementType::string && !col.valid.empty())
       for (auto r = begin; r < end && !m; ++r) m = !col.valid[static_cast<std::size_t>(r)];
     masks.push_back(m);
   }
@@ -197,17 +199,17 @@ void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_
     SLAB_EXPECTS(col.type == schema.type(c), TypeError, "write_batch: column '" + col.name + "' has another type");
     auto ub = static_cast<std::size_t>(begin);
     switch (col.type) {
-      case DType::int64:
-      case DType::timestamp:
+      case ElementType::int64:
+      case ElementType::timestamp:
         std::copy_n(col.ints.begin() + begin, n, b.column<std::int64_t>(c).begin());
         break;
-      case DType::float64:
+      case ElementType::float64:
         std::copy_n(col.floats.begin() + begin, n, b.column<double>(c).begin());
         break;
-      case DType::boolean:
+      case ElementType::boolean:
         std::copy_n(col.bools.begin() + begin, n, b.column<std::uint8_t>(c).begin());
         break;
-      case DType::string: {
+      case ElementType::string: {
         auto codes = b.column<std::int32_t>(c);
         for (std::int64_t i = 0; i < n; ++i) {
           bool ok = col.valid.empty() || col.valid[ub + i];
@@ -215,6 +217,8 @@ void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_
         }
         break;
       }
+      default:  // not a column type: a Schema holds none
+        break;
     }
     if (auto* v = b.valid(c))
       for (std::int64_t i = 0; i < n; ++i) v[i] = col.valid[ub + i];
@@ -272,7 +276,7 @@ LocalTable Frame::local_table() const {
 
 LocalTable Frame::gather(int root) const {
   const_cast<Frame*>(this)->persist();
-  const Comm& comm = queue().comm();
+  const Comm& comm = engine().comm();
   std::vector<std::byte> mine;
   if (!partitions().empty()) mine = local_concat(*this);
   std::vector<std::byte> all;
@@ -283,7 +287,7 @@ LocalTable Frame::gather(int root) const {
 
 LocalTable Frame::gather_all() const {
   const_cast<Frame*>(this)->persist();
-  const Comm& comm = queue().comm();
+  const Comm& comm = engine().comm();
   std::vector<std::byte> mine;
   if (!partitions().empty()) mine = local_concat(*this);
   std::vector<std::byte> all;
@@ -291,8 +295,8 @@ LocalTable Frame::gather_all() const {
   return tables_from_bytes(all, v, schema());
 }
 
-Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::int64_t rows_per_partition) {
-  const Comm& comm = queue.comm();
+Frame Frame::from_local_table(Engine& engine, const LocalTable& table, std::int64_t rows_per_partition) {
+  const Comm& comm = engine.comm();
   std::string sig;
   for (const auto& c : table.columns) sig += c.name + ":" + to_string(c.type) + ";";
   std::uint64_t h = detail::hash_bytes(sig);
@@ -306,7 +310,7 @@ Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::in
   Schema local = table.schema();
   std::vector<Dictionary> dicts(local.size());
   for (std::size_t c = 0; c < local.size(); ++c) {
-    if (local.type(c) != DType::string) continue;
+    if (local.type(c) != ElementType::string) continue;
     std::vector<char> mine;
     for (const auto& s : *local.dictionary(c)) {
       mine.insert(mine.end(), s.begin(), s.end());
@@ -332,24 +336,24 @@ Frame Frame::from_local_table(TaskQueue& queue, const LocalTable& table, std::in
   std::vector<std::optional<std::int64_t>> rows;
   for (std::int64_t b = 0; b < n; b += per) {
     std::int64_t e = std::min(n, b + per);
-    parts.push_back(queue.submit(
+    parts.push_back(engine.tasks().submit(
         "from_local_table", {}, [shared, schema, b, e](TaskContext& ctx) { write_batch(*shared, schema, b, e, ctx); }));
     rows.emplace_back(e - b);
   }
-  return Frame(queue, std::move(schema), std::move(parts), std::move(rows));
+  return Frame(engine, std::move(schema), std::move(parts), std::move(rows));
 }
 
 Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows) {
   std::vector<Chunk> parts;
   auto fnp = std::make_shared<PartitionFn>(std::move(fn));
   for (const auto& p : frame.partitions())
-    parts.push_back(frame.queue().submit(name, {p}, [fnp](TaskContext& ctx) {
+    parts.push_back(frame.engine().tasks().submit(name, {p}, [fnp](TaskContext& ctx) {
       BatchView in(ctx.input(0));
       (*fnp)(in, ctx);
     }));
   std::vector<std::optional<std::int64_t>> rows;
   if (keeps_rows) rows = frame.partition_rows();
-  return Frame(frame.queue(), std::move(out), std::move(parts), std::move(rows));
+  return Frame(frame.engine(), std::move(out), std::move(parts), std::move(rows));
 }
 
 }  // namespace slab::frame

@@ -44,9 +44,9 @@ struct Piece {
 
 // One task per partition (the row ranges in `parts`); column c of the output is column (c - first column of its
 // source) of that source's overlapping chunks.
-Frame assemble(TaskQueue& queue, Schema schema, const std::vector<ChunkExtent>& parts,
+Frame assemble(Engine& engine, Schema schema, const std::vector<ChunkExtent>& parts,
                const std::vector<Source>& sources) {
-  const std::vector<DType> types = types_of(schema);
+  const std::vector<ElementType> types = types_of(schema);
   std::vector<Chunk> out;
   std::vector<std::optional<std::int64_t>> rows;
   for (const ChunkExtent& part : parts) {
@@ -63,8 +63,8 @@ Frame assemble(TaskQueue& queue, Schema schema, const std::vector<ChunkExtent>& 
       }
     std::vector<std::int64_t> widths;
     for (const Source& s : sources) widths.push_back(s.width);
-    out.push_back(
-        queue.submit("from_arrays", std::move(inputs), [types, begin, n = part.rows, pieces, widths](TaskContext& ctx) {
+    out.push_back(engine.tasks().submit(
+        "from_arrays", std::move(inputs), [types, begin, n = part.rows, pieces, widths](TaskContext& ctx) {
           BatchBuilder b(ctx, n, types, {});
           std::size_t col = 0;
           for (std::size_t s = 0; s < pieces.size(); ++s) {
@@ -82,7 +82,7 @@ Frame assemble(TaskQueue& queue, Schema schema, const std::vector<ChunkExtent>& 
         }));
     rows.emplace_back(part.rows);
   }
-  return Frame(queue, std::move(schema), std::move(out), std::move(rows));
+  return Frame(engine, std::move(schema), std::move(out), std::move(rows));
 }
 
 template <class T>
@@ -109,7 +109,7 @@ Frame from_arrays(const std::vector<ArrayColumn>& columns) {
             arrays.emplace_back(rows_split(a.template astype<double>()));
           else
             arrays.emplace_back(rows_split(a));
-          fields.push_back({c.name, std::is_same_v<T, std::int64_t> ? DType::int64 : DType::float64});
+          fields.push_back({c.name, std::is_same_v<T, std::int64_t> ? ElementType::int64 : ElementType::float64});
         },
         c.values);
   }
@@ -131,7 +131,7 @@ Frame from_arrays(const std::vector<ArrayColumn>& columns) {
           }
         },
         arrays[k]);
-  return assemble(std::visit([](const auto& a) -> TaskQueue& { return a.queue(); }, arrays.front()), std::move(schema),
+  return assemble(std::visit([](const auto& a) -> Engine& { return a.engine(); }, arrays.front()), std::move(schema),
                   sources.front().extents, sources);
 }
 
@@ -143,23 +143,23 @@ Frame from_array(const Array<double>& matrix, const std::vector<std::string>& na
       static_cast<std::int64_t>(names.size()) == matrix.cols(), ShapeError,
       "from_array: " + std::to_string(names.size()) + " names for " + std::to_string(matrix.cols()) + " columns");
   std::vector<Field> fields;
-  for (const auto& n : names) fields.push_back({n, DType::float64});
+  for (const auto& n : names) fields.push_back({n, ElementType::float64});
   Schema schema(std::move(fields));
   const Source s = source_of(rows_split(matrix));
-  return assemble(matrix.queue(), std::move(schema), s.extents, {s});
+  return assemble(matrix.engine(), std::move(schema), s.extents, {s});
 }
 
 template <class T>
 Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chunk) {
   const Schema& schema = frame.schema();
   const std::size_t col = schema.index_of(name);
-  const DType type = schema.type(col);
-  SLAB_EXPECTS(type != DType::string, TypeError, "to_array: column '" + name + "' is a string column");
+  const ElementType type = schema.type(col);
+  SLAB_EXPECTS(type != ElementType::string, TypeError, "to_array: column '" + name + "' is a string column");
   constexpr bool to_double = std::is_same_v<T, double>;
-  SLAB_EXPECTS(to_double || type != DType::float64, TypeError,
+  SLAB_EXPECTS(to_double || type != ElementType::float64, TypeError,
                "to_array: column '" + name + "' is float64; read it as double");
-  TaskQueue& queue = frame.queue();
-  const Comm& comm = queue.comm();
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
   const std::vector<std::int64_t> part_rows = frame.local_partition_rows();
   std::int64_t local = 0, largest = 1;
   for (std::int64_t r : part_rows) local += r, largest = std::max(largest, r);
@@ -189,39 +189,41 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
       pieces.push_back({inputs.size(), starts[k], lo, hi - lo});
       inputs.push_back(frame.partitions()[k]);
     }
-    chunks.push_back(queue.submit("to_array", std::move(inputs), [e, pieces, col, type, name](TaskContext& ctx) {
-      auto out = ctx.output_as<T>(static_cast<std::size_t>(e.rows));
-      for (const Piece& p : pieces) {
-        const BatchView b(ctx.input(p.input));
-        const std::uint8_t* valid = b.valid(col);
-        T* dst = out.data() + (p.row0 - e.row0);
-        const std::int64_t skip = p.row0 - p.chunk_row0;
-        for (std::int64_t r = 0; r < p.rows; ++r) {
-          const std::int64_t row = skip + r;
-          if (valid && !valid[row]) {
-            if constexpr (std::is_same_v<T, double>) {
-              dst[r] = std::numeric_limits<double>::quiet_NaN();
-              continue;
-            } else {
-              SLAB_FAIL(TypeError, "to_array: column '" + name + "' has a null at row " + std::to_string(p.row0 + r) +
-                                       "; read it as double (NaN) or fill the nulls first");
+    chunks.push_back(
+        engine.tasks().submit("to_array", std::move(inputs), [e, pieces, col, type, name](TaskContext& ctx) {
+          auto out = ctx.output_as<T>(static_cast<std::size_t>(e.rows));
+          for (const Piece& p : pieces) {
+            const BatchView b(ctx.input(p.input));
+            const std::uint8_t* valid = b.valid(col);
+            T* dst = out.data() + (p.row0 - e.row0);
+            const std::int64_t skip = p.row0 - p.chunk_row0;
+            for (std::int64_t r = 0; r < p.rows; ++r) {
+              const std::int64_t row = skip + r;
+              if (valid && !valid[row]) {
+                if constexpr (std::is_same_v<T, double>) {
+                  dst[r] = std::numeric_limits<double>::quiet_NaN();
+                  continue;
+                } else {
+                  SLAB_FAIL(TypeError, "to_array: column '" + name + "' has a null at row " +
+                                           std::to_string(p.row0 + r) +
+                                           "; read it as double (NaN) or fill the nulls first");
+                }
+              }
+              switch (type) {
+                case ElementType::float64:
+                  dst[r] = static_cast<T>(b.column<double>(col)[static_cast<std::size_t>(row)]);
+                  break;
+                case ElementType::boolean:
+                  dst[r] = static_cast<T>(b.column<std::uint8_t>(col)[static_cast<std::size_t>(row)]);
+                  break;
+                default:  // int64, timestamp
+                  dst[r] = static_cast<T>(b.column<std::int64_t>(col)[static_cast<std::size_t>(row)]);
+              }
             }
           }
-          switch (type) {
-            case DType::float64:
-              dst[r] = static_cast<T>(b.column<double>(col)[static_cast<std::size_t>(row)]);
-              break;
-            case DType::boolean:
-              dst[r] = static_cast<T>(b.column<std::uint8_t>(col)[static_cast<std::size_t>(row)]);
-              break;
-            default:  // int64, timestamp
-              dst[r] = static_cast<T>(b.column<std::int64_t>(col)[static_cast<std::size_t>(row)]);
-          }
-        }
-      }
-    }));
+        }));
   }
-  return Array<T>(queue, std::move(layout), std::move(chunks));
+  return Array<T>(engine, std::move(layout), std::move(chunks));
 }
 
 template Array<std::int64_t> to_array<std::int64_t>(const Frame&, const std::string&, std::int64_t);

@@ -40,7 +40,7 @@ V from_bits(std::uint64_t b) {
 struct ColAgg {
   std::size_t col = 0;
   std::string name;
-  DType type = DType::float64;
+  ElementType type = ElementType::float64;
   bool isf = false;
   std::vector<AggOp> ops;
   bool cnt = false, sum = false, wel = false, mn = false, mx = false, first = false, last = false, nuniq = false;
@@ -274,18 +274,18 @@ struct ColAgg {
 
 /// Values of column `c` of `b` as V (double for float64, int64 otherwise), and gid with nulls set to -1.
 template <class V>
-const V* column_values(const BatchView& b, std::size_t c, DType type, std::vector<V>& tmp) {
+const V* column_values(const BatchView& b, std::size_t c, ElementType type, std::vector<V>& tmp) {
   const auto n = static_cast<std::size_t>(b.nrows());
-  if (type == DType::float64) {
+  if (type == ElementType::float64) {
     if constexpr (std::is_same_v<V, double>) return b.column<double>(c).data();
-  } else if (type == DType::int64 || type == DType::timestamp) {
+  } else if (type == ElementType::int64 || type == ElementType::timestamp) {
     if constexpr (std::is_same_v<V, std::int64_t>) return b.column<std::int64_t>(c).data();
   }
   tmp.resize(n);
-  if (type == DType::boolean) {
+  if (type == ElementType::boolean) {
     auto src = b.column<std::uint8_t>(c);
     for (std::size_t i = 0; i < n; ++i) tmp[i] = static_cast<V>(src[i] ? 1 : 0);
-  } else if (type == DType::string) {
+  } else if (type == ElementType::string) {
     auto src = b.column<std::int32_t>(c);
     for (std::size_t i = 0; i < n; ++i) tmp[i] = static_cast<V>(src[i]);
   }
@@ -358,7 +358,7 @@ struct GroupbyState {
       const std::uint8_t* valid = b.valid(a.col);
       const double* dv = a.isf ? column_values<double>(b, a.col, a.type, td) : nullptr;
       const std::int64_t* iv = a.isf ? nullptr : column_values<std::int64_t>(b, a.col, a.type, ti);
-      const bool strings = a.type == DType::string;
+      const bool strings = a.type == ElementType::string;
       for (std::size_t r0 = 0; r0 < n; r0 += kBlock) {
         const std::size_t m = std::min(kBlock, n - r0);
         // Null values (mask, NaN, string code -1) get gid -1; a block without any takes the dense loops.
@@ -403,7 +403,7 @@ struct OutCol {
 /// than a budget, whatever the number of groups.
 void write_partials(GroupbyState& st, int W, int R, std::uint64_t direct, TaskContext& ctx) {
   const std::size_t G = st.index->size();
-  BatchBuilder bb(ctx, static_cast<std::int64_t>(G), std::vector<DType>(R, DType::int64), {});
+  BatchBuilder bb(ctx, static_cast<std::int64_t>(G), std::vector<ElementType>(R, ElementType::int64), {});
   std::vector<std::int64_t*> col(R);
   for (int c = 0; c < R; ++c) col[c] = bb.column<std::int64_t>(c).data();
   std::vector<std::uint64_t> rec(R);
@@ -477,7 +477,7 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
     std::sort(order.begin(), order.end(),
               [&](std::size_t a, std::size_t b) { return key_less(&fkeys[a * W], &fkeys[b * W], W); });
 
-  const std::vector<DType> types = types_of(out_schema);
+  const std::vector<ElementType> types = types_of(out_schema);
   std::vector<bool> has_valid(types.size(), false);
   const std::size_t nk = enc.cols.size();
   for (std::size_t k = 0; k < nk; ++k) has_valid[k] = !enc.dropna;
@@ -498,18 +498,20 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
         const bool isnull = !enc.dropna && words[enc.value_word(k) - 1];
         if (!enc.dropna) bb.valid(k)[i] = isnull ? 0 : 1;
         switch (enc.types[k]) {
-          case DType::int64:
-          case DType::timestamp:
+          case ElementType::int64:
+          case ElementType::timestamp:
             bb.column<std::int64_t>(k)[i] = static_cast<std::int64_t>(w ^ detail::kSign);
             break;
-          case DType::float64:
+          case ElementType::float64:
             bb.column<double>(k)[i] = isnull ? std::numeric_limits<double>::quiet_NaN() : detail::word_float(w);
             break;
-          case DType::boolean:
+          case ElementType::boolean:
             bb.column<std::uint8_t>(k)[i] = static_cast<std::uint8_t>(w);
             break;
-          case DType::string:
+          case ElementType::string:
             bb.column<std::int32_t>(k)[i] = isnull ? -1 : static_cast<std::int32_t>(w);
+            break;
+          default:  // not a column type: a Schema holds none
             break;
         }
       }
@@ -529,18 +531,20 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
         // min/max/first/last in the value type
         if (valid) valid[i] = present ? 1 : 0;
         switch (a.type) {
-          case DType::float64:
+          case ElementType::float64:
             bb.column<double>(c)[i] = present ? from_bits<double>(b) : nan;
             break;
-          case DType::int64:
-          case DType::timestamp:
+          case ElementType::int64:
+          case ElementType::timestamp:
             bb.column<std::int64_t>(c)[i] = present ? from_bits<std::int64_t>(b) : 0;
             break;
-          case DType::boolean:
+          case ElementType::boolean:
             bb.column<std::uint8_t>(c)[i] = present && from_bits<std::int64_t>(b) ? 1 : 0;
             break;
-          case DType::string:
+          case ElementType::string:
             bb.column<std::int32_t>(c)[i] = present ? static_cast<std::int32_t>(from_bits<std::int64_t>(b)) : -1;
+            break;
+          default:  // not a column type: a Schema holds none
             break;
         }
       };
@@ -595,17 +599,17 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
 /// through the streaming shuffle (range-routed by sampled splitters when sorted, so partition order is key
 /// order, else hashed), and each shuffled partition is combined on its own into one spillable result
 /// partition. Collective.
-Frame groupby_out_of_core(TaskQueue& queue, const std::shared_ptr<GroupbyState>& st, std::vector<Chunk> partials, int W,
+Frame groupby_out_of_core(Engine& engine, const std::shared_ptr<GroupbyState>& st, std::vector<Chunk> partials, int W,
                           int R, std::uint64_t direct, const std::vector<OutCol>& out_cols, const Schema& out_schema,
                           const GroupbyOptions& options) {
-  Comm& comm = queue.comm();
+  Comm& comm = engine.comm();
   const int nranks = comm.size();
   partials.push_back(
-      queue.submit("groupby-local", {}, [=](TaskContext& ctx) { write_partials(*st, W, R, direct, ctx); }));
-  queue.persist({partials.back()});
+      engine.tasks().submit("groupby-local", {}, [=](TaskContext& ctx) { write_partials(*st, W, R, direct, ctx); }));
+  engine.tasks().persist({partials.back()});
   std::vector<Field> fields;
-  for (int c = 0; c < R; ++c) fields.push_back({"w" + std::to_string(c), DType::int64});
-  Frame partial(queue, Schema(fields), std::move(partials));
+  for (int c = 0; c < R; ++c) fields.push_back({"w" + std::to_string(c), ElementType::int64});
+  Frame partial(engine, Schema(fields), std::move(partials));
   const int nparts = choose_nparts(partial, 1);
   const bool sort = options.sort;
   std::vector<std::uint64_t> split;  // nranks * nparts - 1 keys of W words
@@ -653,7 +657,7 @@ Frame groupby_out_of_core(TaskQueue& queue, const std::shared_ptr<GroupbyState>&
   Frame shuffled = shuffle_routed(partial, nparts, std::move(route), "groupby-shuffle");
   std::vector<Chunk> outs;
   for (const Chunk& part : shuffled.partitions())
-    outs.push_back(queue.submit("groupby-combine", {part}, [=](TaskContext& ctx) {
+    outs.push_back(engine.tasks().submit("groupby-combine", {part}, [=](TaskContext& ctx) {
       const BatchView b(ctx.input(0));
       const auto n = static_cast<std::size_t>(b.nrows());
       std::vector<std::uint64_t> recs(n * R);
@@ -670,7 +674,7 @@ Frame groupby_out_of_core(TaskQueue& queue, const std::shared_ptr<GroupbyState>&
       std::memcpy(dst.data(), storage.data(), storage.size());
     }));
   if (options.stats) *options.stats = GroupbyStats{st->rows_in, st->written, st->written, 0, 0, st->written};
-  return Frame(queue, out_schema, std::move(outs));
+  return Frame(engine, out_schema, std::move(outs));
 }
 
 }  // namespace
@@ -724,8 +728,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
                  "groupby: key '" + k + "' given twice");
     enc.cols.push_back(c);
     enc.types.push_back(schema.type(c));
-    enc.card.push_back(schema.type(c) == DType::boolean ? 2
-                       : schema.type(c) == DType::string
+    enc.card.push_back(schema.type(c) == ElementType::boolean ? 2
+                       : schema.type(c) == ElementType::string
                            ? std::max<std::uint64_t>(1, schema.dictionary(c) ? schema.dictionary(c)->size() : 0)
                            : 0);
   }
@@ -746,32 +750,33 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     ca.col = c;
     ca.name = a.column;
     ca.type = schema.type(c);
-    ca.isf = ca.type == DType::float64;
+    ca.isf = ca.type == ElementType::float64;
     for (AggOp op : a.ops) {
       if (op == AggOp::size) {
         st->need_size = true;
         out_cols.push_back({-1, op});
-        out_fields.push_back({"size", DType::int64});
+        out_fields.push_back({"size", ElementType::int64});
         out_dicts.push_back(nullptr);
         continue;
       }
       const bool numeric_op = op == AggOp::sum || op == AggOp::mean || op == AggOp::std || op == AggOp::var;
-      SLAB_EXPECTS(!(numeric_op && (ca.type == DType::string || ca.type == DType::timestamp)) &&
-                       !(op != AggOp::sum && op != AggOp::mean && numeric_op && ca.type == DType::boolean && false),
-                   TypeError,
-                   std::string("groupby: ") + to_string(op) + " of " + frame::to_string(ca.type) + " column '" +
-                       a.column + "' is not supported");
+      SLAB_EXPECTS(
+          !(numeric_op && (ca.type == ElementType::string || ca.type == ElementType::timestamp)) &&
+              !(op != AggOp::sum && op != AggOp::mean && numeric_op && ca.type == ElementType::boolean && false),
+          TypeError,
+          std::string("groupby: ") + to_string(op) + " of " + frame::to_string(ca.type) + " column '" + a.column +
+              "' is not supported");
       ca.ops.push_back(op);
       out_cols.push_back({static_cast<int>(st->aggs.size()), op});
-      DType t = DType::float64;
+      ElementType t = ElementType::float64;
       Dictionary d;
       switch (op) {
         case AggOp::count:
         case AggOp::nunique:
-          t = DType::int64;
+          t = ElementType::int64;
           break;
         case AggOp::sum:
-          t = ca.isf ? DType::float64 : DType::int64;
+          t = ca.isf ? ElementType::float64 : ElementType::int64;
           break;
         case AggOp::min:
         case AggOp::max:
@@ -791,8 +796,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   }
   Schema out_schema(out_fields, out_dicts);  // throws on duplicate output names (every rank)
 
-  TaskQueue& queue = frame.queue();
-  Comm& comm = queue.comm();
+  Engine& engine = frame.engine();
+  Comm& comm = engine.comm();
   const int nranks = comm.size();
   st->rank = comm.rank();
   SLAB_EXPECTS(nranks <= 4096 && frame.num_partitions() < (1u << 20), InvalidArgument,
@@ -809,10 +814,10 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     } else {
       std::vector<Chunk> tasks;
       for (const auto& p : frame.partitions())
-        tasks.push_back(queue.submit("groupby-ranges", {p}, [st, &mins, &maxs](TaskContext& ctx) {
+        tasks.push_back(engine.tasks().submit("groupby-ranges", {p}, [st, &mins, &maxs](TaskContext& ctx) {
           st->enc.update_ranges(BatchView(ctx.input(0)), mins, maxs);
         }));
-      queue.persist(tasks);
+      engine.tasks().persist(tasks);
       comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);
       comm.allreduce(std::span<std::uint64_t>(maxs), ReduceOp::max);
     }
@@ -827,26 +832,26 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     R += a.record_words();
     can_write_out = can_write_out && !a.nuniq;  // nunique's distinct sets stay in memory
   }
-  const std::uint64_t budget = std::max<std::uint64_t>(queue.memory().config().device_limit / 8, 1u << 16);
+  const std::uint64_t budget = std::max<std::uint64_t>(engine.memory().config().device_limit / 8, 1u << 16);
 
   // 2. Local pre-aggregation, one partition at a time into one partial state per rank. A state that grows
   //    past the budget (many distinct keys) is written out as a spillable chunk of partial records.
   std::vector<Chunk> partials;
   {
     const auto& parts = frame.partitions();
-    const std::vector<DType> rec_types(R, DType::int64);
+    const std::vector<ElementType> rec_types(R, ElementType::int64);
     for (std::size_t p = 0; p < parts.size(); ++p)
-      partials.push_back(queue.submit("groupby-local", {parts[p]}, [=](TaskContext& ctx) {
+      partials.push_back(engine.tasks().submit("groupby-local", {parts[p]}, [=](TaskContext& ctx) {
         st->fold(BatchView(ctx.input(0)), p);
         if (can_write_out && st->state_bytes(R) > budget)
           write_partials(*st, W, R, direct, ctx);
         else
           BatchBuilder(ctx, 0, rec_types, {});
       }));
-    queue.persist(partials);
+    engine.tasks().persist(partials);
   }
   if (comm.allreduce(st->written, ReduceOp::max) > 0)
-    return groupby_out_of_core(queue, st, std::move(partials), W, R, direct, out_cols, out_schema, options);
+    return groupby_out_of_core(engine, st, std::move(partials), W, R, direct, out_cols, out_schema, options);
   partials.clear();
 
   // 3. Route partial records: range-partitioned (sort) or hashed.
@@ -977,12 +982,12 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
                                   static_cast<std::int64_t>(NG),
                                   0};
   }
-  Chunk out = queue.submit("groupby-result", {}, [storage](TaskContext& ctx) {
+  Chunk out = engine.tasks().submit("groupby-result", {}, [storage](TaskContext& ctx) {
     auto dst = ctx.output(storage->size());
     std::memcpy(dst.data(), storage->data(), storage->size());
     std::vector<std::byte>().swap(*storage);
   });
-  return Frame(queue, out_schema, {out}, {static_cast<std::int64_t>(NG)});
+  return Frame(engine, out_schema, {out}, {static_cast<std::int64_t>(NG)});
 }
 
 }  // namespace slab::frame

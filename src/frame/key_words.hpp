@@ -30,7 +30,7 @@ inline double word_float(std::uint64_t w) noexcept { return std::bit_cast<double
 struct KeyEncoder {
   static constexpr std::size_t kBlock = 2048;  ///< rows encoded at a time (scratch on the stack)
   std::vector<std::size_t> cols;               ///< batch column of each key
-  std::vector<DType> types;                    ///< type of each key
+  std::vector<ElementType> types;              ///< type of each key
   std::vector<std::uint64_t> card;             ///< value-word cardinality when static (bool, string), else 0
   /// string keys: code -> code in the shared dictionary (empty = identity); -1 -> no match (merge only)
   std::vector<std::vector<std::int64_t>> remap;
@@ -72,13 +72,13 @@ struct KeyEncoder {
     const std::size_t c = cols[k];
     bool any = false;
     switch (types[k]) {
-      case DType::int64:
-      case DType::timestamp: {
+      case ElementType::int64:
+      case ElementType::timestamp: {
         const std::int64_t* v = b.column<std::int64_t>(c).data() + r0;
         for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint64_t>(v[i]) ^ kSign;
         break;
       }
-      case DType::float64: {
+      case ElementType::float64: {
         const double* v = b.column<double>(c).data() + r0;
         for (std::size_t i = 0; i < n; ++i) {
           const bool nan = v[i] != v[i];
@@ -88,12 +88,12 @@ struct KeyEncoder {
         }
         break;
       }
-      case DType::boolean: {
+      case ElementType::boolean: {
         const std::uint8_t* v = b.column<std::uint8_t>(c).data() + r0;
         for (std::size_t i = 0; i < n; ++i) w[i] = v[i] ? 1 : 0;
         break;
       }
-      case DType::string: {
+      case ElementType::string: {
         const std::int32_t* v = b.column<std::int32_t>(c).data() + r0;
         const std::vector<std::int64_t>& rm = remap[k];
         for (std::size_t i = 0; i < n; ++i) {
@@ -105,6 +105,8 @@ struct KeyEncoder {
         }
         break;
       }
+      default:  // not a column type: a Schema holds none
+        break;
     }
     if (const std::uint8_t* valid = b.valid(c))
       for (std::size_t i = 0; i < n; ++i)

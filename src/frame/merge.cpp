@@ -49,7 +49,7 @@ struct BuildTable {
 struct JoinPlan {
   KeyEncoder enc[2];
   std::vector<OutSpec> out;
-  std::vector<DType> types;
+  std::vector<ElementType> types;
   int probe = 0, build = 1;
   bool keep_probe = false, keep_build = false;
   std::uint64_t direct = 0;
@@ -57,8 +57,8 @@ struct JoinPlan {
 
 void gather_column(const BatchView& src, std::size_t c, const std::int64_t* idx, std::size_t n, BatchBuilder& bb,
                    std::size_t oc, std::size_t begin, const std::vector<std::int64_t>* remap) {
-  const DType t = src.type(c);
-  const std::size_t es = dtype_size(t);
+  const ElementType t = src.type(c);
+  const std::size_t es = element_size(t);
   const std::byte* s = src.data(c);
   std::byte* d = bb.data(oc) + begin * es;
   const std::uint8_t* sv = src.valid(c);
@@ -71,7 +71,7 @@ void gather_column(const BatchView& src, std::size_t c, const std::int64_t* idx,
     if (es == 8) {
       std::uint64_t v = 0;
       if (r >= 0) std::memcpy(&v, s + r * 8, 8);
-      if (!ok && t == DType::float64) {
+      if (!ok && t == ElementType::float64) {
         const double nan = std::numeric_limits<double>::quiet_NaN();
         std::memcpy(&v, &nan, 8);
       }
@@ -123,10 +123,10 @@ void write_output(const JoinPlan& plan, const BatchView& probe, const BuildTable
           if (pi[i] < 0) bidx[i] = bi[i];
         // overwrite the rows the probe side lacks
         std::vector<std::byte> tmp;
-        std::vector<DType> t1{plan.types[oc]};
+        std::vector<ElementType> t1{plan.types[oc]};
         BatchBuilder one(tmp, static_cast<std::int64_t>(n), t1, {true});
         gather_column(bt.batch, be.cols[o.key], bidx.data(), n, one, 0, 0, &be.remap[o.key]);
-        const std::size_t es = dtype_size(plan.types[oc]);
+        const std::size_t es = element_size(plan.types[oc]);
         for (std::size_t i = 0; i < n; ++i)
           if (pi[i] < 0) {
             std::memcpy(bb.data(oc) + i * es, one.data(0) + i * es, es);
@@ -161,7 +161,7 @@ void lookup(const KeyEncoder& enc, const GroupIndex& index, const BatchView& b, 
 /// One int64/timestamp key: eligible for the direct array (build_table).
 bool direct_key(const JoinPlan& plan) {
   const KeyEncoder& e = plan.enc[plan.build];
-  return e.cols.size() == 1 && (e.types[0] == DType::int64 || e.types[0] == DType::timestamp);
+  return e.cols.size() == 1 && (e.types[0] == ElementType::int64 || e.types[0] == ElementType::timestamp);
 }
 
 /// Hash bt.batch (set by the caller) by its keys.
@@ -298,21 +298,21 @@ void probe_pairs(const JoinPlan& plan, const BuildTable& bt, const BatchView& b,
 /// with fewer rows of that key. Collective.
 std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], const std::vector<std::size_t> keys[2],
                                                      JoinKind how, int build) {
-  TaskQueue& queue = sides[0]->queue();
-  const std::uint64_t limit = queue.memory().config().device_limit;
+  Engine& engine = sides[0]->engine();
+  const std::uint64_t limit = engine.memory().config().device_limit;
   std::unordered_map<std::uint64_t, std::int64_t> est[2];
   std::int64_t threshold[2];
   for (int s = 0; s < 2; ++s) {
     const Frame& f = *sides[s];
     std::uint64_t row_bytes = 1;
-    for (const auto& fl : f.schema().fields()) row_bytes += dtype_size(fl.type);
+    for (const auto& fl : f.schema().fields()) row_bytes += element_size(fl.type);
     threshold[s] = static_cast<std::int64_t>(std::max<std::uint64_t>(limit / 16 / row_bytes, 1));
     const std::int64_t stride = std::max<std::int64_t>(threshold[s] / 32, 1);
     const Schema schema = f.schema();
     const std::vector<std::size_t> k = keys[s];
     std::vector<Chunk> tasks;
     for (const auto& part : f.partitions())
-      tasks.push_back(queue.submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
+      tasks.push_back(engine.tasks().submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
         const BatchView b(ctx.input(0));
         std::vector<std::int64_t> rows;
         for (std::int64_t i = 0; i < b.nrows(); i += stride) rows.push_back(i);
@@ -323,7 +323,7 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
         auto out = ctx.output_as<std::uint64_t>(h.size());
         std::copy(h.begin(), h.end(), out.begin());
       }));
-    queue.persist(tasks);
+    engine.tasks().persist(tasks);
     std::vector<std::uint64_t> mine, all;
     for (const auto& t : tasks)
       if (t.buffer()) {
@@ -331,7 +331,7 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
         const auto* w = reinterpret_cast<const std::uint64_t*>(pin.data());
         mine.insert(mine.end(), w, w + pin.size() / 8);
       }
-    queue.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
+    engine.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
     for (auto h : all) est[s][h] += stride;
   }
   std::unordered_map<std::uint64_t, int> hot;
@@ -353,11 +353,11 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
 std::shared_ptr<const std::vector<std::byte>> replicated_rows(
     const Frame& f, const std::vector<std::size_t>& keys,
     const std::shared_ptr<const std::unordered_map<std::uint64_t, int>>& hot, int side) {
-  TaskQueue& queue = f.queue();
+  Engine& engine = f.engine();
   const Schema schema = f.schema();
   std::vector<Chunk> tasks;
   for (const auto& part : f.partitions())
-    tasks.push_back(queue.submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
+    tasks.push_back(engine.tasks().submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
       const BatchView b(ctx.input(0));
       const auto h = hash_rows(b, schema, keys);
       std::vector<std::int64_t> rows;
@@ -367,7 +367,7 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
       }
       if (!rows.empty()) take_rows(b, rows, ctx);
     }));
-  queue.persist(tasks);
+  engine.tasks().persist(tasks);
   std::vector<std::pair<Pin, BatchView>> views;
   std::vector<BatchView> bv;
   for (const auto& t : tasks)
@@ -379,7 +379,7 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
   const auto types = types_of(schema);
   if (!bv.empty()) concat_batches(bv, types, mine);
   views.clear();
-  const VCounts vc = queue.comm().allgatherv(std::span<const std::byte>(mine), all);
+  const VCounts vc = engine.comm().allgatherv(std::span<const std::byte>(mine), all);
   bv.clear();
   for (std::size_t r = 0; r < vc.counts.size(); ++r)
     if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
@@ -404,14 +404,14 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
                        " frame (columns: " + sch[s]->to_string() + ")");
       c[s] = sch[s]->index_of(on[k]);
     }
-    const DType t = sch[0]->type(c[0]);
+    const ElementType t = sch[0]->type(c[0]);
     SLAB_EXPECTS(t == sch[1]->type(c[1]), TypeError,
                  "merge: key '" + on[k] + "' is " + to_string(t) + " on the left but " + to_string(sch[1]->type(c[1])) +
                      " on the right");
     Dictionary dict;
     std::vector<std::int64_t> remap[2];
-    std::uint64_t card = t == DType::boolean ? 2 : 0;
-    if (t == DType::string) {
+    std::uint64_t card = t == ElementType::boolean ? 2 : 0;
+    if (t == ElementType::string) {
       const auto& dl = *sch[0]->dictionary(c[0]);
       const auto& dr = *sch[1]->dictionary(c[1]);
       std::vector<std::string> u;
@@ -457,8 +457,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   Schema out_schema(fields, dicts);
   plan->types = types_of(out_schema);
 
-  TaskQueue& queue = left.queue();
-  Comm& comm = queue.comm();
+  Engine& engine = left.engine();
+  Comm& comm = engine.comm();
   {  // the build side is gathered/shuffled from persisted partitions (Frame is a shared handle)
     Frame l = left, r = right;
     l.persist();
@@ -477,10 +477,10 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
         const Frame& f = s ? right : left;
         std::vector<Chunk> tasks;
         for (const auto& p : f.partitions())
-          tasks.push_back(queue.submit("merge-ranges", {p}, [plan, s, &mins, &maxs](TaskContext& ctx) {
+          tasks.push_back(engine.tasks().submit("merge-ranges", {p}, [plan, s, &mins, &maxs](TaskContext& ctx) {
             plan->enc[s].update_ranges(BatchView(ctx.input(0)), mins, maxs);
           }));
-        queue.persist(tasks);
+        engine.tasks().persist(tasks);
       }
       comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);
       comm.allreduce(std::span<std::uint64_t>(maxs), ReduceOp::max);
@@ -495,7 +495,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     const Frame& f = s ? right : left;
     std::int64_t rowbytes = 0;
     for (std::size_t c = 0; c < f.schema().size(); ++c)
-      rowbytes += static_cast<std::int64_t>(dtype_size(f.schema().type(c)));
+      rowbytes += static_cast<std::int64_t>(element_size(f.schema().type(c)));
     bytes[s] = f.len() * rowbytes;  // collective (persists)
   }
   int bside = options.how == JoinKind::right ? 0 : 1;  // the side that may be broadcast
@@ -507,7 +507,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     broadcast = true;
   else if (options.strategy == JoinStrategy::automatic)
     broadcast = static_cast<std::uint64_t>(bytes[bside]) <=
-                std::min(options.broadcast_threshold, queue.memory().config().device_limit / 4);
+                std::min(options.broadcast_threshold, engine.memory().config().device_limit / 4);
   plan->build = broadcast ? bside : (options.how == JoinKind::right ? 0 : 1);
   plan->probe = 1 - plan->build;
   plan->keep_probe = options.how == JoinKind::outer || (options.how == JoinKind::left && plan->probe == 0) ||
@@ -536,7 +536,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
     build_table(*plan, *bt);
     for (const auto& p : probe_frame.partitions()) {
-      outputs.push_back(queue.submit("merge-probe", {p}, [plan, bt](TaskContext& ctx) {
+      outputs.push_back(engine.tasks().submit("merge-probe", {p}, [plan, bt](TaskContext& ctx) {
         BatchView b(ctx.input(0));
         thread_local std::vector<std::int64_t> pi, bi;
         probe_pairs(*plan, *bt, b, pi, bi, nullptr);
@@ -583,13 +583,13 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     }
     const int pr = plan->probe, bu = plan->build;
     for (int j = 0; j < nparts; ++j)
-      outputs.push_back(queue.submit(
+      outputs.push_back(engine.tasks().submit(
           "merge-join", {shuffled[pr].partitions()[j], shuffled[bu].partitions()[j]},
           [plan, rp = rep[pr], rb = rep[bu], tp = types_of(*sch[pr]), tb = types_of(*sch[bu])](TaskContext& ctx) {
             // Replicated hot rows join this pair's side.
             std::vector<std::byte> ps, bs;
             auto with = [](const BatchView& part, const std::shared_ptr<const std::vector<std::byte>>& extra,
-                           const std::vector<DType>& types, std::vector<std::byte>& store) {
+                           const std::vector<ElementType>& types, std::vector<std::byte>& store) {
               if (!extra || extra->empty()) return part;
               const BatchView both[2] = {part, BatchView(std::span<const std::byte>(*extra))};
               concat_batches(both, types, store);
@@ -614,7 +614,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
   }
   if (broadcast) stats.build_rows = bt->batch.nrows();
   if (options.stats) *options.stats = stats;
-  return Frame(queue, out_schema, outputs);
+  return Frame(engine, out_schema, outputs);
 }
 
 }  // namespace slab::frame

@@ -18,18 +18,20 @@ namespace {
 void write_eval(const EvalColumn& e, BatchBuilder& b, std::size_t c) {
   std::size_t n = static_cast<std::size_t>(b.nrows());
   switch (e.type) {
-    case DType::int64:
-    case DType::timestamp:
+    case ElementType::int64:
+    case ElementType::timestamp:
       std::copy_n(e.ints.begin(), n, b.column<std::int64_t>(c).begin());
       break;
-    case DType::float64:
+    case ElementType::float64:
       std::copy_n(e.floats.begin(), n, b.column<double>(c).begin());
       break;
-    case DType::boolean:
+    case ElementType::boolean:
       std::copy_n(e.bools.begin(), n, b.column<std::uint8_t>(c).begin());
       break;
-    case DType::string:
+    case ElementType::string:
       std::copy_n(e.codes.begin(), n, b.column<std::int32_t>(c).begin());
+      break;
+    default:  // not a column type: a Schema holds none
       break;
   }
   if (auto* v = b.valid(c)) std::copy_n(e.valid.begin(), n, v);
@@ -38,7 +40,7 @@ void write_eval(const EvalColumn& e, BatchBuilder& b, std::size_t c) {
 void copy_column(const BatchView& in, std::size_t ic, BatchBuilder& b, std::size_t oc) {
   std::size_t n = static_cast<std::size_t>(in.nrows());
   if (n == 0) return;
-  std::memcpy(b.data(oc), in.data(ic), n * dtype_size(in.type(ic)));
+  std::memcpy(b.data(oc), in.data(ic), n * element_size(in.type(ic)));
   if (auto* v = b.valid(oc)) {
     if (const auto* iv = in.valid(ic)) std::memcpy(v, iv, n);
   }
@@ -74,7 +76,7 @@ std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64
 
 LocalTable allgather_rows(const Frame& f, const std::vector<std::byte>& mine, std::int64_t first_index) {
   std::vector<std::byte> all;
-  VCounts v = f.queue().comm().allgatherv(std::span<const std::byte>(mine), all);
+  VCounts v = f.engine().comm().allgatherv(std::span<const std::byte>(mine), all);
   std::vector<LocalTable> tables;
   std::int64_t row = first_index;
   for (std::size_t r = 0; r < v.counts.size(); ++r) {
@@ -103,7 +105,7 @@ Frame select(const Frame& frame, const std::vector<std::string>& columns) {
 
 Frame filter(const Frame& frame, const Expr& predicate) {
   Schema schema = frame.schema();
-  SLAB_EXPECTS(predicate.type(schema) == DType::boolean, TypeError,
+  SLAB_EXPECTS(predicate.type(schema) == ElementType::boolean, TypeError,
                "filter: the predicate " + predicate.to_string() + " is not boolean");
   return map_partitions(frame, schema, "filter", [predicate, schema](const BatchView& in, TaskContext& ctx) {
     auto e = evaluate(predicate, in, schema);
@@ -116,9 +118,9 @@ Frame filter(const Frame& frame, const Expr& predicate) {
 
 Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
   const Schema& schema = frame.schema();
-  DType t = value.type(schema);
+  ElementType t = value.type(schema);
   Dictionary dict;
-  if (t == DType::string) {
+  if (t == ElementType::string) {
     SLAB_EXPECTS(value.node().op == ExprOp::column, TypeError, "assign: a string column must be a column reference");
     dict = schema.dictionary(schema.index_of(value.node().column));
   }
@@ -142,12 +144,12 @@ Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
       true);
 }
 
-Frame astype(const Frame& frame, const std::string& column, DType to) {
+Frame astype(const Frame& frame, const std::string& column, ElementType to) {
   const Schema& schema = frame.schema();
   std::size_t c = schema.index_of(column);
-  DType from = schema.type(c);
+  ElementType from = schema.type(c);
   if (from == to) return frame;
-  SLAB_EXPECTS(from != DType::string && to != DType::string, TypeError,
+  SLAB_EXPECTS(from != ElementType::string && to != ElementType::string, TypeError,
                std::string("astype: cannot convert '") + column + "' from " + to_string(from) + " to " + to_string(to));
   Schema out = schema.with_column({column, to});
   return map_partitions(
@@ -156,7 +158,7 @@ Frame astype(const Frame& frame, const std::string& column, DType to) {
         std::size_t n = static_cast<std::size_t>(in.nrows());
         auto m = masks_of(in);
         m.resize(out.size());
-        bool nan_to_null = from == DType::float64 && to != DType::float64 && to != DType::boolean;
+        bool nan_to_null = from == ElementType::float64 && to != ElementType::float64 && to != ElementType::boolean;
         if (nan_to_null) m[c] = true;
         BatchBuilder b(ctx, in.nrows(), out, m);
         for (std::size_t k = 0; k < out.size(); ++k)
@@ -166,17 +168,17 @@ Frame astype(const Frame& frame, const std::string& column, DType to) {
         for (std::size_t i = 0; i < n; ++i) {
           double d = 0;
           std::int64_t x = 0;
-          bool isf = from == DType::float64;
+          bool isf = from == ElementType::float64;
           if (isf)
             d = in.column<double>(c)[i];
-          else if (from == DType::boolean)
+          else if (from == ElementType::boolean)
             x = in.column<std::uint8_t>(c)[i];
           else
             x = in.column<std::int64_t>(c)[i];
           bool ok = !iv || iv[i];
-          if (to == DType::float64)
+          if (to == ElementType::float64)
             b.column<double>(c)[i] = isf ? d : static_cast<double>(x);
-          else if (to == DType::boolean)
+          else if (to == ElementType::boolean)
             b.column<std::uint8_t>(c)[i] = isf ? (d != 0) : (x != 0);
           else {
             if (isf && std::isnan(d)) ok = false;
@@ -191,10 +193,10 @@ Frame astype(const Frame& frame, const std::string& column, DType to) {
 Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   std::vector<std::size_t> cols;
-  auto fits = [&](DType t) {
-    if (std::holds_alternative<std::string>(value)) return t == DType::string;
-    if (std::holds_alternative<bool>(value)) return t == DType::boolean;
-    return t == DType::int64 || t == DType::float64 || t == DType::timestamp;
+  auto fits = [&](ElementType t) {
+    if (std::holds_alternative<std::string>(value)) return t == ElementType::string;
+    if (std::holds_alternative<bool>(value)) return t == ElementType::boolean;
+    return t == ElementType::int64 || t == ElementType::float64 || t == ElementType::timestamp;
   };
   if (columns.empty()) {
     for (std::size_t c = 0; c < schema.size(); ++c)
@@ -206,7 +208,7 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
   }
   Schema out = schema;
   for (auto c : cols)
-    if (schema.type(c) == DType::string) {
+    if (schema.type(c) == ElementType::string) {
       auto d = *schema.dictionary(c);
       const auto& s = std::get<std::string>(value);
       if (!std::binary_search(d.begin(), d.end(), s)) {
@@ -227,8 +229,8 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
             copy_column(in, c, b, c);
             continue;
           }
-          DType t = out.type(c);
-          if (t == DType::string) {
+          ElementType t = out.type(c);
+          if (t == ElementType::string) {
             const auto& od = *out.dictionary(c);
             const auto& id = *schema.dictionary(c);
             auto fillcode = out.code_of(c, std::get<std::string>(value));
@@ -245,11 +247,11 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
           copy_column(in, c, b, c);
           for (std::size_t i = 0; i < n; ++i) {
             if (!in.is_null(c, static_cast<std::int64_t>(i))) continue;
-            if (t == DType::float64)
+            if (t == ElementType::float64)
               b.column<double>(c)[i] = std::holds_alternative<double>(value)
                                            ? std::get<double>(value)
                                            : static_cast<double>(std::get<std::int64_t>(value));
-            else if (t == DType::boolean)
+            else if (t == ElementType::boolean)
               b.column<std::uint8_t>(c)[i] = std::get<bool>(value);
             else
               b.column<std::int64_t>(c)[i] = std::holds_alternative<std::int64_t>(value)
@@ -281,8 +283,8 @@ Frame dropna(const Frame& frame, const std::vector<std::string>& subset) {
   });
 }
 
-std::vector<std::pair<std::string, DType>> dtypes(const Frame& frame) {
-  std::vector<std::pair<std::string, DType>> out;
+std::vector<std::pair<std::string, ElementType>> dtypes(const Frame& frame) {
+  std::vector<std::pair<std::string, ElementType>> out;
   for (const auto& f : frame.schema().fields()) out.emplace_back(f.name, f.type);
   return out;
 }
@@ -298,7 +300,7 @@ LocalTable head(const Frame& frame, std::int64_t n) {
 LocalTable tail(const Frame& frame, std::int64_t n) {
   std::int64_t off = frame.global_offset();
   std::int64_t local = frame.local_len();
-  std::int64_t total = frame.queue().comm().allreduce(local, ReduceOp::sum);
+  std::int64_t total = frame.engine().comm().allreduce(local, ReduceOp::sum);
   const_cast<Frame&>(frame).persist();
   std::int64_t first = std::max<std::int64_t>(total - n, 0);  // global first row of the tail
   std::int64_t b = std::clamp<std::int64_t>(first - off, 0, local);
@@ -308,19 +310,19 @@ LocalTable tail(const Frame& frame, std::int64_t n) {
 LocalTable describe(const Frame& frame) {
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
-  const Comm& comm = frame.queue().comm();
+  const Comm& comm = frame.engine().comm();
   LocalTable out;
   out.labels = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
   for (std::size_t c = 0; c < schema.size(); ++c) {
-    DType t = schema.type(c);
-    if (t != DType::int64 && t != DType::float64) continue;
+    ElementType t = schema.type(c);
+    if (t != ElementType::int64 && t != ElementType::float64) continue;
     std::vector<double> mine;
     for (const auto& p : frame.partitions()) {
       auto [pin, v] = view_chunk(p);
       for (std::int64_t i = 0; i < v.nrows(); ++i)
         if (!v.is_null(c, i))
-          mine.push_back(t == DType::float64 ? v.column<double>(c)[i]
-                                             : static_cast<double>(v.column<std::int64_t>(c)[i]));
+          mine.push_back(t == ElementType::float64 ? v.column<double>(c)[i]
+                                                   : static_cast<double>(v.column<std::int64_t>(c)[i]));
     }
     std::vector<double> all;
     comm.allgatherv(std::span<const double>(mine), all);  // exact quantiles: the values fit in memory
@@ -362,10 +364,10 @@ bool keys_equal(const BatchView& a, std::int64_t i, const BatchView& b, std::int
       if (na != nb) return false;
       continue;
     }
-    std::size_t es = dtype_size(a.type(k));
+    std::size_t es = element_size(a.type(k));
     const std::byte* pa = a.data(k) + i * static_cast<std::int64_t>(es);
     const std::byte* pb = b.data(k) + j * static_cast<std::int64_t>(es);
-    if (a.type(k) == DType::float64) {
+    if (a.type(k) == ElementType::float64) {
       double x, y;
       std::memcpy(&x, pa, 8);
       std::memcpy(&y, pb, 8);
@@ -403,11 +405,11 @@ std::vector<std::int64_t> distinct_rows(const BatchView& in, const Schema& schem
 /// Rows a and b of a host column compared by value (nulls are the caller's business).
 bool value_less(const LocalColumn& c, std::size_t a, std::size_t b) {
   switch (c.type) {
-    case DType::string:
+    case ElementType::string:
       return c.strings[a] < c.strings[b];
-    case DType::float64:
+    case ElementType::float64:
       return c.floats[a] < c.floats[b];
-    case DType::boolean:
+    case ElementType::boolean:
       return c.bools[a] < c.bools[b];
     default:
       return c.ints[a] < c.ints[b];
@@ -430,7 +432,7 @@ Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset
 
 LocalTable value_counts(const Frame& frame, const std::string& column) {
   Schema one = frame.schema().select({column});
-  Schema counted = one.with_column({"count", DType::int64});
+  Schema counted = one.with_column({"count", ElementType::int64});
   auto count_fn = [counted](const BatchView& in, TaskContext& ctx, bool has_counts) {
     std::vector<std::int64_t> counts;
     // Drop nulls first.
@@ -454,7 +456,7 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
       counts = sums;
     }
     BatchBuilder b(ctx, static_cast<std::int64_t>(rows.size()), counted, {});
-    std::size_t es = dtype_size(counted.type(0));
+    std::size_t es = element_size(counted.type(0));
     for (std::size_t k = 0; k < rows.size(); ++k) {
       std::memcpy(b.data(0) + k * es, v.data(0) + static_cast<std::size_t>(rows[k]) * es, es);
       b.column<std::int64_t>(1)[k] = counts[k];
@@ -519,12 +521,12 @@ static std::vector<std::size_t> numeric_columns(const Schema& schema, const std:
   std::vector<std::size_t> cols;
   if (columns.empty()) {
     for (std::size_t c = 0; c < schema.size(); ++c)
-      if (schema.type(c) == DType::int64 || schema.type(c) == DType::float64) cols.push_back(c);
+      if (schema.type(c) == ElementType::int64 || schema.type(c) == ElementType::float64) cols.push_back(c);
     return cols;
   }
   cols = schema.indices_of(columns);
   for (auto c : cols)
-    SLAB_EXPECTS(schema.type(c) == DType::int64 || schema.type(c) == DType::float64, TypeError,
+    SLAB_EXPECTS(schema.type(c) == ElementType::int64 || schema.type(c) == ElementType::float64, TypeError,
                  std::string(op) + ": column '" + schema.name(c) + "' is not int64 or float64");
   return cols;
 }
@@ -533,7 +535,7 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   const std::vector<std::size_t> cols = numeric_columns(schema, columns, "cumsum");
   const_cast<Frame&>(frame).persist();
-  const Comm& comm = frame.queue().comm();
+  const Comm& comm = frame.engine().comm();
   std::size_t nc = cols.size();
   // Per partition sums (as double for float columns, int64 bits for int columns).
   std::vector<std::vector<double>> fsum;
@@ -545,7 +547,7 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
     for (std::size_t k = 0; k < nc; ++k)
       for (std::int64_t i = 0; i < v.nrows(); ++i) {
         if (v.is_null(cols[k], i)) continue;
-        if (schema.type(cols[k]) == DType::float64)
+        if (schema.type(cols[k]) == ElementType::float64)
           fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
         else
           is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
@@ -576,30 +578,31 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
     auto fo = foff;
     auto io = ioff;
-    parts.push_back(frame.queue().submit("cumsum", {frame.partitions()[j]}, [schema, cols, fo, io](TaskContext& ctx) {
-      BatchView in(ctx.input(0));
-      BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
-      for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
-      for (std::size_t k = 0; k < cols.size(); ++k) {
-        std::size_t c = cols[k];
-        double fs = fo[k];
-        std::int64_t is = io[k];
-        for (std::int64_t i = 0; i < in.nrows(); ++i) {
-          if (in.is_null(c, i)) continue;
-          auto ui = static_cast<std::size_t>(i);
-          if (schema.type(c) == DType::float64)
-            b.column<double>(c)[ui] = fs += in.column<double>(c)[ui];
-          else
-            b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
-        }
-      }
-    }));
+    parts.push_back(
+        frame.engine().tasks().submit("cumsum", {frame.partitions()[j]}, [schema, cols, fo, io](TaskContext& ctx) {
+          BatchView in(ctx.input(0));
+          BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
+          for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
+          for (std::size_t k = 0; k < cols.size(); ++k) {
+            std::size_t c = cols[k];
+            double fs = fo[k];
+            std::int64_t is = io[k];
+            for (std::int64_t i = 0; i < in.nrows(); ++i) {
+              if (in.is_null(c, i)) continue;
+              auto ui = static_cast<std::size_t>(i);
+              if (schema.type(c) == ElementType::float64)
+                b.column<double>(c)[ui] = fs += in.column<double>(c)[ui];
+              else
+                b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
+            }
+          }
+        }));
     for (std::size_t k = 0; k < nc; ++k) {
       foff[k] += fsum[j][k];
       ioff[k] += isum[j][k];
     }
   }
-  return Frame(frame.queue(), schema, std::move(parts), frame.partition_rows());
+  return Frame(frame.engine(), schema, std::move(parts), frame.partition_rows());
 }
 
 namespace {
@@ -607,7 +610,7 @@ namespace {
 Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size_t> cols, bool diff) {
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
-  const Comm& comm = frame.queue().comm();
+  const Comm& comm = frame.engine().comm();
   std::int64_t k = periods < 0 ? -periods : periods;
   // Edge rows of each local partition: the last k (periods > 0) or first k (periods < 0), as batches.
   std::vector<std::byte> edges;          // concatenated batches
@@ -635,79 +638,81 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
   std::vector<Chunk> parts;
   for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
     std::size_t g = first_global + j;
-    parts.push_back(frame.queue().submit(diff ? "diff" : "shift", {frame.partitions()[j]}, [=](TaskContext& ctx) {
-      BatchView in(ctx.input(0));
-      std::int64_t n = in.nrows();
-      // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
-      std::vector<BatchView> halo_parts;  // in global order
-      std::int64_t have = 0;
-      if (periods > 0) {
-        for (std::size_t q = g; q-- > 0 && have < k;) {
-          BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
-          halo_parts.insert(halo_parts.begin(), e);
-          have += e.nrows();
-        }
-      } else {
-        for (std::size_t q = g + 1; q < nglobal && have < k; ++q) {
-          BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
-          halo_parts.push_back(e);
-          have += e.nrows();
-        }
-      }
-      std::vector<std::byte> halo_bytes;
-      concat_batches(halo_parts, types_of(schema), halo_bytes);
-      BatchView halo(halo_bytes);
-      // Source of output row i: row i - periods of the extended sequence [halo | in] or [in | halo].
-      std::vector<bool> m = masks_of(in);
-      for (auto c : cols) m[c] = schema.type(c) != DType::string;
-      BatchBuilder b(ctx, n, schema, m);
-      for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
-      for (auto c : cols) {
-        std::size_t es = dtype_size(schema.type(c));
-        for (std::int64_t i = 0; i < n; ++i) {
-          std::int64_t s = i - periods;  // in in's numbering
-          const BatchView* src = &in;
-          std::int64_t row = s;
-          bool ok = true;
-          if (s < 0) {
-            row = halo.nrows() + s;  // periods > 0: halo precedes
-            src = &halo;
-            ok = row >= 0;
-          } else if (s >= n) {
-            row = s - n;
-            src = &halo;
-            ok = row < halo.nrows();
-          }
-          auto ui = static_cast<std::size_t>(i);
-          bool valid = ok && !src->is_null(c, row);
-          if (!diff) {
-            if (ok)
-              std::memcpy(b.data(c) + ui * es, src->data(c) + static_cast<std::size_t>(row) * es, es);
-            else if (schema.type(c) == DType::string)
-              b.column<std::int32_t>(c)[ui] = -1;
-            else
-              std::memset(b.data(c) + ui * es, 0, es);
-            if (auto* v = b.valid(c)) v[i] = ok && src->is_valid(c, row);
+    parts.push_back(
+        frame.engine().tasks().submit(diff ? "diff" : "shift", {frame.partitions()[j]}, [=](TaskContext& ctx) {
+          BatchView in(ctx.input(0));
+          std::int64_t n = in.nrows();
+          // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
+          std::vector<BatchView> halo_parts;  // in global order
+          std::int64_t have = 0;
+          if (periods > 0) {
+            for (std::size_t q = g; q-- > 0 && have < k;) {
+              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+              halo_parts.insert(halo_parts.begin(), e);
+              have += e.nrows();
+            }
           } else {
-            bool cur = !in.is_null(c, i);
-            if (schema.type(c) == DType::float64) {
-              double d = valid && cur ? in.column<double>(c)[ui] - src->column<double>(c)[static_cast<std::size_t>(row)]
-                                      : std::nan("");
-              b.column<double>(c)[ui] = d;
-              if (auto* v = b.valid(c)) v[i] = valid && cur;
-            } else {
-              b.column<std::int64_t>(c)[ui] =
-                  valid && cur
-                      ? in.column<std::int64_t>(c)[ui] - src->column<std::int64_t>(c)[static_cast<std::size_t>(row)]
-                      : 0;
-              if (auto* v = b.valid(c)) v[i] = valid && cur;
+            for (std::size_t q = g + 1; q < nglobal && have < k; ++q) {
+              BatchView e(std::span<const std::byte>(shared->data() + offsets[q], offsets[q + 1] - offsets[q]));
+              halo_parts.push_back(e);
+              have += e.nrows();
             }
           }
-        }
-      }
-    }));
+          std::vector<std::byte> halo_bytes;
+          concat_batches(halo_parts, types_of(schema), halo_bytes);
+          BatchView halo(halo_bytes);
+          // Source of output row i: row i - periods of the extended sequence [halo | in] or [in | halo].
+          std::vector<bool> m = masks_of(in);
+          for (auto c : cols) m[c] = schema.type(c) != ElementType::string;
+          BatchBuilder b(ctx, n, schema, m);
+          for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
+          for (auto c : cols) {
+            std::size_t es = element_size(schema.type(c));
+            for (std::int64_t i = 0; i < n; ++i) {
+              std::int64_t s = i - periods;  // in in's numbering
+              const BatchView* src = &in;
+              std::int64_t row = s;
+              bool ok = true;
+              if (s < 0) {
+                row = halo.nrows() + s;  // periods > 0: halo precedes
+                src = &halo;
+                ok = row >= 0;
+              } else if (s >= n) {
+                row = s - n;
+                src = &halo;
+                ok = row < halo.nrows();
+              }
+              auto ui = static_cast<std::size_t>(i);
+              bool valid = ok && !src->is_null(c, row);
+              if (!diff) {
+                if (ok)
+                  std::memcpy(b.data(c) + ui * es, src->data(c) + static_cast<std::size_t>(row) * es, es);
+                else if (schema.type(c) == ElementType::string)
+                  b.column<std::int32_t>(c)[ui] = -1;
+                else
+                  std::memset(b.data(c) + ui * es, 0, es);
+                if (auto* v = b.valid(c)) v[i] = ok && src->is_valid(c, row);
+              } else {
+                bool cur = !in.is_null(c, i);
+                if (schema.type(c) == ElementType::float64) {
+                  double d = valid && cur
+                                 ? in.column<double>(c)[ui] - src->column<double>(c)[static_cast<std::size_t>(row)]
+                                 : std::nan("");
+                  b.column<double>(c)[ui] = d;
+                  if (auto* v = b.valid(c)) v[i] = valid && cur;
+                } else {
+                  b.column<std::int64_t>(c)[ui] =
+                      valid && cur
+                          ? in.column<std::int64_t>(c)[ui] - src->column<std::int64_t>(c)[static_cast<std::size_t>(row)]
+                          : 0;
+                  if (auto* v = b.valid(c)) v[i] = valid && cur;
+                }
+              }
+            }
+          }
+        }));
   }
-  return Frame(frame.queue(), schema, std::move(parts), frame.partition_rows());
+  return Frame(frame.engine(), schema, std::move(parts), frame.partition_rows());
 }
 }  // namespace
 

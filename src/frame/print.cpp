@@ -4,7 +4,7 @@
 #include <cmath>
 #include <cstdio>
 
-#include "slab/frame/datasets.hpp"
+#include "slab/core/time.hpp"
 #include "slab/frame/ops.hpp"
 
 namespace slab::frame {
@@ -28,34 +28,36 @@ std::string format_float(double v, bool fixed) {
 std::string format_cell(const LocalColumn& c, std::size_t row, bool fixed) {
   if (c.is_null(row)) {
     switch (c.type) {
-      case DType::float64:
+      case ElementType::float64:
         return "NaN";
-      case DType::timestamp:
+      case ElementType::timestamp:
         return "NaT";
-      case DType::string:
+      case ElementType::string:
         return "NaN";
       default:
         return "<NA>";
     }
   }
   switch (c.type) {
-    case DType::int64:
+    case ElementType::int64:
       return std::to_string(c.ints[row]);
-    case DType::timestamp:
+    case ElementType::timestamp:
       return format_timestamp(c.ints[row]);
-    case DType::float64:
+    case ElementType::float64:
       return format_float(c.floats[row], fixed);
-    case DType::boolean:
+    case ElementType::boolean:
       return c.bools[row] ? "True" : "False";
-    case DType::string:
+    case ElementType::string:
       return c.strings[row];
+    default:  // not a column type: a Schema holds none
+      break;
   }
   return "";
 }
 }  // namespace
 
 std::string format_value(const LocalColumn& column, std::size_t row) {
-  return format_cell(column, row, column.type != DType::float64 || fixed_ok(column));
+  return format_cell(column, row, column.type != ElementType::float64 || fixed_ok(column));
 }
 
 std::string to_string(const LocalTable& table, std::int64_t max_rows) {
@@ -83,7 +85,7 @@ std::string to_string(const LocalTable& table, std::int64_t max_rows) {
   }
   for (std::size_t c = 0; c < table.columns.size(); ++c) {
     const auto& col = table.columns[c];
-    bool fixed = col.type != DType::float64 || fixed_ok(col);
+    bool fixed = col.type != ElementType::float64 || fixed_ok(col);
     auto& out = cells[c + 1];
     out.push_back(col.name);
     for (auto r : rows) out.push_back(r < 0 ? "..." : format_cell(col, static_cast<std::size_t>(r), fixed));

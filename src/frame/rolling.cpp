@@ -13,6 +13,7 @@
 #include <type_traits>
 
 #include "slab/core/error.hpp"
+#include "slab/core/time.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -278,58 +279,29 @@ RollingWindow RollingWindow::time(std::int64_t span_ns, std::int64_t min_periods
 
 RollingWindow RollingWindow::parse(std::string_view text) {
   const std::string t(text);
-  std::size_t pos = 0;
-  while (pos < t.size() && (std::isdigit(static_cast<unsigned char>(t[pos])) || t[pos] == '.')) ++pos;
-  const std::string num = t.substr(0, pos), unit = t.substr(pos);
-  auto bad = [&] {
-    SLAB_FAIL(InvalidArgument,
-              "bad rolling window '" + t + "': expected a row count (1000) or a time span (1h, 30min, 15s, 500ms, 2d)");
-  };
-  if (num.empty()) bad();
-  if (unit.empty()) {
-    std::int64_t rows = 0;
-    auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), rows);
-    if (ec != std::errc() || p != num.data() + num.size()) bad();
-    return count(rows);
-  }
-  double value = 0;
-  auto [p, ec] = std::from_chars(num.data(), num.data() + num.size(), value);
-  if (ec != std::errc() || p != num.data() + num.size()) bad();
-  double scale = 0;
-  if (unit == "ns")
-    scale = 1;
-  else if (unit == "us")
-    scale = 1e3;
-  else if (unit == "ms")
-    scale = 1e6;
-  else if (unit == "s")
-    scale = 1e9;
-  else if (unit == "min" || unit == "T")
-    scale = 60e9;
-  else if (unit == "h" || unit == "H")
-    scale = 3600e9;
-  else if (unit == "d" || unit == "D")
-    scale = 86400e9;
-  else
-    bad();
-  return time(static_cast<std::int64_t>(std::llround(value * scale)));
+  std::int64_t rows = 0;
+  auto [p, ec] = std::from_chars(t.data(), t.data() + t.size(), rows);
+  if (!t.empty() && ec == std::errc() && p == t.data() + t.size()) return count(rows);
+  std::int64_t span = 0;
+  SLAB_EXPECTS(
+      parse_duration(t, span), InvalidArgument,
+      "bad rolling window '" + t + "': expected a row count (1000) or a time span (1h, 30min, 15s, 500ms, 2d)");
+  return time(span);
 }
 
 std::string RollingWindow::str() const {
-  return is_time() ? "rolling(" + std::to_string(span_ns) + "ns)" : "rolling(" + std::to_string(rows) + ")";
+  return is_time() ? "rolling('" + format_duration(span_ns) + "')" : "rolling(" + std::to_string(rows) + ")";
 }
 
-namespace rolling_kernel {
-
-void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods, RollingOp op,
-          double* out) {
+void rolling_kernel_rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods,
+                         RollingOp op, double* out) {
   const std::size_t w = std::max<std::size_t>(window, 1);
   slide(
       x, halo, n, min_periods, op, w, [w](std::size_t i) { return i + 1 >= w ? i + 1 - w : 0; }, out);
 }
 
-void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
-          std::size_t min_periods, RollingOp op, double* out) {
+void rolling_kernel_time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
+                         std::size_t min_periods, RollingOp op, double* out) {
   // start(i): first j with t[j] > t[i] - span; monotone in i, found by a forward scan (cached).
   std::size_t cursor = 0;
   auto start_of = [&](std::size_t i) {
@@ -340,8 +312,6 @@ void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t 
   };
   slide(x, halo, n, min_periods, op, 0, start_of, out);
 }
-
-}  // namespace rolling_kernel
 
 namespace {
 // The halo exchange. keep_x / keep_t (the vectors behind x / t, or null): the own rows are moved in behind
@@ -449,9 +419,9 @@ std::vector<std::vector<double>> rolling(const Comm& comm, std::span<const doubl
   std::vector<std::vector<double>> out(ops.size(), std::vector<double>(n));
   for (std::size_t k = 0; k < ops.size(); ++k) {
     if (window.is_time())
-      rolling_kernel::time(h.t.data(), h.x.data(), h.halo, n, window.span_ns, minp, ops[k], out[k].data());
+      rolling_kernel_time(h.t.data(), h.x.data(), h.halo, n, window.span_ns, minp, ops[k], out[k].data());
     else
-      rolling_kernel::rows(h.x.data(), h.halo, n, static_cast<std::size_t>(window.rows), minp, ops[k], out[k].data());
+      rolling_kernel_rows(h.x.data(), h.halo, n, static_cast<std::size_t>(window.rows), minp, ops[k], out[k].data());
   }
   return out;
 }
@@ -466,8 +436,9 @@ template <class T, class Conv>
 std::vector<T> local_column(const Frame& frame, const std::string& column, bool ints, Conv conv,
                             std::size_t extra = 0) {
   const std::size_t c = frame.schema().index_of(column);
-  const DType type = frame.schema().type(c);
-  SLAB_EXPECTS(type != DType::string && (!ints || type == DType::int64 || type == DType::timestamp), InvalidArgument,
+  const ElementType type = frame.schema().type(c);
+  SLAB_EXPECTS(type != ElementType::string && (!ints || type == ElementType::int64 || type == ElementType::timestamp),
+               InvalidArgument,
                "column '" + column + "' is " + to_string(type) + "; expected " +
                    (ints ? "int64 or timestamp" : "a numeric or bool column"));
   Frame(frame).persist();  // runs the graph (collective)
@@ -480,25 +451,25 @@ std::vector<T> local_column(const Frame& frame, const std::string& column, bool 
     auto [pin, view] = view_chunk(chunk);
     const std::uint8_t* valid = view.valid(c);
     const std::int64_t n = view.nrows();
-    if (!valid && ((type == DType::float64 && std::is_same_v<T, double>) ||
-                   (type != DType::float64 && type != DType::boolean && std::is_same_v<T, std::int64_t>))) {
+    if (!valid && ((type == ElementType::float64 && std::is_same_v<T, double>) ||
+                   (type != ElementType::float64 && type != ElementType::boolean && std::is_same_v<T, std::int64_t>))) {
       auto v = view.column<T>(c);  // same representation, no nulls: a plain copy
       out.insert(out.end(), v.begin(), v.end());
       continue;
     }
     switch (type) {
-      case DType::float64: {
+      case ElementType::float64: {
         auto v = view.column<double>(c);
         for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
         break;
       }
-      case DType::int64:
-      case DType::timestamp: {
+      case ElementType::int64:
+      case ElementType::timestamp: {
         auto v = view.column<std::int64_t>(c);
         for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
         break;
       }
-      case DType::boolean: {
+      case ElementType::boolean: {
         auto v = view.column<std::uint8_t>(c);
         for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
         break;
@@ -541,7 +512,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
                "a time window (" + window.str() + ") needs the timestamp column ('on')");
   SLAB_EXPECTS(!ops.empty(), InvalidArgument, "rolling: no aggregation given");
   if (!on.empty())
-    SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == DType::timestamp || !window.is_time(),
+    SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == ElementType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");
   // Room for the halo in front of the own rows (a row window's halo is at most rows - 1; a time window's is
   // unknown, 64 Ki rows covers the usual spans), so the exchange joins them without a second buffer.
@@ -550,13 +521,13 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   std::vector<double> x = values_with_room(frame, column, extra);
   std::vector<std::int64_t> t;
   if (window.is_time()) t = int_values_with_room(frame, on, extra);
-  auto h = std::make_shared<RollingHalo>(exchange_halo(frame.queue().comm(), std::span<const double>(x),
+  auto h = std::make_shared<RollingHalo>(exchange_halo(frame.engine().comm(), std::span<const double>(x),
                                                        std::span<const std::int64_t>(t), window, &x,
                                                        window.is_time() ? &t : nullptr));
   std::vector<Field> fields;
-  for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), DType::float64});
+  for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), ElementType::float64});
   Schema schema(fields);
-  const std::vector<DType> types(ops.size(), DType::float64);
+  const std::vector<ElementType> types(ops.size(), ElementType::float64);
   const std::vector<std::int64_t> rows = frame.local_partition_rows();
   const auto minp = static_cast<std::size_t>(std::max<std::int64_t>(0, window.effective_min_periods()));
   std::vector<Chunk> parts;
@@ -575,21 +546,21 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     else
       halo = std::min<std::size_t>(first, static_cast<std::size_t>(window.rows) - 1);
     parts.push_back(
-        frame.queue().submit("rolling", {}, [h, types, ops, window, minp, first, halo, n](TaskContext& ctx) {
+        frame.engine().tasks().submit("rolling", {}, [h, types, ops, window, minp, first, halo, n](TaskContext& ctx) {
           BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {});
           const std::size_t s = first - halo;
           for (std::size_t j = 0; j < types.size(); ++j) {
             double* out = b.column<double>(j).data();
             if (window.is_time())
-              rolling_kernel::time(h->t.data() + s, h->x.data() + s, halo, n, window.span_ns, minp, ops[j], out);
+              rolling_kernel_time(h->t.data() + s, h->x.data() + s, halo, n, window.span_ns, minp, ops[j], out);
             else
-              rolling_kernel::rows(h->x.data() + s, halo, n, static_cast<std::size_t>(window.rows), minp, ops[j], out);
+              rolling_kernel_rows(h->x.data() + s, halo, n, static_cast<std::size_t>(window.rows), minp, ops[j], out);
           }
         }));
     known.emplace_back(rows[k]);
     first += n;
   }
-  return Frame(frame.queue(), std::move(schema), std::move(parts), std::move(known));
+  return Frame(frame.engine(), std::move(schema), std::move(parts), std::move(known));
 }
 
 }  // namespace slab::frame

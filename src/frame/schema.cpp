@@ -6,22 +6,6 @@
 
 namespace slab::frame {
 
-const char* to_string(DType type) noexcept {
-  switch (type) {
-    case DType::int64:
-      return "int64";
-    case DType::float64:
-      return "float64";
-    case DType::boolean:
-      return "bool";
-    case DType::timestamp:
-      return "datetime64[ns]";
-    case DType::string:
-      return "string";
-  }
-  return "?";
-}
-
 Dictionary make_dictionary(std::vector<std::string> sorted_unique) {
   return std::make_shared<const std::vector<std::string>>(std::move(sorted_unique));
 }
@@ -33,10 +17,13 @@ Schema::Schema(std::vector<Field> fields, std::vector<Dictionary> dictionaries)
                    std::to_string(fields_.size()) + " columns");
   dictionaries_.resize(fields_.size());
   for (std::size_t i = 0; i < fields_.size(); ++i) {
+    SLAB_EXPECTS(is_column_type(fields_[i].type), TypeError,
+                 "Schema: column '" + fields_[i].name + "' has type " + slab::to_string(fields_[i].type) +
+                     "; a frame's columns are int64, float64, bool, datetime64[ns] or string");
     for (std::size_t j = 0; j < i; ++j)
       SLAB_EXPECTS(fields_[j].name != fields_[i].name, InvalidArgument,
                    "Schema: duplicate column '" + fields_[i].name + "'");
-    if (fields_[i].type == DType::string) {
+    if (fields_[i].type == ElementType::string) {
       if (!dictionaries_[i]) dictionaries_[i] = make_dictionary({});
     } else {
       dictionaries_[i] = nullptr;
@@ -70,7 +57,7 @@ std::vector<std::size_t> Schema::indices_of(const std::vector<std::string>& name
 }
 
 void Schema::set_dictionary(std::size_t i, Dictionary dictionary) {
-  SLAB_EXPECTS(fields_.at(i).type == DType::string, TypeError,
+  SLAB_EXPECTS(fields_.at(i).type == ElementType::string, TypeError,
                "Schema::set_dictionary: column '" + fields_[i].name + "' is not a string column");
   dictionaries_.at(i) = dictionary ? std::move(dictionary) : make_dictionary({});
 }
@@ -110,7 +97,7 @@ Schema Schema::select(const std::vector<std::string>& names) const {
 std::string Schema::to_string() const {
   std::string out;
   for (std::size_t i = 0; i < fields_.size(); ++i)
-    out += (i ? ", " : "") + fields_[i].name + ": " + frame::to_string(fields_[i].type);
+    out += (i ? ", " : "") + fields_[i].name + ": " + slab::to_string(fields_[i].type);
   return out;
 }
 

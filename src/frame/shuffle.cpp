@@ -20,24 +20,24 @@ std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schem
   if (n == 0) return h;
   std::vector<std::uint64_t> v(n);
   for (auto k : keys) {
-    const DType t = schema.type(k);
+    const ElementType t = schema.type(k);
     const std::uint8_t* valid = batch.valid(k);
     constexpr std::uint64_t null_word = 0x6e756c6c6e756c6cull;
     // The value word of every row (nulls and NaN get one constant), then one mixing pass.
-    if (t == DType::string) {
+    if (t == ElementType::string) {
       std::vector<std::uint64_t> dict_hash;
       for (const auto& s : *schema.dictionary(k)) dict_hash.push_back(detail::hash_bytes(s));
       const auto codes = batch.column<std::int32_t>(k);
       for (std::size_t i = 0; i < n; ++i)
         v[i] = codes[i] < 0 ? null_word : dict_hash[static_cast<std::size_t>(codes[i])];
-    } else if (t == DType::float64) {
+    } else if (t == ElementType::float64) {
       const auto x = batch.column<double>(k);
       for (std::size_t i = 0; i < n; ++i) {
         double d = x[i];
         if (d == 0) d = 0;  // -0.0 == 0.0
         v[i] = std::isnan(d) ? null_word : std::bit_cast<std::uint64_t>(d);
       }
-    } else if (t == DType::boolean) {
+    } else if (t == ElementType::boolean) {
       const auto x = batch.column<std::uint8_t>(k);
       for (std::size_t i = 0; i < n; ++i) v[i] = x[i];
     } else {
@@ -174,18 +174,18 @@ void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuff
 
 Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name) {
   SLAB_EXPECTS(nparts >= 1, InvalidArgument, name + ": nparts must be >= 1");
-  TaskQueue& queue = frame.queue();
+  Engine& engine = frame.engine();
   const auto types = types_of(frame.schema());
   const auto& in = frame.partitions();
   const std::int64_t rounds =
-      queue.comm().allreduce(static_cast<std::int64_t>(in.size()), ReduceOp::max);  // same on every rank
+      engine.comm().allreduce(static_cast<std::int64_t>(in.size()), ReduceOp::max);  // same on every rank
   auto routep = std::make_shared<RouteFn>(std::move(route));
   auto buffers = std::make_shared<RoundBuffers>();
   std::vector<std::vector<Chunk>> pieces(static_cast<std::size_t>(nparts));
   for (std::int64_t r = 0; r < rounds; ++r) {
     std::vector<Chunk> inputs;
     if (r < static_cast<std::int64_t>(in.size())) inputs.push_back(in[static_cast<std::size_t>(r)]);
-    auto out = queue.submit_multi(
+    auto out = engine.tasks().submit_multi(
         name, std::move(inputs), static_cast<std::size_t>(nparts),
         [nparts, routep, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *routep, *buffers); },
         TaskOptions{TraceKind::comm, true});
@@ -193,7 +193,7 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
   }
   std::vector<Chunk> parts;
   for (int j = 0; j < nparts; ++j)
-    parts.push_back(queue.submit(name + "_concat", std::move(pieces[j]), [types](TaskContext& ctx) {
+    parts.push_back(engine.tasks().submit(name + "_concat", std::move(pieces[j]), [types](TaskContext& ctx) {
       // By source rank, then round (= the source's partition order).
       std::vector<std::vector<BatchView>> per_round;
       for (std::size_t r = 0; r < ctx.num_inputs(); ++r) per_round.push_back(piece_batches(ctx.input(r)));
@@ -203,14 +203,14 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
         for (const auto& r : per_round) views.push_back(r[s]);
       concat_batches(views, types, ctx);
     }));
-  return Frame(queue, frame.schema(), std::move(parts));
+  return Frame(engine, frame.schema(), std::move(parts));
 }
 
 int choose_nparts(const Frame& frame, int at_least) {
-  const Comm& comm = frame.queue().comm();
-  const std::uint64_t limit = frame.queue().memory().config().device_limit;
+  const Comm& comm = frame.engine().comm();
+  const std::uint64_t limit = frame.engine().memory().config().device_limit;
   std::int64_t row_bytes = 0;
-  for (const auto& f : frame.schema().fields()) row_bytes += static_cast<std::int64_t>(dtype_size(f.type)) + 1;
+  for (const auto& f : frame.schema().fields()) row_bytes += static_cast<std::int64_t>(element_size(f.type)) + 1;
   std::int64_t known = 1, rows = 0;
   for (const auto& r : frame.partition_rows()) {
     if (r)
@@ -238,7 +238,7 @@ Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, i
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
   if (nparts == 0) nparts = choose_nparts(frame);
-  const int p = frame.queue().comm().size();
+  const int p = frame.engine().comm().size();
   return shuffle_routed(frame, nparts,
                         [schema, keys, p, nparts](const BatchView& b, std::vector<std::uint32_t>& bucket) {
                           const auto h = hash_rows(b, schema, keys);

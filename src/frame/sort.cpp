@@ -15,7 +15,7 @@
 
 namespace slab::frame {
 
-namespace sort_detail {
+namespace detail {
 
 namespace {
 bool less_record(const std::uint64_t* a, const std::uint64_t* b, std::size_t words) {
@@ -53,7 +53,7 @@ int destination(const std::uint64_t* record, const std::vector<std::uint64_t>& s
   return static_cast<int>(lo);
 }
 
-}  // namespace sort_detail
+}  // namespace detail
 
 namespace {
 
@@ -80,13 +80,13 @@ struct Encoder {
         out[i * w + 2 * k + 1] = null ? 0 : (v ^ flip);
       };
       switch (b.type(c)) {
-        case DType::int64:
-        case DType::timestamp: {
+        case ElementType::int64:
+        case ElementType::timestamp: {
           auto v = b.column<std::int64_t>(c);
           for (std::size_t i = 0; i < n; ++i) put(i, valid && !valid[i], static_cast<std::uint64_t>(v[i]) ^ kSign);
           break;
         }
-        case DType::float64: {
+        case ElementType::float64: {
           auto v = b.column<double>(c);
           for (std::size_t i = 0; i < n; ++i) {
             double x = v[i];
@@ -97,17 +97,19 @@ struct Encoder {
           }
           break;
         }
-        case DType::boolean: {
+        case ElementType::boolean: {
           auto v = b.column<std::uint8_t>(c);
           for (std::size_t i = 0; i < n; ++i) put(i, valid && !valid[i], v[i] ? 1 : 0);
           break;
         }
-        case DType::string: {
+        case ElementType::string: {
           auto v = b.column<std::int32_t>(c);
           for (std::size_t i = 0; i < n; ++i)
             put(i, (valid && !valid[i]) || v[i] < 0, static_cast<std::uint64_t>(static_cast<std::uint32_t>(v[i])));
           break;
         }
+        default:  // not a column type: a Schema holds none
+          break;
       }
     }
     if (row_col >= 0) {
@@ -123,7 +125,7 @@ struct Encoder {
 // Copy rows `rows` of columns [0, ncols) of `in` into columns [0, ncols) of `b` (same types and masks).
 void copy_rows(const BatchView& in, std::span<const std::int64_t> rows, std::size_t ncols, BatchBuilder& b) {
   for (std::size_t c = 0; c < ncols; ++c) {
-    const std::size_t es = dtype_size(in.type(c));
+    const std::size_t es = element_size(in.type(c));
     const std::byte* src = in.data(c);
     std::byte* dst = b.data(c);
     if (es == 8) {
@@ -158,16 +160,16 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
     enc->cols.push_back(schema.index_of(k.column));  // same schema everywhere: throws on every rank alike
     enc->ascending.push_back(k.ascending);
   }
-  TaskQueue& queue = frame.queue();
-  const Comm& comm = queue.comm();
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
   const int p = comm.size();
   const std::size_t W = enc->words();
-  const std::vector<DType> types = types_of(schema);
+  const std::vector<ElementType> types = types_of(schema);
   const std::size_t ncols = types.size();
-  std::vector<DType> wire_types = types;
-  wire_types.push_back(DType::int64);  // the global row index travels with the row
+  std::vector<ElementType> wire_types = types;
+  wire_types.push_back(ElementType::int64);  // the global row index travels with the row
   std::vector<Field> wire_fields = schema.fields();
-  wire_fields.push_back({"__row", DType::int64});
+  wire_fields.push_back({"__row", ElementType::int64});
   std::vector<Dictionary> wire_dicts;
   for (std::size_t c = 0; c < ncols; ++c) wire_dicts.push_back(schema.dictionary(c));
   wire_dicts.emplace_back();
@@ -195,7 +197,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
     const std::size_t s = n == 0 ? 0 : std::clamp<std::size_t>((want * n + total - 1) / total, 1, n);
     firsts.push_back(first);
     sample_tasks.push_back(
-        queue.submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W](TaskContext& ctx) {
+        engine.tasks().submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W](TaskContext& ctx) {
           if (s == 0) return;
           const std::vector<std::uint64_t> rec = enc->encode(BatchView(ctx.input(0)), first, -1);
           auto out = ctx.output_as<std::uint64_t>(s * W);
@@ -207,7 +209,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
         }));
     first += rows[i];
   }
-  queue.persist(sample_tasks);
+  engine.tasks().persist(sample_tasks);
   std::vector<std::uint64_t> samples;
   for (const auto& t : sample_tasks)
     if (t.buffer()) {
@@ -218,14 +220,14 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   sample_tasks.clear();
   std::vector<std::uint64_t> all_samples;
   comm.allgatherv(std::span<const std::uint64_t>(samples), all_samples);
-  auto splitters = std::make_shared<const std::vector<std::uint64_t>>(
-      sort_detail::choose_splitters(std::move(all_samples), W, nbuckets));
+  auto splitters =
+      std::make_shared<const std::vector<std::uint64_t>>(detail::choose_splitters(std::move(all_samples), W, nbuckets));
 
   // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
   std::vector<Chunk> wired;
   for (std::size_t i = 0; i < rows.size(); ++i)
-    wired.push_back(
-        queue.submit("sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols](TaskContext& ctx) {
+    wired.push_back(engine.tasks().submit(
+        "sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols](TaskContext& ctx) {
           const BatchView in(ctx.input(0));
           const std::int64_t n = in.nrows();
           std::vector<bool> masks;
@@ -233,13 +235,13 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
           masks.push_back(false);
           BatchBuilder b(ctx, n, wire_types, masks);
           for (std::size_t c = 0; c < ncols && n; ++c) {
-            std::memcpy(b.data(c), in.data(c), static_cast<std::size_t>(n) * dtype_size(wire_types[c]));
+            std::memcpy(b.data(c), in.data(c), static_cast<std::size_t>(n) * element_size(wire_types[c]));
             if (auto* v = b.valid(c)) std::memcpy(v, in.valid(c), static_cast<std::size_t>(n));
           }
           auto r = b.column<std::int64_t>(ncols);
           for (std::int64_t k = 0; k < n; ++k) r[static_cast<std::size_t>(k)] = f + k;
         }));
-  const Frame wire(queue, wire_schema, std::move(wired),
+  const Frame wire(engine, wire_schema, std::move(wired),
                    std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
   const Frame routed = shuffle_routed(
       wire, nparts,
@@ -247,14 +249,14 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
         const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
         bucket.resize(static_cast<std::size_t>(b.nrows()));
         for (std::size_t i = 0; i < bucket.size(); ++i)
-          bucket[i] = static_cast<std::uint32_t>(sort_detail::destination(&rec[i * W], *splitters, W));
+          bucket[i] = static_cast<std::uint32_t>(detail::destination(&rec[i * W], *splitters, W));
       },
       "sort_shuffle");
 
   // Each bucket sorted locally, the row index dropped.
   std::vector<Chunk> parts;
   for (const auto& part : routed.partitions())
-    parts.push_back(queue.submit("sort_values", {part}, [enc, W, ncols, types](TaskContext& ctx) {
+    parts.push_back(engine.tasks().submit("sort_values", {part}, [enc, W, ncols, types](TaskContext& ctx) {
       const BatchView mine(ctx.input(0));
       const auto m = static_cast<std::size_t>(mine.nrows());
       const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
@@ -270,7 +272,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
       BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
       if (m) copy_rows(mine, order, ncols, b);
     }));
-  return Frame(queue, schema, std::move(parts));
+  return Frame(engine, schema, std::move(parts));
 }
 
 Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending, NullsPosition nulls,

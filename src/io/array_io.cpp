@@ -3,16 +3,16 @@
 
 #include <algorithm>
 
-#include "slab/memory/device_allocator.hpp"
+#include "memory/device_allocator.hpp"
 #include "slab/memory/memory_manager.hpp"
 
 namespace slab::io {
 
 template <ArrayElement T>
-Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string& dataset, Split split,
+Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& dataset, Split split,
                    ReadOptions options) {
-  Comm& comm = queue.comm();
-  const DatasetInfo info = hdf5::inspect(comm, file, dataset, element_type_v<T>);
+  Comm& comm = engine.comm();
+  const DatasetInfo info = inspect(comm, file, dataset, element_type_v<T>);
   const Shape shape = info.shape.size() == 1
                           ? Shape{static_cast<std::int64_t>(info.rows())}
                           : Shape{static_cast<std::int64_t>(info.rows()), static_cast<std::int64_t>(info.cols())};
@@ -28,51 +28,51 @@ Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string&
   Layout layout;
   comm.run_collectively([&] { layout = Layout::make(shape, split, comm.size(), chunk, sizeof(T)); });
   const int rank = comm.rank();
-  const bool use_gpu = queue.memory().config().use_gpu;
-  void* stream = queue.memory().config().stream;
+  const bool use_gpu = engine.memory().config().use_gpu;
+  void* stream = engine.memory().config().stream;
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
-    chunks.push_back(
-        queue.submit("hdf5.read", {},
-                     [info, e, use_gpu, stream](TaskContext& ctx) {
-                       auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
-                       const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
-                       const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
-                       if (use_gpu) {
-                         std::vector<T> host(out.size());
-                         hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
-                         detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
-                       } else {
-                         hdf5::read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
-                       }
-                     },
-                     {TraceKind::io, false}));
+    chunks.push_back(engine.tasks().submit(
+        "hdf5.read", {},
+        [info, e, use_gpu, stream](TaskContext& ctx) {
+          auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
+          const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
+          const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
+          if (use_gpu) {
+            std::vector<T> host(out.size());
+            read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
+            detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
+          } else {
+            read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
+          }
+        },
+        {TraceKind::io, false}));
   }
-  return Array<T>(queue, std::move(layout), std::move(chunks));
+  return Array<T>(engine, std::move(layout), std::move(chunks));
 }
 
 template <ArrayElement T>
 void write_hdf5(const Array<T>& array, const std::string& file, const std::string& dataset,
                 std::vector<std::uint64_t> chunk) {
-  TaskQueue& queue = array.queue();
-  Comm& comm = queue.comm();
+  Engine& engine = array.engine();
+  Comm& comm = engine.comm();
   const Layout& layout = array.layout();
   std::vector<std::uint64_t> shape{static_cast<std::uint64_t>(layout.rows)};
   if (layout.ndim == 2) shape.push_back(static_cast<std::uint64_t>(layout.cols));
   if (layout.ndim == 1 && chunk.size() == 2) chunk.resize(1);
-  hdf5::DatasetWriter writer(comm, file, dataset, element_type_v<T>, shape, std::move(chunk));
+  DatasetWriter writer(comm, file, dataset, element_type_v<T>, shape, std::move(chunk));
   // Split none: every rank holds everything; rank 0 alone writes.
   const bool writes = layout.split != Split::none || comm.rank() == 0;
   const std::int64_t mine = writes ? static_cast<std::int64_t>(array.num_local_chunks()) : 0;
   const std::int64_t rounds = comm.allreduce(mine, ReduceOp::max);
-  const bool use_gpu = queue.memory().config().use_gpu;
-  void* stream = queue.memory().config().stream;
+  const bool use_gpu = engine.memory().config().use_gpu;
+  void* stream = engine.memory().config().stream;
   std::vector<T> host;
   for (std::int64_t r = 0; r < rounds; ++r) {
     const bool have = r < mine;
     const Chunk* c = have ? &array.local_chunk(static_cast<std::size_t>(r)) : nullptr;
-    queue.persist(have ? std::span<const Chunk>(c, 1) : std::span<const Chunk>());
+    engine.tasks().persist(have ? std::span<const Chunk>(c, 1) : std::span<const Chunk>());
     ChunkExtent e{};
     Pin pin;
     const void* data = nullptr;
@@ -93,8 +93,8 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   writer.commit();
 }
 
-#define SLAB_IO_INSTANTIATE(T)                                                                            \
-  template Array<T> read_hdf5<T>(TaskQueue&, const std::string&, const std::string&, Split, ReadOptions); \
+#define SLAB_IO_INSTANTIATE(T)                                                                         \
+  template Array<T> read_hdf5<T>(Engine&, const std::string&, const std::string&, Split, ReadOptions); \
   template void write_hdf5<T>(const Array<T>&, const std::string&, const std::string&, std::vector<std::uint64_t>);
 SLAB_IO_INSTANTIATE(float)
 SLAB_IO_INSTANTIATE(double)

@@ -14,10 +14,11 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/core/time.hpp"
 
-namespace slab::frame {
+namespace slab::io {
 
-namespace csv {
+using namespace slab::frame;
 
 bool parse_int64(std::string_view t, std::int64_t& v) noexcept {
   if (!t.empty() && t[0] == '+') t.remove_prefix(1);
@@ -43,90 +44,6 @@ bool parse_bool(std::string_view t, bool& v) noexcept {
   if (t == "false" || t == "False" || t == "FALSE") return v = false, true;
   return false;
 }
-
-namespace {
-std::int64_t days_from_civil(std::int64_t y, unsigned m, unsigned d) noexcept {
-  y -= m <= 2;
-  const std::int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const auto yoe = static_cast<unsigned>(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + static_cast<std::int64_t>(doe) - 719468;
-}
-bool digits(std::string_view t, std::size_t at, std::size_t n, int& out) noexcept {
-  if (at + n > t.size()) return false;
-  int v = 0;
-  for (std::size_t i = at; i < at + n; ++i) {
-    if (t[i] < '0' || t[i] > '9') return false;
-    v = v * 10 + (t[i] - '0');
-  }
-  out = v;
-  return true;
-}
-}  // namespace
-
-bool parse_timestamp(std::string_view t, std::int64_t& ns) noexcept {
-  int y, mo, d, h = 0, mi = 0, s = 0;
-  if (!digits(t, 0, 4, y) || t.size() < 10 || t[4] != '-' || !digits(t, 5, 2, mo) || t[7] != '-' || !digits(t, 8, 2, d))
-    return false;
-  if (mo < 1 || mo > 12 || d < 1 || d > 31) return false;
-  static constexpr int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  const bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if (d > mdays[mo - 1] || (mo == 2 && d == 29 && !leap)) return false;
-  std::size_t at = 10;
-  std::int64_t frac = 0;
-  std::int64_t offset_s = 0;
-  if (at < t.size()) {
-    if (t[at] != 'T' && t[at] != ' ') return false;
-    if (!digits(t, at + 1, 2, h) || at + 3 >= t.size() || t[at + 3] != ':' || !digits(t, at + 4, 2, mi)) return false;
-    at += 6;
-    if (at < t.size() && t[at] == ':') {
-      if (!digits(t, at + 1, 2, s)) return false;
-      at += 3;
-      if (at < t.size() && t[at] == '.') {
-        ++at;
-        std::size_t nd = 0;
-        while (at < t.size() && t[at] >= '0' && t[at] <= '9') {
-          if (nd < 9) frac = frac * 10 + (t[at] - '0');
-          ++nd, ++at;
-        }
-        if (nd == 0) return false;
-        for (std::size_t k = nd; k < 9; ++k) frac *= 10;
-      }
-    }
-    if (h > 23 || mi > 59 || s > 60) return false;
-    if (at < t.size()) {
-      if (t[at] == 'Z' && at + 1 == t.size()) {
-        ++at;
-      } else if (t[at] == '+' || t[at] == '-') {
-        int oh, om = 0;
-        if (!digits(t, at + 1, 2, oh)) return false;
-        std::size_t k = at + 3;
-        if (k < t.size() && t[k] == ':') ++k;
-        if (k < t.size()) {
-          if (!digits(t, k, 2, om)) return false;
-          k += 2;
-        }
-        if (k != t.size()) return false;
-        offset_s = (t[at] == '+' ? 1 : -1) * (oh * 3600 + om * 60);
-        at = k;
-      } else {
-        return false;
-      }
-    }
-  }
-  if (at != t.size()) return false;
-  const std::int64_t secs = days_from_civil(y, static_cast<unsigned>(mo), static_cast<unsigned>(d)) * 86400 + h * 3600 +
-                            mi * 60 + s - offset_s;
-  // Beyond what int64 nanoseconds hold (about 1677-2262, pandas' Timestamp bounds): not a timestamp (found by
-  // fuzzing: the product overflowed).
-  std::int64_t v = 0;
-  if (__builtin_mul_overflow(secs, std::int64_t{1000000000}, &v) || __builtin_add_overflow(v, frac, &v)) return false;
-  ns = v;
-  return true;
-}
-
-}  // namespace csv
 
 namespace {
 
@@ -359,8 +276,8 @@ std::size_t invalid_utf8(std::string_view t) noexcept {
 
 }  // namespace
 
-Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt) {
-  const Comm& comm = queue.comm();
+Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
+  const Comm& comm = engine.comm();
   const int p = comm.size(), me = comm.rank();
   SLAB_EXPECTS(opt.header || !opt.names.empty(), InvalidArgument, "read_csv: header = false needs the column names");
 
@@ -531,7 +448,7 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
     }
     return {buf.data() + f.begin, f.len};
   };
-  std::vector<DType> types(ncols, DType::string);
+  std::vector<ElementType> types(ncols, ElementType::string);
   {
     std::vector<int> cand(ncols * kNCand, 1);
     std::vector<int> seen(ncols, 0);
@@ -546,10 +463,10 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
         bool b;
         std::int64_t i;
         double d;
-        if (k[kBool] && !csv::parse_bool(s, b)) k[kBool] = 0;
-        if (k[kInt] && !csv::parse_int64(s, i)) k[kInt] = 0;
-        if (k[kFloat] && !csv::parse_float64(s, d)) k[kFloat] = 0;
-        if (k[kTime] && !csv::parse_timestamp(s, i)) k[kTime] = 0;
+        if (k[kBool] && !parse_bool(s, b)) k[kBool] = 0;
+        if (k[kInt] && !parse_int64(s, i)) k[kInt] = 0;
+        if (k[kFloat] && !parse_float64(s, d)) k[kFloat] = 0;
+        if (k[kTime] && !parse_timestamp(s, i)) k[kTime] = 0;
       }
     }
     comm.allreduce(std::span<int>(cand), ReduceOp::min);
@@ -559,17 +476,17 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
       if (it != opt.dtypes.end())
         types[c] = it->second;
       else if (!seen[c])
-        types[c] = DType::float64;
+        types[c] = ElementType::float64;
       else if (cand[c * kNCand + kBool])
-        types[c] = DType::boolean;
+        types[c] = ElementType::boolean;
       else if (cand[c * kNCand + kInt])
-        types[c] = DType::int64;
+        types[c] = ElementType::int64;
       else if (cand[c * kNCand + kFloat])
-        types[c] = DType::float64;
+        types[c] = ElementType::float64;
       else if (cand[c * kNCand + kTime])
-        types[c] = DType::timestamp;
+        types[c] = ElementType::timestamp;
       else
-        types[c] = DType::string;
+        types[c] = ElementType::string;
     }
   }
 
@@ -592,18 +509,20 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
                                                        to_string(types[c]) + " (column '" + names[c] + "')");
       };
       switch (types[c]) {
-        case DType::int64:
-        case DType::timestamp:
+        case ElementType::int64:
+        case ElementType::timestamp:
           col.ints.resize(nrows, 0);
           break;
-        case DType::float64:
+        case ElementType::float64:
           col.floats.resize(nrows, std::numeric_limits<double>::quiet_NaN());
           break;
-        case DType::boolean:
+        case ElementType::boolean:
           col.bools.resize(nrows, 0);
           break;
-        case DType::string:
+        case ElementType::string:
           col.strings.resize(nrows);
+          break;
+        default:  // not a column type: a Schema holds none
           break;
       }
       for (std::size_t r = 0; r < nrows; ++r) {
@@ -614,22 +533,22 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
         }
         bool ok = true, reported = false;
         switch (types[c]) {
-          case DType::int64:
-            ok = csv::parse_int64(s, col.ints[r]);
+          case ElementType::int64:
+            ok = parse_int64(s, col.ints[r]);
             break;
-          case DType::timestamp:
-            ok = csv::parse_timestamp(s, col.ints[r]);
+          case ElementType::timestamp:
+            ok = parse_timestamp(s, col.ints[r]);
             break;
-          case DType::float64:
-            ok = csv::parse_float64(s, col.floats[r]);
+          case ElementType::float64:
+            ok = parse_float64(s, col.floats[r]);
             break;
-          case DType::boolean: {
+          case ElementType::boolean: {
             bool b = false;
-            ok = csv::parse_bool(s, b);
+            ok = parse_bool(s, b);
             col.bools[r] = b;
             break;
           }
-          case DType::string: {
+          case ElementType::string: {
             // Checked on the raw bytes (a "" escape is ASCII), so the column is that of the bad byte.
             const FieldRef& f = t.fields[r * ncols + c];
             const std::size_t bad = invalid_utf8({buf.data() + f.begin, f.len});
@@ -644,6 +563,8 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
             col.strings[r] = std::string(s);
             break;
           }
+          default:  // not a column type: a Schema holds none
+            break;
         }
         if (reported) break;
         if (!ok) {
@@ -651,14 +572,14 @@ Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& opt)
           break;
         }
       }
-      if (any_null && types[c] != DType::float64) col.valid = std::move(valid);
+      if (any_null && types[c] != ElementType::float64) col.valid = std::move(valid);
       table.columns.push_back(std::move(col));
     }
   }
   agree_first(comm, err);
   buf = {};
   t = {};
-  return Frame::from_local_table(queue, table, opt.rows_per_partition);
+  return Frame::from_local_table(engine, table, opt.rows_per_partition);
 }
 
-}  // namespace slab::frame
+}  // namespace slab::io

@@ -15,7 +15,9 @@
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
 
-namespace slab::frame {
+namespace slab::io {
+
+using namespace slab::frame;
 
 using detail::H5Handle;
 
@@ -131,7 +133,7 @@ void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t m
 }  // namespace
 
 void write_hdf5(const Frame& frame, const std::string& file, const std::string& group_in) {
-  const Comm& comm = frame.queue().comm();
+  const Comm& comm = frame.engine().comm();
   const Schema& schema = frame.schema();
   const std::string target = absolute(group_in);
   SLAB_EXPECTS(target != "/", InvalidArgument, "write_hdf5: the frame needs a group name other than '/'");
@@ -142,14 +144,14 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   Frame(frame).persist();  // runs the graph (collective)
   const std::int64_t offset = frame.global_offset();
   const std::int64_t total = frame.len();
-  const std::vector<DType> types = types_of(schema);
+  const std::vector<ElementType> types = types_of(schema);
   std::vector<std::byte> storage;
   const BatchView local = concat_local_partitions(frame, storage);
   const auto n = static_cast<std::uint64_t>(local.nrows());
   // Which columns need a `.valid` dataset: any rank has a null in a non-float column.
   std::vector<int> masked(types.size(), 0);
   for (std::size_t c = 0; c < types.size(); ++c) {
-    if (types[c] == DType::float64 || types[c] == DType::string) continue;
+    if (types[c] == ElementType::float64 || types[c] == ElementType::string) continue;
     if (const std::uint8_t* v = local.valid(c))
       for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
   }
@@ -191,21 +193,21 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       const std::string& name = schema.name(c);
       const std::string ctx = where + "/" + name;
       switch (types[c]) {
-        case DType::int64:
-        case DType::timestamp:
+        case ElementType::int64:
+        case ElementType::timestamp:
           write_column(grp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, total, offset, n, local.data(c), ctx);
-          if (types[c] == DType::timestamp) {
+          if (types[c] == ElementType::timestamp) {
             H5Handle d(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
             write_string_attr(d, "unit", {"ns"}, true, ctx);
           }
           break;
-        case DType::float64:
+        case ElementType::float64:
           write_column(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, n, local.data(c), ctx);
           break;
-        case DType::boolean:
+        case ElementType::boolean:
           write_column(grp, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, local.data(c), ctx);
           break;
-        case DType::string: {
+        case ElementType::string: {
           H5Handle sub(SLAB_HDF5_TRY(ctx, H5Gcreate2(grp, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
           std::vector<std::int32_t> codes(n);
           const auto* src = reinterpret_cast<const std::int32_t*>(local.data(c));
@@ -223,6 +225,8 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
           write_column(sub, "categories", st, st, dict.size(), 0, mine ? dict.size() : 0, buf.data(), ctx);
           break;
         }
+        default:  // not a column type: a Schema holds none
+          break;
       }
       if (masked[c]) {
         std::vector<std::uint8_t> valid(n, 1);
@@ -244,7 +248,7 @@ namespace {
 
 struct ReadColumn {
   std::string name;
-  DType type = DType::float64;
+  ElementType type = ElementType::float64;
   std::vector<std::byte> data;          // local rows, batch layout (8, 4 or 1 byte values)
   std::vector<std::uint8_t> valid;      // empty = all valid
   std::vector<std::string> dictionary;  // string: sorted unique
@@ -275,9 +279,8 @@ void read_rows(hid_t d, hid_t mem_type, std::uint64_t row0, std::uint64_t n, voi
 
 }  // namespace
 
-Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group_in,
-                std::int64_t rows_per_partition) {
-  const Comm& comm = queue.comm();
+Frame read_hdf5(Engine& engine, const std::string& file, const std::string& group_in, std::int64_t rows_per_partition) {
+  const Comm& comm = engine.comm();
   const std::string gpath = absolute(group_in);
   const std::string where = file + ":" + gpath;
   std::vector<ReadColumn> cols;
@@ -324,23 +327,23 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
         if (H5Lexists(sub, "codes", H5P_DEFAULT) <= 0 || H5Lexists(sub, "categories", H5P_DEFAULT) <= 0)
           SLAB_FAIL(IoError, ctx + ": a string column needs 'codes' and 'categories'");
         d = H5Handle(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "codes", H5P_DEFAULT)));
-        col.type = DType::string;
+        col.type = ElementType::string;
       } else if (oi.type == H5O_TYPE_DATASET) {
         d = H5Handle(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
         H5Handle ft(H5Dget_type(d));
         const H5T_class_t cls = H5Tget_class(ft);
         const std::size_t size = H5Tget_size(ft);
         if (cls == H5T_FLOAT)
-          col.type = DType::float64;
+          col.type = ElementType::float64;
         else if (cls == H5T_ENUM && size == 1)
-          col.type = DType::boolean;
+          col.type = ElementType::boolean;
         else if (cls == H5T_INTEGER && size == 1)
-          col.type = DType::boolean;
+          col.type = ElementType::boolean;
         else if (cls == H5T_INTEGER)
-          col.type = H5Aexists(d, "unit") > 0 ? DType::timestamp : DType::int64;
+          col.type = H5Aexists(d, "unit") > 0 ? ElementType::timestamp : ElementType::int64;
         else
           SLAB_FAIL(IoError, ctx + ": unsupported dtype (expected integer, float, bool or a codes/categories group)");
-        if (col.type == DType::timestamp) {
+        if (col.type == ElementType::timestamp) {
           H5Handle a(SLAB_HDF5_TRY(ctx, H5Aopen(d, "unit", H5P_DEFAULT)));
           auto unit = read_strings(a, true, ctx + " attribute 'unit'");
           if (unit.size() != 1 || unit[0] != "ns")
@@ -356,16 +359,16 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
         SLAB_FAIL(IoError, ctx + " has " + std::to_string(len) + " rows; the frame's other columns have " +
                                std::to_string(total));
       }
-      col.data.resize(n * dtype_size(col.type));
+      col.data.resize(n * element_size(col.type));
       switch (col.type) {
-        case DType::int64:
-        case DType::timestamp:
+        case ElementType::int64:
+        case ElementType::timestamp:
           read_rows(d, H5T_NATIVE_INT64, row0, n, col.data.data(), ctx);
           break;
-        case DType::float64:
+        case ElementType::float64:
           read_rows(d, H5T_NATIVE_DOUBLE, row0, n, col.data.data(), ctx);
           break;
-        case DType::boolean: {
+        case ElementType::boolean: {
           H5Handle ft(H5Dget_type(d));
           if (H5Tget_class(ft) == H5T_ENUM) {
             H5Handle mt(H5Tget_native_type(ft, H5T_DIR_ASCEND));
@@ -376,7 +379,7 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
           for (auto& b : col.data) b = std::byte(b != std::byte{0} ? 1 : 0);
           break;
         }
-        case DType::string: {
+        case ElementType::string: {
           std::vector<std::int32_t> codes(n);
           read_rows(d, H5T_NATIVE_INT32, row0, n, codes.data(), ctx);
           H5Handle cd(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "categories", H5P_DEFAULT)));
@@ -407,16 +410,18 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
           col.dictionary = std::move(sorted);
           break;
         }
+        default:  // not a column type: a Schema holds none
+          break;
       }
       const std::string vname = name + ".valid";
-      if (col.type != DType::string && H5Lexists(grp, vname.c_str(), H5P_DEFAULT) > 0) {
+      if (col.type != ElementType::string && H5Lexists(grp, vname.c_str(), H5P_DEFAULT) > 0) {
         H5Handle vd(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, vname.c_str(), H5P_DEFAULT)));
         if (dataset_length(vd, ctx + ".valid") != total)
           SLAB_FAIL(IoError, ctx + ".valid has another length than the column");
         col.valid.resize(n);
         read_rows(vd, H5T_NATIVE_UINT8, row0, n, col.valid.data(), ctx + ".valid");
         for (auto& v : col.valid) v = v ? 1 : 0;
-        if (col.type == DType::float64) {  // floats carry nulls as NaN
+        if (col.type == ElementType::float64) {  // floats carry nulls as NaN
           auto* f = reinterpret_cast<double*>(col.data.data());
           for (std::uint64_t i = 0; i < n; ++i)
             if (!col.valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
@@ -429,11 +434,11 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
 
   std::vector<Field> fields;
   std::vector<Dictionary> dicts;
-  std::vector<DType> types;
+  std::vector<ElementType> types;
   std::vector<bool> has_valid;
   for (auto& c : cols) {
     fields.push_back({c.name, c.type});
-    dicts.push_back(c.type == DType::string ? make_dictionary(std::move(c.dictionary)) : nullptr);
+    dicts.push_back(c.type == ElementType::string ? make_dictionary(std::move(c.dictionary)) : nullptr);
     types.push_back(c.type);
     has_valid.push_back(!c.valid.empty());
   }
@@ -445,10 +450,10 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
   std::vector<std::optional<std::int64_t>> known;
   for (std::int64_t b = 0; b < nn; b += per) {
     const std::int64_t e = std::min(nn, b + per);
-    parts.push_back(queue.submit("read_hdf5", {}, [shared, types, has_valid, b, e](TaskContext& ctx) {
+    parts.push_back(engine.tasks().submit("read_hdf5", {}, [shared, types, has_valid, b, e](TaskContext& ctx) {
       BatchBuilder out(ctx, e - b, types, has_valid);
       for (std::size_t c = 0; c < types.size(); ++c) {
-        const std::size_t es = dtype_size(types[c]);
+        const std::size_t es = element_size(types[c]);
         std::memcpy(out.data(c), (*shared)[c].data.data() + b * es, static_cast<std::size_t>(e - b) * es);
         if (std::uint8_t* v = out.valid(c))
           std::memcpy(v, (*shared)[c].valid.data() + b, static_cast<std::size_t>(e - b));
@@ -456,7 +461,7 @@ Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& gr
     }));
     known.emplace_back(e - b);
   }
-  return Frame(queue, std::move(schema), std::move(parts), std::move(known));
+  return Frame(engine, std::move(schema), std::move(parts), std::move(known));
 }
 
-}  // namespace slab::frame
+}  // namespace slab::io

@@ -14,21 +14,7 @@
 #include "slab/memory/checksum.hpp"
 #include "slab/trace/tracer.hpp"
 
-namespace slab {
-
-std::string_view to_string(ElementType type) noexcept {
-  switch (type) {
-    case ElementType::float32:
-      return "float32";
-    case ElementType::float64:
-      return "float64";
-    case ElementType::int64:
-      return "int64";
-  }
-  return "?";
-}
-
-std::size_t element_size(ElementType type) noexcept { return type == ElementType::float32 ? 4 : 8; }
+namespace slab::io {
 
 namespace detail {
 
@@ -84,7 +70,6 @@ void H5Handle::reset() noexcept {
 
 }  // namespace detail
 
-namespace hdf5 {
 namespace {
 
 using detail::H5Handle;
@@ -96,7 +81,21 @@ hid_t mem_type_of(ElementType t) {
     case ElementType::float64:
       return H5T_NATIVE_DOUBLE;
     case ElementType::int64:
+    case ElementType::timestamp:
       return H5T_NATIVE_INT64;
+    case ElementType::int32:
+    case ElementType::string:
+      return H5T_NATIVE_INT32;
+    case ElementType::uint64:
+      return H5T_NATIVE_UINT64;
+    case ElementType::uint32:
+      return H5T_NATIVE_UINT32;
+    case ElementType::int8:
+      return H5T_NATIVE_INT8;
+    case ElementType::uint8:
+    case ElementType::boolean:
+    case ElementType::bytes:
+      return H5T_NATIVE_UINT8;
   }
   return H5T_NATIVE_DOUBLE;
 }
@@ -518,5 +517,4 @@ void write_generated(
   writer.commit();
 }
 
-}  // namespace hdf5
-}  // namespace slab
+}  // namespace slab::io

@@ -10,7 +10,7 @@
 
 #include "slab/core/error.hpp"
 
-namespace slab::detail {
+namespace slab::io::detail {
 
 /// Switch off HDF5's automatic error printing (once per process). Not collective; never throws.
 void hdf5_quiet() noexcept;
@@ -42,16 +42,16 @@ class H5Handle {
   hid_t id_ = H5I_INVALID_HID;
 };
 
-}  // namespace slab::detail
+}  // namespace slab::io::detail
 
 /// Evaluate an HDF5 call; when it returns a negative value (hid_t, herr_t, htri_t), throw
 /// slab::IoError("<context>: <call>: <HDF5 error stack>"). Yields the call's value.
-#define SLAB_HDF5_TRY(context, call)                                                                            \
-  ([&]() {                                                                                                      \
-    ::slab::detail::hdf5_quiet();                                                                               \
-    auto slab_h5_rc_ = (call);                                                                                  \
-    if (slab_h5_rc_ < 0)                                                                                        \
-      throw ::slab::IoError(std::string(context) + ": " #call " failed: " + ::slab::detail::hdf5_error_stack(), \
-                            __FILE__, __LINE__);                                                                \
-    return slab_h5_rc_;                                                                                         \
+#define SLAB_HDF5_TRY(context, call)                                                                                \
+  ([&]() {                                                                                                          \
+    ::slab::io::detail::hdf5_quiet();                                                                               \
+    auto slab_h5_rc_ = (call);                                                                                      \
+    if (slab_h5_rc_ < 0)                                                                                            \
+      throw ::slab::IoError(std::string(context) + ": " #call " failed: " + ::slab::io::detail::hdf5_error_stack(), \
+                            __FILE__, __LINE__);                                                                    \
+    return slab_h5_rc_;                                                                                             \
   }())

@@ -9,8 +9,9 @@
 #include <cstring>
 #include <memory>
 
+#include "linalg/cuda/gram_kernels.hpp"
+#include "memory/device_allocator.hpp"
 #include "slab/core/units.hpp"
-#include "slab/memory/device_allocator.hpp"
 #include "slab/memory/memory_manager.hpp"
 
 namespace slab::linalg {
@@ -85,11 +86,12 @@ std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t de
   return std::max<std::uint64_t>(k, 1);
 }
 
-std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::string& out_file,
+std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std::string& out_file,
                              const std::string& out_dataset, const GramOptions& options, GramReport* report,
                              bool keep_result) {
-  Comm& comm = tasks.comm();
-  MemoryManager& memory = tasks.memory();
+  TaskQueue& tasks = engine.tasks();
+  Comm& comm = engine.comm();
+  MemoryManager& memory = engine.memory();
   const bool use_gpu = memory.config().use_gpu;
   void* stream = memory.config().stream;
   const std::uint64_t n = x.rows();
@@ -120,10 +122,10 @@ std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::
                                  auto out = ctx.output(n * w * sizeof(double));
                                  if (use_gpu) {
                                    std::vector<double> host(n * w);
-                                   hdf5::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
+                                   slab::io::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
                                    detail::copy_host_to_device(out.data(), host.data(), out.size(), stream);
                                  } else {
-                                   hdf5::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
+                                   slab::io::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
                                  }
                                  rep->read_seconds += MPI_Wtime() - t0;
                                },
@@ -149,7 +151,7 @@ std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::
 
   if (!out_file.empty()) {
     const double t1 = MPI_Wtime();
-    hdf5::DatasetWriter writer(comm, out_file, out_dataset, ElementType::float64, {n, n});
+    slab::io::DatasetWriter writer(comm, out_file, out_dataset, ElementType::float64, {n, n});
     const bool root = comm.rank() == 0;
     writer.write_collective(0, root ? n : 0, 0, n, y);
     writer.commit();
@@ -167,8 +169,9 @@ std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::
 }
 
 std::vector<double> gram_ata(const Array<double>& a) {
-  TaskQueue& tasks = a.queue();
-  Comm& comm = tasks.comm();
+  Engine& engine = a.engine();
+  TaskQueue& tasks = engine.tasks();
+  Comm& comm = engine.comm();
   comm.run_collectively([&] {
     if (a.split() != Split::rows)
       SLAB_FAIL(ShapeError, std::string("gram_ata: A must be split by rows, not ") + to_string(a.split()));

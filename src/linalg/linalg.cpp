@@ -97,7 +97,8 @@ std::vector<Piece> overlapping(const Layout& b, int rank, std::int64_t row0, std
   return out;
 }
 
-Chunk zeros(TaskQueue& q, std::size_t count, const char* name) {
+Chunk zeros(Engine& engine, std::size_t count, const char* name) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   return q.submit(name, {}, [count, d](TaskContext& ctx) {
     auto out = ctx.output_as<double>(count);
@@ -119,7 +120,8 @@ TaskQueue::CombineFn add_combine(const Device& d) {
 }
 
 // Fixed-tree sum over ranks of a rank-local chunk of `count` doubles: reduce to 0 (binomial tree), bcast.
-Chunk allreduce_sum(TaskQueue& q, Chunk local, std::size_t count, const char* name) {
+Chunk allreduce_sum(Engine& engine, Chunk local, std::size_t count, const char* name) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   return q.submit(name, {std::move(local)},
                   [count, d](TaskContext& ctx) {
@@ -134,7 +136,8 @@ Chunk allreduce_sum(TaskQueue& q, Chunk local, std::size_t count, const char* na
 }
 
 // R of a RowSource: local QR per chunk, streamed combine over the rank's chunks, tree across ranks.
-std::vector<double> tsqr_r_impl(TaskQueue& q, const RowSource& src) {
+std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t n = std::size_t(src.layout.cols);
@@ -156,7 +159,7 @@ std::vector<double> tsqr_r_impl(TaskQueue& q, const RowSource& src) {
       }
     }));
   }
-  if (rs.empty()) rs.push_back(zeros(q, n * n, "tsqr_empty"));
+  if (rs.empty()) rs.push_back(zeros(engine, n * n, "tsqr_empty"));
   Chunk local = rs.size() == 1 ? rs[0]
                                : q.reduce("tsqr_combine", std::move(rs),
                                           [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
@@ -183,7 +186,8 @@ std::vector<double> tsqr_r_impl(TaskQueue& q, const RowSource& src) {
 // R by Cholesky of the Gram: dsyrk per chunk (dgemm speed), streamed sum over the rank's chunks, Cholesky per
 // rank, then the same TSQR tree of triangles across ranks. Returns an empty vector on every rank when some
 // rank's Gram is not positive definite (the caller falls back to Householder).
-std::vector<double> cholesky_r_impl(TaskQueue& q, const RowSource& src) {
+std::vector<double> cholesky_r_impl(Engine& engine, const RowSource& src) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t n = std::size_t(src.layout.cols);
@@ -199,7 +203,7 @@ std::vector<double> cholesky_r_impl(TaskQueue& q, const RowSource& src) {
         local_gram(in.data(), rows, n, out.data(), false);
     }));
   }
-  if (gs.empty()) gs.push_back(zeros(q, n * n, "gram_empty"));
+  if (gs.empty()) gs.push_back(zeros(engine, n * n, "gram_empty"));
   Chunk local = gs.size() == 1 ? gs[0] : q.reduce("gram_sum", std::move(gs), add_combine(d));
   gs.clear();
   Chunk r = q.submit("cholesky_tree", {std::move(local)},
@@ -229,7 +233,8 @@ void check_tall_skinny(const Layout& l, const char* op) {
 }
 
 // Explicit TSQR of a RowSource: the rank's chunks stacked into one block (collective task), Q sliced back.
-QrResult tsqr_explicit(TaskQueue& q, const RowSource& src) {
+QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t n = std::size_t(src.layout.cols);
@@ -277,11 +282,12 @@ QrResult tsqr_explicit(TaskQueue& q, const RowSource& src) {
   if (d.gpu) r = to_host(r.data(), r.size(), Device{});
   Layout ql = src.layout;
   ql.ndim = 2;
-  return {Array<double>(q, ql, std::move(qchunks)), std::move(r)};
+  return {Array<double>(engine, ql, std::move(qchunks)), std::move(r)};
 }
 
 // C = A B per chunk of a source; B replicated k x n host.
-Array<double> matmul_source(TaskQueue& q, const RowSource& src, std::vector<double> b, std::size_t n, int ndim = 2) {
+Array<double> matmul_source(Engine& engine, const RowSource& src, std::vector<double> b, std::size_t n, int ndim = 2) {
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t k = std::size_t(src.layout.cols);
@@ -303,7 +309,7 @@ Array<double> matmul_source(TaskQueue& q, const RowSource& src, std::vector<doub
   Layout l = src.layout;
   l.cols = std::int64_t(n);
   l.ndim = ndim;
-  return Array<double>(q, l, std::move(out));
+  return Array<double>(engine, l, std::move(out));
 }
 
 std::vector<double> columns(const std::vector<double>& m, std::size_t rows, std::size_t cols, std::size_t k) {
@@ -313,7 +319,8 @@ std::vector<double> columns(const std::vector<double>& m, std::size_t rows, std:
   return out;
 }
 
-SvdResult svd_impl(TaskQueue& q, const RowSource& src, std::int64_t k_in, QrMethod method) {
+SvdResult svd_impl(Engine& engine, const RowSource& src, std::int64_t k_in, QrMethod method) {
+  TaskQueue& q = engine.tasks();
   check_tall_skinny(src.layout, "svd");
   const std::size_t n = std::size_t(src.layout.cols);
   SLAB_EXPECTS(k_in >= 0 && k_in <= std::int64_t(n), InvalidArgument,
@@ -329,14 +336,14 @@ SvdResult svd_impl(TaskQueue& q, const RowSource& src, std::int64_t k_in, QrMeth
   for (int p = 0; p < src.layout.nranks; ++p)
     every_rank_tall = every_rank_tall && src.layout.local_rows(p) >= std::int64_t(n);
   if (method != QrMethod::householder && every_rank_tall) {
-    r = cholesky_r_impl(q, src);
+    r = cholesky_r_impl(engine, src);
     if (!r.empty()) {
       small = small_svd_bcast(q.comm(), r.data(), n, n);
       if (method == QrMethod::automatic && !(small.s[n - 1] >= 1e-5 * small.s[0])) r.clear();
     }
   }
   if (r.empty()) {
-    r = tsqr_r_impl(q, src);
+    r = tsqr_r_impl(engine, src);
     small = small_svd_bcast(q.comm(), r.data(), n, n);
   }
   SvdResult out;
@@ -347,14 +354,14 @@ SvdResult svd_impl(TaskQueue& q, const RowSource& src, std::int64_t k_in, QrMeth
     std::vector<double> w(n * k);
     for (std::size_t i = 0; i < n; ++i)
       for (std::size_t j = 0; j < k; ++j) w[i * k + j] = small.vt[j * n + i] / small.s[j];
-    out.u = matmul_source(q, src, std::move(w), k);
+    out.u = matmul_source(engine, src, std::move(w), k);
     return out;
   }
-  auto qr = tsqr_explicit(q, src);
+  auto qr = tsqr_explicit(engine, src);
   small = small_svd_bcast(q.comm(), qr.r.data(), n, n);
   out.s.assign(small.s.begin(), small.s.begin() + std::ptrdiff_t(k));
   out.vt.assign(small.vt.begin(), small.vt.begin() + std::ptrdiff_t(k * n));
-  out.u = matmul_source(q, row_source(qr.q, "svd"), columns(small.u, n, n, k), k);
+  out.u = matmul_source(engine, row_source(qr.q, "svd"), columns(small.u, n, n, k), k);
   out.explicit_q = true;
   return out;
 }
@@ -371,7 +378,7 @@ Array<double> matmul(const Array<double>& a, std::span<const double> b, std::int
   SLAB_EXPECTS(n >= 1 && b.size() == std::size_t(a.cols() * n), ShapeError,
                "linalg::matmul: A " + shape_str(a.layout()) + " times B with " + std::to_string(b.size()) +
                    " values as (" + std::to_string(a.cols()) + ", " + std::to_string(n) + "): shapes do not match");
-  return matmul_source(a.queue(), row_source(a, "matmul"), std::vector<double>(b.begin(), b.end()), std::size_t(n));
+  return matmul_source(a.engine(), row_source(a, "matmul"), std::vector<double>(b.begin(), b.end()), std::size_t(n));
 }
 
 Array<double> matvec(const Array<double>& a, std::span<const double> x) {
@@ -379,7 +386,7 @@ Array<double> matvec(const Array<double>& a, std::span<const double> x) {
   SLAB_EXPECTS(x.size() == std::size_t(a.cols()), ShapeError,
                "linalg::matvec: A " + shape_str(a.layout()) + " times x of length " + std::to_string(x.size()) +
                    ": shapes do not match");
-  return matmul_source(a.queue(), row_source(a, "matvec"), std::vector<double>(x.begin(), x.end()), 1, 1);
+  return matmul_source(a.engine(), row_source(a, "matvec"), std::vector<double>(x.begin(), x.end()), 1, 1);
 }
 
 std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
@@ -388,7 +395,8 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
   SLAB_EXPECTS(same_row_blocks(a.layout(), b.layout()), ShapeError,
                "linalg::at_b: A " + shape_str(a.layout()) + " and B " + shape_str(b.layout()) +
                    " must have the same rows, split the same way");
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t na = std::size_t(a.cols()), nb = std::size_t(b.cols());
@@ -419,35 +427,35 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
       }
     }));
   }
-  if (parts.empty()) parts.push_back(zeros(q, na * nb, "at_b_empty"));
+  if (parts.empty()) parts.push_back(zeros(engine, na * nb, "at_b_empty"));
   Chunk local = parts.size() == 1 ? parts[0] : q.reduce("at_b_sum", std::move(parts), add_combine(d));
   parts.clear();
-  auto out = q.compute<double>(allreduce_sum(q, std::move(local), na * nb, "at_b_allreduce"));
+  auto out = q.compute<double>(allreduce_sum(engine, std::move(local), na * nb, "at_b_allreduce"));
   if (d.gpu) out = to_host(out.data(), out.size(), Device{});
   return out;
 }
 
 std::vector<double> tsqr_r(const Array<double>& a) {
   check_tall_skinny(a.layout(), "tsqr_r");
-  return tsqr_r_impl(a.queue(), row_source(a, "tsqr_r"));
+  return tsqr_r_impl(a.engine(), row_source(a, "tsqr_r"));
 }
 
-std::vector<double> tsqr_r(TaskQueue& queue, const RowSource& a) {
+std::vector<double> tsqr_r(Engine& engine, const RowSource& a) {
   check_tall_skinny(a.layout, "tsqr_r");
-  return tsqr_r_impl(queue, a);
+  return tsqr_r_impl(engine, a);
 }
 
 QrResult tsqr(const Array<double>& a) {
   check_tall_skinny(a.layout(), "tsqr");
-  return tsqr_explicit(a.queue(), row_source(a, "tsqr"));
+  return tsqr_explicit(a.engine(), row_source(a, "tsqr"));
 }
 
 SvdResult svd(const Array<double>& a, std::int64_t k, QrMethod method) {
-  return svd_impl(a.queue(), row_source(a, "svd"), k, method);
+  return svd_impl(a.engine(), row_source(a, "svd"), k, method);
 }
 
-SvdResult svd(TaskQueue& queue, const RowSource& a, std::int64_t k, QrMethod method) {
-  return svd_impl(queue, a, k, method);
+SvdResult svd(Engine& engine, const RowSource& a, std::int64_t k, QrMethod method) {
+  return svd_impl(engine, a, k, method);
 }
 
 SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& o) {
@@ -457,7 +465,8 @@ SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& o) {
                "linalg::randomized_svd: k = " + std::to_string(o.k) + " with oversampling " +
                    std::to_string(o.oversample) + " does not fit A " + shape_str(a.layout()) +
                    " (need k >= 1 and k + p <= min(rows, cols))");
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const std::size_t L = std::size_t(l), N = std::size_t(n), K = std::size_t(o.k);
   std::vector<double> omega(N * L);
   for (std::size_t i = 0; i < omega.size(); ++i) {
@@ -465,18 +474,18 @@ SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& o) {
     omega[i] = std::sqrt(-2.0 * std::log(1.0 - u1)) * std::cos(2.0 * std::numbers::pi * u2);
   }
   auto src = row_source(a, "randomized_svd");
-  Array<double> y = matmul_source(q, src, std::move(omega), L);
+  Array<double> y = matmul_source(engine, src, std::move(omega), L);
   for (int it = 0; it < o.power_iters; ++it) {
-    auto qy = tsqr_explicit(q, row_source(y, "randomized_svd")).q;
+    auto qy = tsqr_explicit(engine, row_source(y, "randomized_svd")).q;
     auto z = at_b(a, qy);  // n x l, replicated
     // Orthonormalise Z locally (identical on every rank: same input, broadcast from rank 0 for safety).
     if (q.comm().rank() == 0) {
       local_orthonormalize(z.data(), N, L);
     }
     q.comm().bcast(std::span<double>(z), 0);
-    y = matmul_source(q, src, std::move(z), L);
+    y = matmul_source(engine, src, std::move(z), L);
   }
-  auto qq = tsqr_explicit(q, row_source(y, "randomized_svd")).q;
+  auto qq = tsqr_explicit(engine, row_source(y, "randomized_svd")).q;
   auto bt = at_b(a, qq);  // n x l = (Q^T A)^T
   std::vector<double> bm(L * N);
   for (std::size_t i = 0; i < N; ++i)
@@ -485,7 +494,7 @@ SvdResult randomized_svd(const Array<double>& a, const RandomizedOptions& o) {
   SvdResult out;
   out.s.assign(small.s.begin(), small.s.begin() + std::ptrdiff_t(K));
   out.vt.assign(small.vt.begin(), small.vt.begin() + std::ptrdiff_t(K * N));
-  out.u = matmul_source(q, row_source(qq, "randomized_svd"), columns(small.u, L, L, K), K);
+  out.u = matmul_source(engine, row_source(qq, "randomized_svd"), columns(small.u, L, L, K), K);
   out.explicit_q = true;
   return out;
 }
@@ -496,7 +505,8 @@ std::vector<double> lstsq(const Array<double>& a, const Array<double>& b) {
   SLAB_EXPECTS(b.cols() == 1 && same_row_blocks(a.layout(), b.layout()), ShapeError,
                "linalg::lstsq: A " + shape_str(a.layout()) + " and b " + shape_str(b.layout()) +
                    " must have the same rows, split the same way, and b one column");
-  TaskQueue& q = a.queue();
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
   const int rank = q.comm().rank();
   const std::size_t n = std::size_t(a.cols());
@@ -524,7 +534,7 @@ std::vector<double> lstsq(const Array<double>& a, const Array<double>& b) {
       from_host(ctx.output_as<double>(out.size()).data(), out.data(), out.size(), d);
     });
   };
-  auto r = tsqr_r_impl(q, aug);
+  auto r = tsqr_r_impl(engine, aug);
   const std::size_t n1 = n + 1;
   std::vector<double> rr(n * n), x(n);
   double dmax = 0;

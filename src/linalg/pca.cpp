@@ -51,7 +51,7 @@ PcaResult pca(const Array<double>& a, std::int64_t k, bool randomized, Randomize
   PcaResult out;
   out.mean = mean(a, 0).gather_all();
   const Array<double> row =
-      Array<double>::from_local_blocks(a.queue(), Shape{1, n}, Split::none, std::vector<double>(out.mean));
+      Array<double>::from_local_blocks(a.engine(), Shape{1, n}, Split::none, std::vector<double>(out.mean));
   Array<double> centred = a - row;
   centred.persist();
   // Total variance: the squared Frobenius norm of the centred matrix over m - 1.

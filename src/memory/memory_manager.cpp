@@ -19,11 +19,11 @@
 #include <unordered_set>
 #include <vector>
 
+#include "memory/device_allocator.hpp"
+#include "memory/spill_cleanup.hpp"
+#include "memory/spill_file.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
-#include "slab/memory/device_allocator.hpp"
-#include "slab/memory/spill_cleanup.hpp"
-#include "slab/memory/spill_file.hpp"
 #include "slab/trace/tracer.hpp"
 
 namespace slab {

@@ -4,7 +4,7 @@
 // of slots, each a seqlock (an odd sequence number means "being written"): the handler reads a slot without
 // a lock and skips it when a write is in flight. Removal uses only system calls (open, getdents64, fstatat,
 // unlinkat, close) and stack buffers: no lock, no allocation.
-#include "slab/memory/spill_cleanup.hpp"
+#include "memory/spill_cleanup.hpp"
 
 #include <dirent.h>
 #include <fcntl.h>

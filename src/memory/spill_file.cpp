@@ -1,6 +1,6 @@
 // Spill files: header + payload, checksummed in 4 MiB pieces so that each piece is hashed while it is
 // still in cache and then copied into the page cache (one pass over DRAM instead of two).
-#include "slab/memory/spill_file.hpp"
+#include "memory/spill_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -7,9 +7,9 @@
 #include <map>
 #include <unordered_set>
 
+#include "memory/device_allocator.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
-#include "slab/memory/device_allocator.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "task/task_node.hpp"
 

@@ -9,9 +9,7 @@
 #include <cstdlib>
 
 #include "slab/array/array.hpp"
-#include "slab/comm/comm.hpp"
-#include "slab/memory/memory_manager.hpp"
-#include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 int main(int argc, char** argv) {
   int provided = 0;
@@ -20,11 +18,9 @@ int main(int argc, char** argv) {
   {
     const std::int64_t n = argc > 1 ? std::atoll(argv[1]) : 200000000;
     const int reps = argc > 2 ? std::atoi(argv[2]) : 5;
-    slab::Tracer tracer(MPI_COMM_WORLD);
-    slab::Comm comm(MPI_COMM_WORLD, &tracer);
-    slab::MemoryManager memory(slab::MemoryConfig{8ull << 30, 8ull << 30, UINT64_MAX, "/tmp", false, nullptr, nullptr});
-    slab::TaskQueue queue(memory, comm, tracer);
-    auto a = slab::random_uniform(queue, {n}, slab::Split::rows, 11);
+    slab::testing::Engine engine(8ull << 30, 8ull << 30);
+    slab::Comm& comm = engine.comm();
+    auto a = slab::random_uniform(engine, {n}, slab::Split::rows, 11);
     a.persist();
     auto timed = [&](auto fn) {
       std::vector<double> t;

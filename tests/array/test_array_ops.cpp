@@ -25,7 +25,7 @@ double serial_var(const std::vector<double>& x, int ddof) {
 TEST(Reduce, FullReductionsMatchSerial) {
   Engine e;
   for (Split s : {Split::rows, Split::cols, Split::none}) {
-    auto a = slab::random_normal(e.queue, {37, 11}, s, 7, 1.0, 2.0, 3);
+    auto a = slab::random_normal(e, {37, 11}, s, 7, 1.0, 2.0, 3);
     const auto x = a.gather_all();
     double sum = 0, sq = 0;
     for (double v : x) sum += v, sq += v * v;
@@ -47,11 +47,11 @@ TEST(Reduce, FullReductionsMatchSerial) {
     // Run to run: bitwise identical.
     EXPECT_EQ(slab::sum(a), slab::sum(a));
   }
-  auto k = slab::arange<std::int64_t>(e.queue, 0, 1001, 1, Split::rows, 7);
+  auto k = slab::arange<std::int64_t>(e, 0, 1001, 1, Split::rows, 7);
   EXPECT_EQ(slab::sum(k), 500500);
   EXPECT_EQ(slab::max(k), 1000);
   EXPECT_EQ(slab::mean(k), 500.0);
-  auto f = slab::ones<float>(e.queue, {1000}, Split::cols);
+  auto f = slab::ones<float>(e, {1000}, Split::cols);
   EXPECT_EQ(slab::sum(f), 1000.0f);
 }
 
@@ -59,7 +59,7 @@ TEST(Reduce, NaNFollowsNumPy) {
   Engine e;
   const double nan = std::numeric_limits<double>::quiet_NaN();
   auto a = Array<double>::from_function(
-      e.queue, {10, 3}, Split::rows, [&](auto i, auto j) { return i == 7 && j == 1 ? nan : double(i + j); }, 2);
+      e, {10, 3}, Split::rows, [&](auto i, auto j) { return i == 7 && j == 1 ? nan : double(i + j); }, 2);
   EXPECT_TRUE(std::isnan(slab::sum(a)));
   EXPECT_TRUE(std::isnan(slab::mean(a)));
   EXPECT_TRUE(std::isnan(slab::min(a)));
@@ -82,7 +82,7 @@ TEST(Reduce, AxisReductions) {
   auto f = [](auto i, auto j) { return 1.0 * i * i - 3.0 * j + 0.5 * i * j; };
   const auto x = reference<double>(m, n, f);
   for (Split s : {Split::rows, Split::cols, Split::none}) {
-    auto a = Array<double>::from_function(e.queue, {m, n}, s, f, 2);
+    auto a = Array<double>::from_function(e, {m, n}, s, f, 2);
     auto s0 = slab::sum(a, 0).gather_all();
     auto s1 = slab::mean(a, 1).gather_all();
     auto v0 = slab::var(a, 0, 1).gather_all();
@@ -110,7 +110,7 @@ TEST(Slice, RowsColsHeadWithEmptyRanks) {
   Engine e;
   auto f = [](auto i, auto j) { return 100.0 * i + j; };
   for (Split s : {Split::rows, Split::cols, Split::none}) {
-    auto a = Array<double>::from_function(e.queue, {11, 6}, s, f, 2);
+    auto a = Array<double>::from_function(e, {11, 6}, s, f, 2);
     auto r = a.row_range(3, 6);  // 3 rows: with 4 ranks some ranks hold none
     EXPECT_EQ(r.rows(), 3);
     EXPECT_EQ(r.gather_all(), reference<double>(3, 6, [&](auto i, auto j) { return f(i + 3, j); }));
@@ -136,7 +136,7 @@ TEST(Layouts, TransposeResplitRebalance) {
   auto f = [](auto i, auto j) { return 10.0 * i - j; };
   const auto xt = reference<double>(5, 9, [&](auto i, auto j) { return f(j, i); });
   for (Split s : {Split::rows, Split::cols, Split::none}) {
-    auto a = Array<double>::from_function(e.queue, {9, 5}, s, f, 2);
+    auto a = Array<double>::from_function(e, {9, 5}, s, f, 2);
     auto t = a.transpose();
     EXPECT_EQ(t.rows(), 5);
     EXPECT_EQ(t.split(), s == Split::rows ? Split::cols : s == Split::cols ? Split::rows : Split::none);
@@ -149,7 +149,7 @@ TEST(Layouts, TransposeResplitRebalance) {
     }
   }
   // 3 rows on up to 4 ranks, then rebalanced and resplit
-  auto small = slab::random_uniform(e.queue, {3, 4}, Split::rows, 9);
+  auto small = slab::random_uniform(e, {3, 4}, Split::rows, 9);
   auto cols = small.resplit(Split::cols).resplit(Split::rows);
   EXPECT_EQ(cols.gather_all(), small.gather_all());
 }

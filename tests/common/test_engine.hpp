@@ -1,30 +1,25 @@
 #pragma once
-// The engine a test needs to run tasks: a tracer, the world communicator, a memory manager with the given
-// limits (spilling under /tmp) and a task queue. Kokkos is initialised for tests that use Kokkos views.
-#include <mpi.h>
-
-#include <Kokkos_Core.hpp>
+// The engine of a test: a slab::Engine with the given limits, spilling under /tmp, nothing read from the
+// environment or the command line. Made and torn down per test (the test main owns MPI and Kokkos).
 #include <cstdint>
 
-#include "slab/comm/comm.hpp"
-#include "slab/memory/memory_manager.hpp"
-#include "slab/task/task_queue.hpp"
-#include "slab/trace/tracer.hpp"
+#include "slab/engine/engine.hpp"
 
 namespace slab::testing {
 
-struct Engine {
+/// Options of a test engine: these tier limits, spill root /tmp, defaults otherwise.
+inline EngineOptions engine_options(std::uint64_t device_limit = 1ull << 30, std::uint64_t host_limit = 1ull << 30) {
+  EngineOptions options;
+  options.device_memory_limit = ByteLimit{device_limit, std::nullopt};
+  options.host_memory_limit = ByteLimit{host_limit, std::nullopt};
+  options.spill_dir = "/tmp";
+  return options;
+}
+
+class Engine : public slab::Engine {
+ public:
   explicit Engine(std::uint64_t device_limit = 1ull << 30, std::uint64_t host_limit = 1ull << 30)
-      : tracer(MPI_COMM_WORLD),
-        comm(MPI_COMM_WORLD, &tracer),
-        memory(slab::MemoryConfig{device_limit, host_limit, UINT64_MAX, "/tmp", false, nullptr, &tracer}),
-        queue(memory, comm, tracer) {
-    if (!Kokkos::is_initialized()) Kokkos::initialize();
-  }
-  slab::Tracer tracer;
-  slab::Comm comm;
-  slab::MemoryManager memory;
-  slab::TaskQueue queue;
+      : slab::Engine(engine_options(device_limit, host_limit)) {}
 };
 
 }  // namespace slab::testing

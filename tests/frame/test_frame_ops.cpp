@@ -20,9 +20,9 @@ Frame small_frame(Engine& e, LocalTable* whole = nullptr) {
   LocalTable all;
   all.add(LocalColumn::int64("a", a)).add(LocalColumn::float64("x", x)).add(LocalColumn::string("s", s, sv));
   if (whole) *whole = all;
-  int p = e.comm.size(), r = e.comm.rank();
+  int p = e.comm().size(), r = e.comm().rank();
   std::int64_t b = 10 * r / p, en = 10 * (r + 1) / p;
-  return Frame::from_local_table(e.queue, all.slice(b, en), 2);
+  return Frame::from_local_table(e, all.slice(b, en), 2);
 }
 }  // namespace
 
@@ -63,11 +63,11 @@ TEST(FrameOps, NullsFillDropAstype) {
   auto fs = fillna(f, std::string("zz"), {"s"}).gather_all();
   EXPECT_EQ(fs["s"].strings[6], "zz");
   EXPECT_EQ(fs["s"].strings[0], "b");
-  auto ai = astype(f, "x", DType::int64).gather_all();
+  auto ai = astype(f, "x", ElementType::int64).gather_all();
   EXPECT_TRUE(ai["x"].is_null(1));
   EXPECT_EQ(ai["x"].ints[2], 2);
   auto d = dtypes(f);
-  EXPECT_EQ(d[2].second, DType::string);
+  EXPECT_EQ(d[2].second, ElementType::string);
 }
 
 TEST(FrameOps, Describe) {
@@ -102,7 +102,7 @@ TEST(FrameOps, ShuffleValueCountsUniqueDuplicates) {
     for (std::size_t j = 0; j < rows.size(); ++j)
       for (std::int64_t i = 0; i < rows[j]; ++i, ++at) {
         auto k = local["a"].ints[at];
-        int id = e.comm.rank() * 2 + static_cast<int>(j);
+        int id = e.comm().rank() * 2 + static_cast<int>(j);
         if (owner.count(k) && owner[k] != id) ok = false;
         owner[k] = id;
       }
@@ -160,9 +160,9 @@ TEST(FrameOps, RanksWithNoRowsOps) {
   Engine e;
   LocalTable t;
   std::vector<std::int64_t> v;
-  if (e.comm.rank() == 0) v = {1, 2, 3};
+  if (e.comm().rank() == 0) v = {1, 2, 3};
   t.add(LocalColumn::int64("v", v));
-  Frame f = Frame::from_local_table(e.queue, t);
+  Frame f = Frame::from_local_table(e, t);
   EXPECT_EQ(cumsum(f).gather_all()["v"].ints, (std::vector<std::int64_t>{1, 3, 6}));
   auto d = diff(f).gather_all();
   EXPECT_TRUE(d["v"].is_null(0));

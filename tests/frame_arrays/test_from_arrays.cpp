@@ -25,16 +25,16 @@ TEST(FrameFromArrays, ColumnsWithDifferentChunksAndBlocks) {
   slab::testing::Engine eng;
   for (std::int64_t n : {0, 1, 2, 53}) {
     auto a = Array<std::int64_t>::from_function(
-        eng.queue, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return ival(i); }, 7);
+        eng, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return ival(i); }, 7);
     auto b = Array<double>::from_function(
-        eng.queue, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return dval(i); }, 5);
+        eng, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return dval(i); }, 5);
     // Uneven blocks (a slice of a longer array) and a replicated float array: both are redistributed.
-    auto c = slab::row_range(
-        Array<double>::from_function(
-            eng.queue, Shape{n + 9}, Split::rows, [](std::int64_t i, std::int64_t) { return 2.0 * i; }, 4),
-        9, n + 9);
+    auto c =
+        slab::row_range(Array<double>::from_function(
+                            eng, Shape{n + 9}, Split::rows, [](std::int64_t i, std::int64_t) { return 2.0 * i; }, 4),
+                        9, n + 9);
     auto d = Array<float>::from_function(
-        eng.queue, Shape{n}, Split::none, [](std::int64_t i, std::int64_t) { return 0.5f * static_cast<float>(i); }, 3);
+        eng, Shape{n}, Split::none, [](std::int64_t i, std::int64_t) { return 0.5f * static_cast<float>(i); }, 3);
     fr::Frame f = fr::from_arrays({{"a", a}, {"b", b}, {"c", c}, {"d", d}});
     EXPECT_EQ(f.num_partitions(), a.num_local_chunks());  // one partition per chunk of the first column
     ASSERT_EQ(f.schema().to_string(), "a: int64, b: float64, c: float64, d: float64");
@@ -57,7 +57,7 @@ TEST(FrameFromArrays, MatrixColumns) {
   const std::int64_t m = 41, n = 3;
   auto fill = [](std::int64_t i, std::int64_t j) { return dval(i * 3 + j); };
   for (Split split : {Split::rows, Split::cols}) {
-    auto x = Array<double>::from_function(eng.queue, Shape{m, n}, split, fill, split == Split::rows ? 6 : 1);
+    auto x = Array<double>::from_function(eng, Shape{m, n}, split, fill, split == Split::rows ? 6 : 1);
     fr::Frame f = fr::from_array(x, {"p", "q", "r"});
     const fr::LocalTable t = f.gather_all();
     ASSERT_EQ(t.nrows(), m);
@@ -72,12 +72,9 @@ TEST(FrameFromArrays, MatrixColumns) {
 
 TEST(FrameFromArrays, BadShapesFailOnEveryRank) {
   slab::testing::Engine eng;
-  auto a =
-      Array<double>::from_function(eng.queue, Shape{10}, Split::rows, [](std::int64_t i, std::int64_t) { return i; });
-  auto b =
-      Array<double>::from_function(eng.queue, Shape{11}, Split::rows, [](std::int64_t i, std::int64_t) { return i; });
-  auto m = Array<double>::from_function(eng.queue, Shape{10, 2}, Split::rows,
-                                        [](std::int64_t i, std::int64_t) { return i; });
+  auto a = Array<double>::from_function(eng, Shape{10}, Split::rows, [](std::int64_t i, std::int64_t) { return i; });
+  auto b = Array<double>::from_function(eng, Shape{11}, Split::rows, [](std::int64_t i, std::int64_t) { return i; });
+  auto m = Array<double>::from_function(eng, Shape{10, 2}, Split::rows, [](std::int64_t i, std::int64_t) { return i; });
   try {
     (void)fr::from_arrays({{"a", a}, {"b", b}});
     FAIL() << "no error";
@@ -95,7 +92,7 @@ TEST(FrameFromArrays, BadShapesFailOnEveryRank) {
 // and partitions of 2 rows, to arrays of every numeric type, in chunks that straddle partitions.
 TEST(FrameToArray, UnevenRowsAndNulls) {
   slab::testing::Engine eng;
-  const int p = eng.comm.size(), r = eng.comm.rank();
+  const int p = eng.comm().size(), r = eng.comm().rank();
   auto rows_of = [p](int rank) -> std::int64_t { return p > 1 && rank == p - 1 ? 0 : 5 * rank + 3; };
   std::int64_t first = 0, n = 0;
   for (int q = 0; q < p; ++q) {
@@ -119,7 +116,7 @@ TEST(FrameToArray, UnevenRowsAndNulls) {
       .add(fr::LocalColumn::boolean("b", bools))
       .add(fr::LocalColumn::string("s", std::vector<std::string>(ints.size(), "x")))
       .add(fr::LocalColumn::int64("in", ints, fvalid));
-  fr::Frame f = fr::Frame::from_local_table(eng.queue, local, 2);
+  fr::Frame f = fr::Frame::from_local_table(eng, local, 2);
 
   for (std::int64_t chunk : {0, 3}) {
     Array<std::int64_t> ai = fr::to_array<std::int64_t>(f, "i", chunk);
@@ -167,7 +164,7 @@ TEST(FrameToArray, RoundTrip) {
   slab::testing::Engine eng;
   const std::int64_t n = 37;
   auto a = Array<double>::from_function(
-      eng.queue, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return dval(i); }, 6);
+      eng, Shape{n}, Split::rows, [](std::int64_t i, std::int64_t) { return dval(i); }, 6);
   fr::Frame f = fr::from_arrays({{"a", a}});
   Array<double> back = fr::to_array<double>(f, "a");
   EXPECT_TRUE(back.layout().same_blocks(a.layout()));

@@ -75,25 +75,25 @@ std::string fmt_double(double v) {
 std::string canon_cell(const sf::LocalColumn& c, std::size_t r) {
   if (c.is_null(r)) return "";
   switch (c.type) {
-    case sf::DType::int64:
-    case sf::DType::timestamp:
+    case slab::ElementType::int64:
+    case slab::ElementType::timestamp:
       return std::to_string(c.ints[r]);
-    case sf::DType::float64:
+    case slab::ElementType::float64:
       return fmt_double(c.floats[r]);
-    case sf::DType::boolean:
+    case slab::ElementType::boolean:
       return c.bools[r] ? "True" : "False";
-    case sf::DType::string:
+    case slab::ElementType::string:
       return c.strings[r];
   }
   return "?";
 }
-std::string canon_field(sf::DType type, const std::string& f) {
+std::string canon_field(slab::ElementType type, const std::string& f) {
   if (f.empty()) return "";
   switch (type) {
-    case sf::DType::int64:
-    case sf::DType::timestamp:
+    case slab::ElementType::int64:
+    case slab::ElementType::timestamp:
       return std::to_string(std::stoll(f));
-    case sf::DType::float64:
+    case slab::ElementType::float64:
       return fmt_double(std::strtod(f.c_str(), nullptr));
     default:
       return f;
@@ -109,13 +109,13 @@ bool cell_matches(const sf::LocalColumn& c, std::size_t r, const std::string& f,
     return false;
   }
   switch (c.type) {
-    case sf::DType::int64:
-    case sf::DType::timestamp:
-    case sf::DType::boolean:
-    case sf::DType::string:
+    case slab::ElementType::int64:
+    case slab::ElementType::timestamp:
+    case slab::ElementType::boolean:
+    case slab::ElementType::string:
       if (canon_cell(c, r) == canon_field(c.type, f)) return true;
       break;
-    case sf::DType::float64: {
+    case slab::ElementType::float64: {
       const double want = std::strtod(f.c_str(), nullptr);
       const double got = c.floats[r];
       if (got == want || std::fabs(got - want) <= kRelTol * std::max(std::fabs(got), std::fabs(want))) return true;
@@ -168,9 +168,9 @@ void expect_golden(const sf::LocalTable& got, const std::string& name, bool sort
 }
 
 sf::Frame read_input(Engine& e, const std::string& name = "input.csv") {
-  sf::CsvOptions opt;
+  slab::io::CsvOptions opt;
   opt.rows_per_partition = 16;  // several partitions per rank
-  return sf::read_csv(e.queue, golden_path(name), opt);
+  return slab::io::read_csv(e, golden_path(name), opt);
 }
 
 }  // namespace
@@ -178,13 +178,13 @@ sf::Frame read_input(Engine& e, const std::string& name = "input.csv") {
 TEST(FrameGolden, InputTypes) {
   Engine e;
   const sf::Frame f = read_input(e);
-  using P = std::pair<std::string, sf::DType>;
-  EXPECT_EQ(sf::dtypes(f), (std::vector<P>{{"k1", sf::DType::int64},
-                                           {"s", sf::DType::string},
-                                           {"x", sf::DType::float64},
-                                           {"y", sf::DType::float64},
-                                           {"v", sf::DType::int64},
-                                           {"t", sf::DType::timestamp}}));
+  using P = std::pair<std::string, slab::ElementType>;
+  EXPECT_EQ(sf::dtypes(f), (std::vector<P>{{"k1", slab::ElementType::int64},
+                                           {"s", slab::ElementType::string},
+                                           {"x", slab::ElementType::float64},
+                                           {"y", slab::ElementType::float64},
+                                           {"v", slab::ElementType::int64},
+                                           {"t", slab::ElementType::timestamp}}));
   EXPECT_EQ(f.len(), 200);
 }
 

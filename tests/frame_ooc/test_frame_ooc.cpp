@@ -31,13 +31,14 @@ double x_of(std::int64_t g) { return static_cast<double>(g % 977) * 0.25; }
 
 /// Rows [rank * kRowsPerRank, ...) of (key int64, x float64, id int64), generated lazily per partition.
 fr::Frame make_left(slab::testing::Engine& e, bool skew = false) {
-  const fr::Schema schema({{"key", fr::DType::int64}, {"x", fr::DType::float64}, {"id", fr::DType::int64}});
+  const fr::Schema schema(
+      {{"key", slab::ElementType::int64}, {"x", slab::ElementType::float64}, {"id", slab::ElementType::int64}});
   std::vector<slab::Chunk> parts;
   std::vector<std::optional<std::int64_t>> rows;
-  const std::int64_t first = e.comm.rank() * kRowsPerRank;
+  const std::int64_t first = e.comm().rank() * kRowsPerRank;
   for (std::int64_t b = 0; b < kRowsPerRank; b += kPart) {
     const std::int64_t n = std::min(kPart, kRowsPerRank - b);
-    parts.push_back(e.queue.submit("gen", {}, [schema, g0 = first + b, n, skew](slab::TaskContext& ctx) {
+    parts.push_back(e.tasks().submit("gen", {}, [schema, g0 = first + b, n, skew](slab::TaskContext& ctx) {
       fr::BatchBuilder bb(ctx, n, schema, {});
       for (std::int64_t i = 0; i < n; ++i) {
         bb.column<std::int64_t>(0)[i] = key_of(g0 + i, skew);
@@ -47,7 +48,7 @@ fr::Frame make_left(slab::testing::Engine& e, bool skew = false) {
     }));
     rows.emplace_back(n);
   }
-  return fr::Frame(e.queue, schema, std::move(parts), std::move(rows));
+  return fr::Frame(e, schema, std::move(parts), std::move(rows));
 }
 
 /// Every key twice (k2 = key, y = key * 0.5 and key * 0.5 + 1), spread over the ranks, one partition each.
@@ -55,12 +56,12 @@ fr::Frame make_right(slab::testing::Engine& e) {
   fr::LocalTable t;
   std::vector<std::int64_t> k;
   std::vector<double> y;
-  for (std::int64_t r = e.comm.rank(); r < 2 * kKeys; r += e.comm.size()) {
+  for (std::int64_t r = e.comm().rank(); r < 2 * kKeys; r += e.comm().size()) {
     k.push_back(r % kKeys);
     y.push_back(static_cast<double>(r % kKeys) * 0.5 + static_cast<double>(r / kKeys));
   }
   t.add(fr::LocalColumn::int64("key", k)).add(fr::LocalColumn::float64("y", y));
-  return fr::Frame::from_local_table(e.queue, t, 500);
+  return fr::Frame::from_local_table(e, t, 500);
 }
 
 /// Calls fn(view) for each local partition, one resident at a time.
@@ -73,12 +74,12 @@ void for_each_partition(const fr::Frame& f, F&& fn) {
 }
 
 void expect_within_limit(slab::testing::Engine& e) {
-  const auto st = e.memory.stats();
+  const auto st = e.memory().stats();
   EXPECT_LE(st.device.high_water, kLimit);
   EXPECT_GT(st.spilled_to_host_bytes + st.spilled_to_disk_bytes, 0u) << "nothing spilled: the test is too small";
 }
 
-std::int64_t total_rows(const slab::testing::Engine& e) { return kRowsPerRank * e.comm.size(); }
+std::int64_t total_rows(const slab::testing::Engine& e) { return kRowsPerRank * e.comm().size(); }
 
 }  // namespace
 
@@ -103,7 +104,7 @@ TEST(FrameOutOfCore, GroupbyMatchesReference) {
       ++groups;
     }
   });
-  EXPECT_EQ(e.comm.allreduce(groups, slab::ReduceOp::sum), static_cast<std::int64_t>(ref.size()));
+  EXPECT_EQ(e.comm().allreduce(groups, slab::ReduceOp::sum), static_cast<std::int64_t>(ref.size()));
   expect_within_limit(e);
 }
 
@@ -143,9 +144,9 @@ void check_merge(bool skew) {
     }
     sums[0] += b.nrows();
   });
-  e.comm.allreduce(std::span<std::int64_t>(sums, 2), slab::ReduceOp::sum);
-  xy = e.comm.allreduce(xy, slab::ReduceOp::sum);
-  EXPECT_EQ(e.comm.allreduce(bad, slab::ReduceOp::sum), 0);
+  e.comm().allreduce(std::span<std::int64_t>(sums, 2), slab::ReduceOp::sum);
+  xy = e.comm().allreduce(xy, slab::ReduceOp::sum);
+  EXPECT_EQ(e.comm().allreduce(bad, slab::ReduceOp::sum), 0);
   EXPECT_EQ(sums[0], ref_rows);
   EXPECT_EQ(sums[1], ref_id);
   EXPECT_NEAR(xy, ref_xy, 1e-9 * ref_xy);
@@ -174,9 +175,9 @@ TEST(FrameOutOfCore, SortMatchesReference) {
     }
   });
   // Rank boundaries: this rank's first row after the previous rank's last.
-  std::vector<std::int64_t> last(2 * static_cast<std::size_t>(e.comm.size()));
+  std::vector<std::int64_t> last(2 * static_cast<std::size_t>(e.comm().size()));
   std::int64_t mine[2] = {prev_key, prev_id};
-  e.comm.allgather(std::span<const std::int64_t>(mine, 2), std::span<std::int64_t>(last));
+  e.comm().allgather(std::span<const std::int64_t>(mine, 2), std::span<std::int64_t>(last));
   std::int64_t first[2] = {-1, -1};
   for_each_partition(sorted, [&](const fr::BatchView& b) {
     if (first[0] < 0 && b.nrows() > 0) {
@@ -185,14 +186,14 @@ TEST(FrameOutOfCore, SortMatchesReference) {
     }
   });
   if (n > 0)
-    for (int q = e.comm.rank() - 1; q >= 0; --q)
+    for (int q = e.comm().rank() - 1; q >= 0; --q)
       if (last[2 * q] >= 0) {
         bad += first[0] < last[2 * q] || (first[0] == last[2 * q] && first[1] <= last[2 * q + 1]);
         break;
       }
   const std::int64_t tot = total_rows(e);
-  EXPECT_EQ(e.comm.allreduce(bad, slab::ReduceOp::sum), 0);
-  EXPECT_EQ(e.comm.allreduce(n, slab::ReduceOp::sum), tot);
-  EXPECT_EQ(e.comm.allreduce(id_sum, slab::ReduceOp::sum), tot * (tot - 1) / 2);
+  EXPECT_EQ(e.comm().allreduce(bad, slab::ReduceOp::sum), 0);
+  EXPECT_EQ(e.comm().allreduce(n, slab::ReduceOp::sum), tot);
+  EXPECT_EQ(e.comm().allreduce(id_sum, slab::ReduceOp::sum), tot * (tot - 1) / 2);
   expect_within_limit(e);
 }

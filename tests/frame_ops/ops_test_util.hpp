@@ -28,17 +28,17 @@ inline std::pair<std::int64_t, std::int64_t> my_range(std::int64_t n, int rank, 
 
 /// A value of a cell as a string (for sorting and comparing rows), "null" for nulls, floats rounded.
 inline std::string cell(const slab::frame::LocalColumn& c, std::size_t r) {
-  using slab::frame::DType;
+  using slab::ElementType;
   if (c.is_null(r)) return "null";
   switch (c.type) {
-    case DType::int64:
-    case DType::timestamp:
+    case slab::ElementType::int64:
+    case slab::ElementType::timestamp:
       return std::to_string(c.ints[r]);
-    case DType::boolean:
+    case slab::ElementType::boolean:
       return c.bools[r] ? "T" : "F";
-    case DType::string:
+    case slab::ElementType::string:
       return c.strings[r];
-    case DType::float64: {
+    case slab::ElementType::float64: {
       char b[64];
       std::snprintf(b, sizeof b, "%.9g", c.floats[r]);
       return b;

@@ -141,8 +141,8 @@ const std::vector<fr::Aggregation> kAllAggs = {
 
 void run_case(std::int64_t n, std::int64_t nid, bool nulls, bool dropna, bool only_rank0, std::int64_t part_rows) {
   Engine e;
-  fr::LocalTable t = make_input(e.comm, n, nid, nulls, only_rank0);
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, part_rows);
+  fr::LocalTable t = make_input(e.comm(), n, nid, nulls, only_rank0);
+  fr::Frame f = fr::Frame::from_local_table(e, t, part_rows);
   fr::GroupbyOptions opt;
   opt.dropna = dropna;
   fr::Frame g = fr::groupby(f, {"id", "name"}, kAllAggs, opt);
@@ -161,8 +161,8 @@ TEST(Groupby, AllDistinctKeys) { run_case(3000, 1'000'000'000, false, true, fals
 
 TEST(Groupby, SingleInt64KeyUnsorted) {
   Engine e;
-  fr::LocalTable t = make_input(e.comm, 4000, 300, false);
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 500);
+  fr::LocalTable t = make_input(e.comm(), 4000, 300, false);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 500);
   fr::GroupbyOptions opt;
   opt.sort = false;
   fr::Frame g = fr::groupby(f, {"id"}, {{"k", {fr::AggOp::sum, fr::AggOp::size}}}, opt);
@@ -180,7 +180,7 @@ TEST(Groupby, SingleInt64KeyUnsorted) {
 
 TEST(Groupby, FloatAndBoolKeys) {
   Engine e;
-  auto [b, en] = ops_test::my_range(600, e.comm.rank(), e.comm.size());
+  auto [b, en] = ops_test::my_range(600, e.comm().rank(), e.comm().size());
   std::vector<double> fk;
   std::vector<std::uint8_t> bk;
   std::vector<double> v;
@@ -191,7 +191,7 @@ TEST(Groupby, FloatAndBoolKeys) {
   }
   fr::LocalTable t;
   t.add(fr::LocalColumn::float64("f", fk)).add(fr::LocalColumn::boolean("b", bk)).add(fr::LocalColumn::float64("v", v));
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 100);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 100);
   for (bool dropna : {true, false}) {
     fr::GroupbyOptions opt;
     opt.dropna = dropna;
@@ -222,7 +222,7 @@ TEST(Groupby, FloatAndBoolKeys) {
 TEST(Groupby, SkewedKeyShufflesPartialsNotRows) {
   Engine e;
   const std::int64_t n = 20000;
-  auto [b, en] = ops_test::my_range(n, e.comm.rank(), e.comm.size());
+  auto [b, en] = ops_test::my_range(n, e.comm().rank(), e.comm().size());
   std::vector<std::int64_t> id;
   std::vector<double> x;
   for (std::int64_t r = b; r < en; ++r) {
@@ -231,14 +231,14 @@ TEST(Groupby, SkewedKeyShufflesPartialsNotRows) {
   }
   fr::LocalTable t;
   t.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("x", x));
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 1000);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 1000);
   fr::GroupbyStats st;
   fr::GroupbyOptions opt;
   opt.stats = &st;
   fr::LocalTable out = fr::groupby(f, {"id"}, {{"x", {fr::AggOp::sum}}}, opt).gather_all();
   // At most 101 groups exist, so a rank receives at most 101 records from each rank, never ~n/2 rows.
-  const std::int64_t max_recv = e.comm.allreduce(st.records_received, slab::ReduceOp::max);
-  EXPECT_LE(max_recv, 101 * e.comm.size());
+  const std::int64_t max_recv = e.comm().allreduce(st.records_received, slab::ReduceOp::max);
+  EXPECT_LE(max_recv, 101 * e.comm().size());
   EXPECT_LE(st.records_sent, 101);
   ASSERT_GE(out.nrows(), 1);
   EXPECT_EQ(out["id"].ints[0], 7);
@@ -250,8 +250,8 @@ TEST(Groupby, HalfTheRowsOnOneKeyStaysBalanced) {
   // the partial records (range or hash routed), not the hot key's rows.
   Engine e;
   const std::int64_t n = 40000;
-  const int p = e.comm.size();
-  auto [b, en] = ops_test::my_range(n, e.comm.rank(), p);
+  const int p = e.comm().size();
+  auto [b, en] = ops_test::my_range(n, e.comm().rank(), p);
   std::vector<std::int64_t> id;
   std::vector<double> x;
   for (std::int64_t r = b; r < en; ++r) {
@@ -260,17 +260,17 @@ TEST(Groupby, HalfTheRowsOnOneKeyStaysBalanced) {
   }
   fr::LocalTable t;
   t.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("x", x));
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 1500);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 1500);
   for (bool sort : {true, false}) {
     fr::GroupbyStats st;
     fr::GroupbyOptions opt;
     opt.sort = sort;
     opt.stats = &st;
     fr::LocalTable out = fr::groupby(f, {"id"}, {{"x", {fr::AggOp::sum, fr::AggOp::size}}}, opt).gather_all();
-    const std::int64_t total = e.comm.allreduce(st.records_received, slab::ReduceOp::sum);
-    const std::int64_t most = e.comm.allreduce(st.records_received, slab::ReduceOp::max);
-    const std::int64_t rows_max = e.comm.allreduce(st.groups_out, slab::ReduceOp::max);
-    EXPECT_EQ(total, e.comm.allreduce(st.records_sent, slab::ReduceOp::sum));
+    const std::int64_t total = e.comm().allreduce(st.records_received, slab::ReduceOp::sum);
+    const std::int64_t most = e.comm().allreduce(st.records_received, slab::ReduceOp::max);
+    const std::int64_t rows_max = e.comm().allreduce(st.groups_out, slab::ReduceOp::max);
+    EXPECT_EQ(total, e.comm().allreduce(st.records_sent, slab::ReduceOp::sum));
     EXPECT_LE(total, 2001 * p);                            // one record per (rank, group) at most
     EXPECT_LE(most, total / p + total / (2 * p) + p + 8);  // within 1.5x of a fair share
     EXPECT_LE(rows_max, 2001 / p + 2001 / (2 * p) + 8);
@@ -292,8 +292,8 @@ TEST(Groupby, AllDistinctKeysOutOfCore) {
   // result partitions one at a time.
   Engine e(256 << 10, 1ull << 30);
   const std::int64_t n = 11000, nid = 1'000'000'000;
-  fr::LocalTable t = make_input(e.comm, n, nid, false);
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 400);
+  fr::LocalTable t = make_input(e.comm(), n, nid, false);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 400);
   const std::vector<fr::Aggregation> aggs = {
       {"x", {fr::AggOp::sum, fr::AggOp::count, fr::AggOp::size, fr::AggOp::min, fr::AggOp::std, fr::AggOp::first}},
       {"k", {fr::AggOp::max, fr::AggOp::last}}};
@@ -319,7 +319,7 @@ TEST(Groupby, AllDistinctKeysOutOfCore) {
     opt.stats = &st;
     fr::Frame g = fr::groupby(f, {"id", "name"}, aggs, opt);
     g.persist();
-    EXPECT_GT(e.comm.allreduce(st.records_written, slab::ReduceOp::sum), 0) << "not written out";
+    EXPECT_GT(e.comm().allreduce(st.records_written, slab::ReduceOp::sum), 0) << "not written out";
     const fr::Schema& s = g.schema();
     const auto& dict = *s.dictionary(s.index_of("name"));
     std::int64_t rows = 0, bad = 0;
@@ -353,14 +353,14 @@ TEST(Groupby, AllDistinctKeysOutOfCore) {
       }
     }
     EXPECT_EQ(bad, 0);
-    EXPECT_EQ(e.comm.allreduce(rows, slab::ReduceOp::sum), static_cast<std::int64_t>(ref.size()));
+    EXPECT_EQ(e.comm().allreduce(rows, slab::ReduceOp::sum), static_cast<std::int64_t>(ref.size()));
   }
 }
 
 TEST(Groupby, ErrorsOnEveryRank) {
   Engine e;
-  fr::LocalTable t = make_input(e.comm, 100, 5, false);
-  fr::Frame f = fr::Frame::from_local_table(e.queue, t, 0);
+  fr::LocalTable t = make_input(e.comm(), 100, 5, false);
+  fr::Frame f = fr::Frame::from_local_table(e, t, 0);
   EXPECT_THROW((void)fr::groupby(f, {"nope"}, {{"x", {fr::AggOp::sum}}}), slab::InvalidArgument);
   EXPECT_THROW((void)fr::groupby(f, {"id"}, {{"nope", {fr::AggOp::sum}}}), slab::InvalidArgument);
   EXPECT_THROW((void)fr::groupby(f, {"id"}, {{"name", {fr::AggOp::mean}}}), slab::TypeError);

@@ -104,8 +104,8 @@ std::vector<Row> reference(const fr::LocalTable& l, const fr::LocalTable& r, con
 void run_merge(std::vector<std::string> on, fr::JoinKind how, fr::JoinStrategy strategy, bool only_rank0 = false,
                std::int64_t nl = 400, std::int64_t nr = 150) {
   Engine e;
-  fr::Frame l = fr::Frame::from_local_table(e.queue, make_side(e.comm, nl, 50, false, 40, only_rank0), 70);
-  fr::Frame r = fr::Frame::from_local_table(e.queue, make_side(e.comm, nr, 60, true, 40), 40);
+  fr::Frame l = fr::Frame::from_local_table(e, make_side(e.comm(), nl, 50, false, 40, only_rank0), 70);
+  fr::Frame r = fr::Frame::from_local_table(e, make_side(e.comm(), nr, 60, true, 40), 40);
   fr::MergeOptions opt;
   opt.how = how;
   opt.strategy = strategy;
@@ -143,7 +143,7 @@ INSTANTIATE_TEST_SUITE_P(All, MergeKinds,
 TEST(Merge, SkewedKeyBroadcastKeepsProbeInPlace) {
   Engine e;
   const std::int64_t n = 20000;
-  auto [b, en] = ops_test::my_range(n, e.comm.rank(), e.comm.size());
+  auto [b, en] = ops_test::my_range(n, e.comm().rank(), e.comm().size());
   std::vector<std::int64_t> k;
   std::vector<double> v;
   for (std::int64_t r = b; r < en; ++r) {
@@ -152,7 +152,7 @@ TEST(Merge, SkewedKeyBroadcastKeepsProbeInPlace) {
   }
   fr::LocalTable lt;
   lt.add(fr::LocalColumn::int64("k", k)).add(fr::LocalColumn::float64("v", v));
-  auto [rb, re] = ops_test::my_range(10, e.comm.rank(), e.comm.size());
+  auto [rb, re] = ops_test::my_range(10, e.comm().rank(), e.comm().size());
   std::vector<std::int64_t> rk;
   std::vector<double> rv;
   for (std::int64_t r = rb; r < re; ++r) {
@@ -161,8 +161,8 @@ TEST(Merge, SkewedKeyBroadcastKeepsProbeInPlace) {
   }
   fr::LocalTable rt;
   rt.add(fr::LocalColumn::int64("k", rk)).add(fr::LocalColumn::float64("v2", rv));
-  fr::Frame l = fr::Frame::from_local_table(e.queue, lt, 1000);
-  fr::Frame r = fr::Frame::from_local_table(e.queue, rt, 0);
+  fr::Frame l = fr::Frame::from_local_table(e, lt, 1000);
+  fr::Frame r = fr::Frame::from_local_table(e, rt, 0);
   fr::MergeStats st;
   fr::MergeOptions opt;
   opt.stats = &st;
@@ -176,15 +176,15 @@ TEST(Merge, SkewedKeyBroadcastKeepsProbeInPlace) {
 
 TEST(Merge, ErrorsOnEveryRank) {
   Engine e;
-  fr::Frame l = fr::Frame::from_local_table(e.queue, make_side(e.comm, 50, 50, false, 10), 0);
-  fr::Frame r = fr::Frame::from_local_table(e.queue, make_side(e.comm, 50, 60, true, 10), 0);
+  fr::Frame l = fr::Frame::from_local_table(e, make_side(e.comm(), 50, 50, false, 10), 0);
+  fr::Frame r = fr::Frame::from_local_table(e, make_side(e.comm(), 50, 60, true, 10), 0);
   EXPECT_THROW((void)fr::merge(l, r, {"nope"}), slab::InvalidArgument);
   EXPECT_THROW((void)fr::merge(l, r, {"w"}), slab::InvalidArgument);  // only on the left
   EXPECT_THROW((void)fr::merge(l, r, {}), slab::InvalidArgument);
   fr::LocalTable t2;
-  auto [b, en] = ops_test::my_range(10, e.comm.rank(), e.comm.size());
+  auto [b, en] = ops_test::my_range(10, e.comm().rank(), e.comm().size());
   t2.add(fr::LocalColumn::float64("k", std::vector<double>(en - b, 1.0)));
-  fr::Frame r2 = fr::Frame::from_local_table(e.queue, t2, 0);
+  fr::Frame r2 = fr::Frame::from_local_table(e, t2, 0);
   EXPECT_THROW((void)fr::merge(l, r2, {"k"}), slab::TypeError);
   EXPECT_GE(fr::merge(l, r, {"k"}).len(), 0);  // still usable
 }

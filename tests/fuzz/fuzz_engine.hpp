@@ -42,7 +42,7 @@ inline void init(int* argc, char*** argv, const char* suffix) {
     f.engine = nullptr;
     ::unlink(f.path.c_str());
     ::rmdir(f.dir.c_str());
-    if (Kokkos::is_initialized()) Kokkos::finalize();
+    slab::detail::finalize_kokkos();
     int finalized = 0;
     MPI_Finalized(&finalized);
     if (!finalized) MPI_Finalize();

@@ -1,4 +1,4 @@
-// libFuzzer target: slab's HDF5 metadata path, hdf5::inspect (open, find the dataset, check rank, dtype and
+// libFuzzer target: slab's HDF5 metadata path, slab::io::inspect (open, find the dataset, check rank, dtype and
 // layout) then read_block of a corner, on one rank. Any input must give a DatasetInfo or a slab::Error; a crash,
 // a sanitizer report or another exception in slab's code is a bug.
 //
@@ -110,13 +110,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Input in{data, size, 1};
   if (!((data[0] & 1) ? patch_file(env.path, in) : build_file(env.path, in))) return 0;
   try {
-    const slab::DatasetInfo info = slab::hdf5::inspect(env.engine->comm, env.path, (data[0] & 2) ? "/g/X" : "X");
+    const slab::io::DatasetInfo info = slab::io::inspect(env.engine->comm(), env.path, (data[0] & 2) ? "/g/X" : "X");
     const std::uint64_t rows = info.rows() < 4 ? info.rows() : 4, cols = info.cols() < 4 ? info.cols() : 4;
     std::vector<double> block(rows * cols);
-    slab::hdf5::read_block(info, 0, rows, 0, cols, slab::ElementType::float64, block.data());
+    slab::io::read_block(info, 0, rows, 0, cols, slab::ElementType::float64, block.data());
     // A second read past the end must be refused, never read.
     try {
-      slab::hdf5::read_block(info, info.rows(), 1, 0, 1, slab::ElementType::float64, block.data());
+      slab::io::read_block(info, info.rows(), 1, 0, 1, slab::ElementType::float64, block.data());
       __builtin_trap();
     } catch (const slab::ShapeError&) {
     }

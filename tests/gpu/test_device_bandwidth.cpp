@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
+#include "memory/device_allocator.hpp"
 #include "slab/comm/world.hpp"
 #include "slab/core/version.hpp"
-#include "slab/memory/device_allocator.hpp"
 #include "slab/runtime/runtime.hpp"
 
 namespace {

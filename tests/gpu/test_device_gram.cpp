@@ -12,11 +12,11 @@
 #include "slab/comm/world.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/version.hpp"
+#include "slab/engine/engine.hpp"
 #include "slab/io/hdf5.hpp"
 #include "slab/linalg/gram.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/runtime/runtime.hpp"
-#include "slab/task/task_queue.hpp"
 
 namespace {
 
@@ -39,9 +39,13 @@ TEST(Gpu, CommPathFollowsRanksPerDevice) {
 }
 
 TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) {
-  slab::Runtime rt(slab::RuntimeOptions{});
-  if (!have_device(rt)) GTEST_SKIP() << kNoDevice;
-  slab::Comm comm = slab::make_world_comm(rt);
+  slab::EngineOptions engine_options;
+  engine_options.device_memory = true;
+  engine_options.device_memory_limit.bytes = 64ull << 20;
+  engine_options.host_memory_limit.bytes = 256ull << 20;
+  slab::Engine engine(engine_options);
+  if (!have_device(engine.runtime())) GTEST_SKIP() << kNoDevice;
+  slab::Comm& comm = engine.comm();
   const std::uint64_t n = 300, m = 1000;
   std::int64_t pid = getpid();
   comm.bcast(std::span<std::int64_t>(&pid, 1), 0);
@@ -52,18 +56,15 @@ TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) {
     for (std::uint64_t i = 0; i < nr; ++i)
       for (std::uint64_t j = 0; j < nc; ++j) x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * m + c0 + j) - 0.5;
   };
-  slab::hdf5::write_generated(comm, file, "/X", slab::ElementType::float64, {n, m}, {n, 250}, n, 250, fill);
+  slab::io::write_generated(comm, file, "/X", slab::ElementType::float64, {n, m}, {n, 250}, n, 250, fill);
 
-  slab::MemoryManager memory(
-      {64ull << 20, 256ull << 20, UINT64_MAX, rt.spill_root(), true, rt.stream_handle(), nullptr});
-  slab::TaskQueue tasks(memory, comm, rt.tracer());
   slab::linalg::GramOptions options;
   options.block_cols = 128;  // several blocks per rank, the last one narrower
   slab::linalg::GramReport report;
-  const auto x = slab::hdf5::inspect(comm, file, "/X");
-  const std::vector<double> y = slab::linalg::gram_xxt(tasks, x, "", "", options, &report, true);
+  const auto x = slab::io::inspect(comm, file, "/X");
+  const std::vector<double> y = slab::linalg::gram_xxt(engine, x, "", "", options, &report, true);
   EXPECT_EQ(report.blocks, (m + 127) / 128);
-  EXPECT_GT(memory.stats().device.high_water, 0u);
+  EXPECT_GT(engine.memory().stats().device.high_water, 0u);
 
   if (comm.rank() == 0) {
     ASSERT_EQ(y.size(), n * n);

@@ -5,9 +5,9 @@
 #include <cstring>
 #include <numeric>
 
+#include "memory/device_allocator.hpp"
 #include "slab/comm/world.hpp"
 #include "slab/core/version.hpp"
-#include "slab/memory/device_allocator.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/runtime/runtime.hpp"
 

@@ -72,64 +72,64 @@ void expect_error(const slab::Comm& comm, Fn&& fn, const std::string& kind, cons
 
 TEST(Hdf5, ArrayRoundTripAcrossSplits) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("round.h5");
-  auto a = slab::Array<double>::from_function(e.queue, slab::Shape{37, 23}, slab::Split::rows, value, 5);
+  auto a = slab::Array<double>::from_function(e, slab::Shape{37, 23}, slab::Split::rows, value, 5);
   slab::io::write_hdf5(a, file, "/A");
   auto expected = a.gather_all();
   for (auto split : {slab::Split::rows, slab::Split::cols, slab::Split::none}) {
-    auto b = slab::io::read_hdf5<double>(e.queue, file, "/A", split, {4});
+    auto b = slab::io::read_hdf5<double>(e, file, "/A", split, {4});
     EXPECT_EQ(b.rows(), 37);
     EXPECT_EQ(b.cols(), 23);
     EXPECT_EQ(b.gather_all(), expected) << slab::to_string(split);
   }
   // Written from a column split with file chunks, read back by rows.
-  auto c = slab::Array<double>::from_function(e.queue, slab::Shape{19, 41}, slab::Split::cols, value, 3);
+  auto c = slab::Array<double>::from_function(e, slab::Shape{19, 41}, slab::Split::cols, value, 3);
   slab::io::write_hdf5(c, file, "/C", {8, 8});
-  auto info = slab::hdf5::inspect(e.comm, file, "/C");
+  auto info = slab::io::inspect(e.comm(), file, "/C");
   EXPECT_EQ(info.chunk, (std::vector<std::uint64_t>{8, 8}));
-  EXPECT_EQ(slab::io::read_hdf5<double>(e.queue, file, "/C", slab::Split::rows).gather_all(), c.gather_all());
+  EXPECT_EQ(slab::io::read_hdf5<double>(e, file, "/C", slab::Split::rows).gather_all(), c.gather_all());
   // int64 and float32, 1-D.
   auto i64 = slab::Array<std::int64_t>::from_function(
-      e.queue, slab::Shape{101}, slab::Split::rows, [](std::int64_t i, std::int64_t) { return i * i - 7; }, 10);
+      e, slab::Shape{101}, slab::Split::rows, [](std::int64_t i, std::int64_t) { return i * i - 7; }, 10);
   slab::io::write_hdf5(i64, file, "/I");
-  auto i64b = slab::io::read_hdf5<std::int64_t>(e.queue, file, "/I", slab::Split::rows, {3});
+  auto i64b = slab::io::read_hdf5<std::int64_t>(e, file, "/I", slab::Split::rows, {3});
   EXPECT_EQ(i64b.ndim(), 1);
   EXPECT_EQ(i64b.gather_all(), i64.gather_all());
-  auto f32 = slab::Array<float>::from_function(e.queue, slab::Shape{9, 4}, slab::Split::rows, value);
+  auto f32 = slab::Array<float>::from_function(e, slab::Shape{9, 4}, slab::Split::rows, value);
   slab::io::write_hdf5(f32, file, "/F");
-  EXPECT_EQ(slab::io::read_hdf5<float>(e.queue, file, "/F", slab::Split::cols).gather_all(), f32.gather_all());
-  EXPECT_EQ(slab::hdf5::inspect(e.comm, file, "/F").type, slab::ElementType::float32);
+  EXPECT_EQ(slab::io::read_hdf5<float>(e, file, "/F", slab::Split::cols).gather_all(), f32.gather_all());
+  EXPECT_EQ(slab::io::inspect(e.comm(), file, "/F").type, slab::ElementType::float32);
 }
 
 TEST(Hdf5, ReadIsLazyAndTracedAsIo) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("lazy.h5");
-  auto a = slab::Array<double>::from_function(e.queue, slab::Shape{40, 6}, slab::Split::rows, value, 4);
+  auto a = slab::Array<double>::from_function(e, slab::Shape{40, 6}, slab::Split::rows, value, 4);
   slab::io::write_hdf5(a, file, "/A");
-  e.queue.persist_all();
-  const auto before = e.queue.stats().executed;
-  auto b = slab::io::read_hdf5<double>(e.queue, file, "/A", slab::Split::rows, {3});
-  EXPECT_EQ(e.queue.stats().executed, before);  // nothing read yet
-  const std::size_t events = e.tracer.events().size();
+  e.tasks().persist_all();
+  const auto before = e.tasks().stats().executed;
+  auto b = slab::io::read_hdf5<double>(e, file, "/A", slab::Split::rows, {3});
+  EXPECT_EQ(e.tasks().stats().executed, before);  // nothing read yet
+  const std::size_t events = e.tracer().events().size();
   b.persist();
   std::size_t io = 0;
-  for (std::size_t i = events; i < e.tracer.events().size(); ++i)
-    io += e.tracer.events()[i].kind == slab::TraceKind::io && e.tracer.events()[i].name == "hdf5.read";
+  for (std::size_t i = events; i < e.tracer().events().size(); ++i)
+    io += e.tracer().events()[i].kind == slab::TraceKind::io && e.tracer().events()[i].name == "hdf5.read";
   EXPECT_EQ(io, b.num_local_chunks());
   EXPECT_EQ(b.gather_all(), a.gather_all());
 }
 
 TEST(Hdf5, ChunkedDeflateAndContiguousDatasetsRead) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("serial.h5");
   const std::int64_t r = 50, c = 31;
   std::vector<double> data(r * c);
   for (std::int64_t i = 0; i < r; ++i)
     for (std::int64_t j = 0; j < c; ++j) data[i * c + j] = value(i, j);
-  on_rank0(e.comm, [&] {
+  on_rank0(e.comm(), [&] {
     hsize_t dims[2] = {50, 31}, chunk[2] = {7, 5};
     make_dataset(file, "/deflated", H5T_IEEE_F64LE, 2, dims, chunk, 6, data.data(), H5T_NATIVE_DOUBLE);
     make_dataset(file, "/contiguous", H5T_IEEE_F64LE, 2, dims, nullptr, 0, data.data(), H5T_NATIVE_DOUBLE);
@@ -139,52 +139,52 @@ TEST(Hdf5, ChunkedDeflateAndContiguousDatasetsRead) {
     H5Fclose(f);
     make_dataset(file, "/group/big_endian", H5T_IEEE_F64BE, 2, dims, chunk, 1, data.data(), H5T_NATIVE_DOUBLE);
   });
-  auto info = slab::hdf5::inspect(e.comm, file, "/deflated");
+  auto info = slab::io::inspect(e.comm(), file, "/deflated");
   EXPECT_TRUE(info.filtered);
   EXPECT_EQ(info.chunk, (std::vector<std::uint64_t>{7, 5}));
-  EXPECT_FALSE(slab::hdf5::inspect(e.comm, file, "contiguous").filtered);
+  EXPECT_FALSE(slab::io::inspect(e.comm(), file, "contiguous").filtered);
   for (const char* name : {"/deflated", "/contiguous", "/group/big_endian"})
     for (auto split : {slab::Split::rows, slab::Split::cols}) {
-      auto a = slab::io::read_hdf5<double>(e.queue, file, name, split, {3});
+      auto a = slab::io::read_hdf5<double>(e, file, name, split, {3});
       EXPECT_EQ(a.gather_all(), data) << name << " " << slab::to_string(split);
     }
   // A hyperslab straight into a buffer, unaligned to the file's chunks.
   std::vector<double> block(9 * 4);
-  slab::hdf5::read_block(info, 10, 9, 27, 4, slab::ElementType::float64, block.data());
+  slab::io::read_block(info, 10, 9, 27, 4, slab::ElementType::float64, block.data());
   for (int i = 0; i < 9; ++i)
     for (int j = 0; j < 4; ++j) EXPECT_EQ(block[i * 4 + j], data[(10 + i) * c + 27 + j]);
   expect_error(
-      e.comm, [&] { slab::hdf5::read_block(info, 45, 9, 0, 1, slab::ElementType::float64, block.data()); },
+      e.comm(), [&] { slab::io::read_block(info, 45, 9, 0, 1, slab::ElementType::float64, block.data()); },
       "ShapeError", "outside the dataset");
 }
 
 TEST(Hdf5, ReplacingADatasetLeavesTheOthersAndNoTemporary) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("replace.h5");
-  auto a = slab::Array<double>::from_function(e.queue, slab::Shape{30, 8}, slab::Split::rows, value);
-  auto b = slab::Array<double>::from_function(e.queue, slab::Shape{12, 3}, slab::Split::rows,
+  auto a = slab::Array<double>::from_function(e, slab::Shape{30, 8}, slab::Split::rows, value);
+  auto b = slab::Array<double>::from_function(e, slab::Shape{12, 3}, slab::Split::rows,
                                               [](std::int64_t i, std::int64_t j) { return i - j; });
   slab::io::write_hdf5(a, file, "/A");
   slab::io::write_hdf5(b, file, "/B");
-  const auto before = slab::hdf5::dataset_checksum(slab::hdf5::inspect(e.comm, file, "/B"));
+  const auto before = slab::io::dataset_checksum(slab::io::inspect(e.comm(), file, "/B"));
   // A different shape under the same name replaces /A.
-  auto a2 = slab::Array<double>::from_function(e.queue, slab::Shape{5, 50}, slab::Split::cols,
+  auto a2 = slab::Array<double>::from_function(e, slab::Shape{5, 50}, slab::Split::cols,
                                                [](std::int64_t i, std::int64_t j) { return 1.5 * i + j; });
   slab::io::write_hdf5(a2, file, "/A");
-  EXPECT_EQ(slab::io::read_hdf5<double>(e.queue, file, "/A", slab::Split::rows).gather_all(), a2.gather_all());
-  EXPECT_EQ(slab::hdf5::dataset_checksum(slab::hdf5::inspect(e.comm, file, "/B")), before);
-  EXPECT_FALSE(slab::hdf5::exists(e.comm, file, "/.A.slab-tmp"));
-  EXPECT_TRUE(slab::hdf5::exists(e.comm, file, "/B"));
+  EXPECT_EQ(slab::io::read_hdf5<double>(e, file, "/A", slab::Split::rows).gather_all(), a2.gather_all());
+  EXPECT_EQ(slab::io::dataset_checksum(slab::io::inspect(e.comm(), file, "/B")), before);
+  EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.A.slab-tmp"));
+  EXPECT_TRUE(slab::io::exists(e.comm(), file, "/B"));
 
   // A failed write (one rank writes outside the dataset) leaves the old /A in place.
   {
     std::string kind;
     try {
-      slab::hdf5::DatasetWriter w(e.comm, file, "/A", slab::ElementType::float64, {4, 4});
+      slab::io::DatasetWriter w(e.comm(), file, "/A", slab::ElementType::float64, {4, 4});
       std::vector<double> zeros(16, 0.0);
-      e.comm.run_collectively([&] {
-        if (e.comm.rank() == e.comm.size() - 1) w.write(2, 4, 0, 4, zeros.data());
+      e.comm().run_collectively([&] {
+        if (e.comm().rank() == e.comm().size() - 1) w.write(2, 4, 0, 4, zeros.data());
       });
       w.commit();
     } catch (const slab::Error& err) {
@@ -192,19 +192,19 @@ TEST(Hdf5, ReplacingADatasetLeavesTheOthersAndNoTemporary) {
     }
     EXPECT_EQ(kind, "ShapeError");
   }
-  EXPECT_EQ(slab::io::read_hdf5<double>(e.queue, file, "/A", slab::Split::rows).gather_all(), a2.gather_all());
+  EXPECT_EQ(slab::io::read_hdf5<double>(e, file, "/A", slab::Split::rows).gather_all(), a2.gather_all());
   // The stale temporary from the failed write is cleaned up by the next writer.
   slab::io::write_hdf5(a, file, "/A");
-  EXPECT_FALSE(slab::hdf5::exists(e.comm, file, "/.A.slab-tmp"));
-  EXPECT_EQ(slab::io::read_hdf5<double>(e.queue, file, "/A", slab::Split::cols).gather_all(), a.gather_all());
+  EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.A.slab-tmp"));
+  EXPECT_EQ(slab::io::read_hdf5<double>(e, file, "/A", slab::Split::cols).gather_all(), a.gather_all());
 }
 
 TEST(Hdf5, BadInputsAreTheSameClearErrorOnEveryRank) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string good = dir.file("good.h5");
   const std::string text = dir.file("notes.txt");
-  on_rank0(e.comm, [&] {
+  on_rank0(e.comm(), [&] {
     std::ofstream(text) << "this is not an HDF5 file\n";
     hsize_t d3[3] = {2, 3, 4}, d2[2] = {3, 4};
     std::vector<double> zeros(24, 0.0);
@@ -217,50 +217,50 @@ TEST(Hdf5, BadInputsAreTheSameClearErrorOnEveryRank) {
     H5Fclose(f);
   });
   auto read = [&](const std::string& file, const std::string& ds) {
-    return [&e, file, ds] { (void)slab::io::read_hdf5<double>(e.queue, file, ds, slab::Split::rows); };
+    return [&e, file, ds] { (void)slab::io::read_hdf5<double>(e, file, ds, slab::Split::rows); };
   };
   const std::string missing = dir.file("missing.h5");
-  expect_error(e.comm, read(missing, "/X"), "IoError", missing + ": no such file");
-  expect_error(e.comm, read(text, "/X"), "IoError", text + ": not an HDF5 file");
-  expect_error(e.comm, read(good, "/X"), "IoError", good + ": no dataset '/X'");
-  expect_error(e.comm, read(good, "/nogroup/X"), "IoError", good + ": no dataset '/nogroup/X'");
-  expect_error(e.comm, read(good, "/grp"), "IoError", good + ":/grp is not a dataset");
-  expect_error(e.comm, read(good, "/cube"), "ShapeError", good + ":/cube has rank 3; expected 1 or 2");
-  expect_error(e.comm, read(good, "/ints"), "TypeError",
+  expect_error(e.comm(), read(missing, "/X"), "IoError", missing + ": no such file");
+  expect_error(e.comm(), read(text, "/X"), "IoError", text + ": not an HDF5 file");
+  expect_error(e.comm(), read(good, "/X"), "IoError", good + ": no dataset '/X'");
+  expect_error(e.comm(), read(good, "/nogroup/X"), "IoError", good + ": no dataset '/nogroup/X'");
+  expect_error(e.comm(), read(good, "/grp"), "IoError", good + ":/grp is not a dataset");
+  expect_error(e.comm(), read(good, "/cube"), "ShapeError", good + ":/cube has rank 3; expected 1 or 2");
+  expect_error(e.comm(), read(good, "/ints"), "TypeError",
                good + ":/ints has dtype int32; expected float32, float64 or int64");
   expect_error(
-      e.comm, [&] { (void)slab::io::read_hdf5<std::int64_t>(e.queue, good, "/ok", slab::Split::rows); }, "TypeError",
+      e.comm(), [&] { (void)slab::io::read_hdf5<std::int64_t>(e, good, "/ok", slab::Split::rows); }, "TypeError",
       good + ":/ok is float64; expected int64");
   // Writing over a file that is not HDF5 is refused, and the file is left alone.
-  auto a = slab::Array<double>::from_function(e.queue, slab::Shape{4, 4}, slab::Split::rows, value);
+  auto a = slab::Array<double>::from_function(e, slab::Shape{4, 4}, slab::Split::rows, value);
   expect_error(
-      e.comm, [&] { slab::io::write_hdf5(a, text, "/A"); }, "IoError", "not an HDF5 file");
+      e.comm(), [&] { slab::io::write_hdf5(a, text, "/A"); }, "IoError", "not an HDF5 file");
   expect_error(
-      e.comm, [&] { slab::io::write_hdf5(a, good, "/grp"); }, "IoError", "is not a dataset");
+      e.comm(), [&] { slab::io::write_hdf5(a, good, "/grp"); }, "IoError", "is not a dataset");
   expect_error(
-      e.comm, [&] { slab::io::write_hdf5(a, good, "/nogroup/A"); }, "IoError", "no group '/nogroup'");
+      e.comm(), [&] { slab::io::write_hdf5(a, good, "/nogroup/A"); }, "IoError", "no group '/nogroup'");
   std::ifstream in(text);
   std::string line;
   std::getline(in, line);
   EXPECT_EQ(line, "this is not an HDF5 file");
   // The file is still usable after all that.
-  auto ok = slab::io::read_hdf5<double>(e.queue, good, "/ok", slab::Split::rows);
+  auto ok = slab::io::read_hdf5<double>(e, good, "/ok", slab::Split::rows);
   EXPECT_EQ(ok.gather_all(), std::vector<double>(12, 0.0));
 }
 
 TEST(Hdf5, WriteGeneratedTilesMatchTheFormula) {
   Engine e;
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("gen.h5");
   const std::uint64_t rows = 23, cols = 57;
-  slab::hdf5::write_generated(e.comm, file, "/X", slab::ElementType::float64, {rows, cols}, {10, 16}, 10, 16,
-                              [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
-                                auto* x = static_cast<double*>(out);
-                                for (std::uint64_t i = 0; i < nr; ++i)
-                                  for (std::uint64_t j = 0; j < nc; ++j)
-                                    x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
-                              });
-  auto x = slab::io::read_hdf5<double>(e.queue, file, "/X", slab::Split::cols).gather_all();
+  slab::io::write_generated(e.comm(), file, "/X", slab::ElementType::float64, {rows, cols}, {10, 16}, 10, 16,
+                            [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
+                              auto* x = static_cast<double*>(out);
+                              for (std::uint64_t i = 0; i < nr; ++i)
+                                for (std::uint64_t j = 0; j < nc; ++j)
+                                  x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
+                            });
+  auto x = slab::io::read_hdf5<double>(e, file, "/X", slab::Split::cols).gather_all();
   ASSERT_EQ(x.size(), rows * cols);
   for (std::uint64_t k = 0; k < rows * cols; ++k) ASSERT_EQ(x[k], slab::counter_uniform(2, k)) << k;
 }

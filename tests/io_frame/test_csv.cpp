@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "../io/io_test_util.hpp"
+#include "slab/core/time.hpp"
 #include "slab/io/csv.hpp"
 
 namespace sf = slab::frame;
@@ -21,9 +22,9 @@ void write_file(const slab::Comm& comm, const std::string& path, const std::stri
 }
 
 // The IoError message read_csv throws (empty when it does not throw).
-std::string error_of(iotest::Engine& e, const std::string& path, const sf::CsvOptions& opt = {}) {
+std::string error_of(iotest::Engine& e, const std::string& path, const slab::io::CsvOptions& opt = {}) {
   try {
-    (void)sf::read_csv(e.queue, path, opt).gather_all();
+    (void)slab::io::read_csv(e, path, opt).gather_all();
   } catch (const slab::IoError& ex) {
     return ex.message();
   }
@@ -34,9 +35,9 @@ std::string error_of(iotest::Engine& e, const std::string& path, const sf::CsvOp
 
 TEST(FrameCsv, InfersTypesQuotesAndNulls) {
   iotest::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   const std::string path = dir.file("a.csv");
-  write_file(e.comm, path,
+  write_file(e.comm(), path,
              "i,f,b,s,t,n\n"
              "1,1.5,true,plain,2000-01-01,NA\n"
              "-2,NaN,False,\"with, comma\",2000-01-01T00:00:01.5,\n"
@@ -44,14 +45,14 @@ TEST(FrameCsv, InfersTypesQuotesAndNulls) {
              "+3,2e3,TRUE,\"say \"\"hi\"\"\nnext line\",2000-01-02 03:04:05Z,null\r\n"
              "NA,-inf,,,,\n"
              "5,7,false,\"\",1970-01-01T01:00:00+01:00,\n");
-  sf::LocalTable t = sf::read_csv(e.queue, path).gather_all();
+  sf::LocalTable t = slab::io::read_csv(e, path).gather_all();
   ASSERT_EQ(t.names(), (std::vector<std::string>{"i", "f", "b", "s", "t", "n"}));
-  EXPECT_EQ(t["i"].type, sf::DType::int64);
-  EXPECT_EQ(t["f"].type, sf::DType::float64);
-  EXPECT_EQ(t["b"].type, sf::DType::boolean);
-  EXPECT_EQ(t["s"].type, sf::DType::string);
-  EXPECT_EQ(t["t"].type, sf::DType::timestamp);
-  EXPECT_EQ(t["n"].type, sf::DType::float64);
+  EXPECT_EQ(t["i"].type, slab::ElementType::int64);
+  EXPECT_EQ(t["f"].type, slab::ElementType::float64);
+  EXPECT_EQ(t["b"].type, slab::ElementType::boolean);
+  EXPECT_EQ(t["s"].type, slab::ElementType::string);
+  EXPECT_EQ(t["t"].type, slab::ElementType::timestamp);
+  EXPECT_EQ(t["n"].type, slab::ElementType::float64);
   ASSERT_EQ(t.nrows(), 5);
   EXPECT_EQ(t["i"].ints[0], 1);
   EXPECT_EQ(t["i"].ints[2], 3);
@@ -74,7 +75,7 @@ TEST(FrameCsv, InfersTypesQuotesAndNulls) {
 
 TEST(FrameCsv, RankBoundariesInsideQuotedFieldsAndGivenTypes) {
   iotest::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   const std::string path = dir.file("b.csv");
   std::string text = "id,text,v\n";
   const int n = 400;
@@ -82,14 +83,14 @@ TEST(FrameCsv, RankBoundariesInsideQuotedFieldsAndGivenTypes) {
     text += std::to_string(i) + ",\"line one of " + std::to_string(i) + "\n\"\"quoted\"\", and\nline three\"," +
             (i % 5 == 0 ? "" : std::to_string(i)) + "\n";
   }
-  write_file(e.comm, path, text);
-  sf::CsvOptions opt;
-  opt.dtypes = {{"v", sf::DType::float64}, {"id", sf::DType::int64}};
+  write_file(e.comm(), path, text);
+  slab::io::CsvOptions opt;
+  opt.dtypes = {{"v", slab::ElementType::float64}, {"id", slab::ElementType::int64}};
   opt.rows_per_partition = 7;
-  sf::Frame f = sf::read_csv(e.queue, path, opt);
+  sf::Frame f = slab::io::read_csv(e, path, opt);
   sf::LocalTable t = f.gather_all();
   ASSERT_EQ(t.nrows(), n);
-  EXPECT_EQ(t["v"].type, sf::DType::float64);
+  EXPECT_EQ(t["v"].type, slab::ElementType::float64);
   for (int i = 0; i < n; ++i) {
     EXPECT_EQ(t["id"].ints[i], i);
     EXPECT_EQ(t["text"].strings[i], "line one of " + std::to_string(i) + "\n\"quoted\", and\nline three");
@@ -99,20 +100,20 @@ TEST(FrameCsv, RankBoundariesInsideQuotedFieldsAndGivenTypes) {
       EXPECT_EQ(t["v"].floats[i], i);
   }
   // Null markers are configurable.
-  sf::CsvOptions none;
+  slab::io::CsvOptions none;
   none.null_values = {};
-  none.dtypes = {{"v", sf::DType::string}};
-  sf::LocalTable u = sf::read_csv(e.queue, path, none).gather_all();
+  none.dtypes = {{"v", slab::ElementType::string}};
+  sf::LocalTable u = slab::io::read_csv(e, path, none).gather_all();
   EXPECT_FALSE(u["v"].is_null(0));
   EXPECT_EQ(u["v"].strings[0], "");
 }
 
 TEST(FrameCsv, MalformedFilesGiveTheSameMessageOnEveryRank) {
   iotest::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   struct Case {
     std::string name, text, message;
-    sf::CsvOptions opt = {};
+    slab::io::CsvOptions opt = {};
   };
   std::string many = "a,b\n";
   for (int i = 0; i < 300; ++i) many += std::to_string(i) + "," + std::to_string(i) + "\n";
@@ -126,32 +127,32 @@ TEST(FrameCsv, MalformedFilesGiveTheSameMessageOnEveryRank) {
       {"midquote.csv", "a,b\n1,x\"y\n", ":2:4: quote inside an unquoted field"},
   };
   cases.push_back({"badint.csv", many + "7,x1\n", ":302:3: cannot parse 'x1' as int64 (column 'b')", {}});
-  cases.back().opt.dtypes = {{"b", sf::DType::int64}};
+  cases.back().opt.dtypes = {{"b", slab::ElementType::int64}};
   cases.push_back({"givenfloat.csv", "a,b\n1,2\n3,abc\n", ":3:3: cannot parse 'abc' as float64 (column 'b')", {}});
-  cases.back().opt.dtypes = {{"b", sf::DType::float64}};
+  cases.back().opt.dtypes = {{"b", slab::ElementType::float64}};
   for (const auto& c : cases) {
     const std::string path = dir.file(c.name);
-    write_file(e.comm, path, c.text);
+    write_file(e.comm(), path, c.text);
     EXPECT_EQ(error_of(e, path, c.opt), path + c.message) << c.name;
   }
   EXPECT_EQ(error_of(e, dir.file("missing.csv")).rfind(dir.file("missing.csv") + ": cannot open", 0), 0u);
   // The earliest problem wins, whatever the rank count.
   const std::string path = dir.file("two.csv");
-  write_file(e.comm, path, many + "1\n" + many.substr(4) + "1,2,3\n");
+  write_file(e.comm(), path, many + "1\n" + many.substr(4) + "1,2,3\n");
   EXPECT_EQ(error_of(e, path), path + ":302:2: expected 2 fields, found 1");
 }
 
 TEST(FrameCsv, ScalarParsers) {
   std::int64_t ns = 0;
-  EXPECT_TRUE(sf::csv::parse_timestamp("2000-02-29T12:00:00.000000001", ns));
+  EXPECT_TRUE(slab::parse_timestamp("2000-02-29T12:00:00.000000001", ns));
   EXPECT_EQ(ns, (951782400LL + 12 * 3600) * 1000000000LL + 1);
-  EXPECT_FALSE(sf::csv::parse_timestamp("1999-02-29", ns));
-  EXPECT_FALSE(sf::csv::parse_timestamp("2000-01-01T", ns));
+  EXPECT_FALSE(slab::parse_timestamp("1999-02-29", ns));
+  EXPECT_FALSE(slab::parse_timestamp("2000-01-01T", ns));
   std::int64_t v;
-  EXPECT_FALSE(sf::csv::parse_int64("1.0", v));
-  EXPECT_FALSE(sf::csv::parse_int64("99999999999999999999", v));
+  EXPECT_FALSE(slab::io::parse_int64("1.0", v));
+  EXPECT_FALSE(slab::io::parse_int64("99999999999999999999", v));
   double d;
-  EXPECT_TRUE(sf::csv::parse_float64("-1.25e-3", d));
+  EXPECT_TRUE(slab::io::parse_float64("-1.25e-3", d));
   EXPECT_EQ(d, -1.25e-3);
-  EXPECT_FALSE(sf::csv::parse_float64("1,5", d));
+  EXPECT_FALSE(slab::io::parse_float64("1,5", d));
 }

@@ -54,13 +54,13 @@ void expect_same(const sf::LocalTable& a, const sf::LocalTable& b) {
       ASSERT_EQ(x.is_null(r), y.is_null(r)) << x.name << " row " << r;
       if (x.is_null(r)) continue;
       switch (x.type) {
-        case sf::DType::string:
+        case slab::ElementType::string:
           EXPECT_EQ(x.strings[r], y.strings[r]) << x.name << r;
           break;
-        case sf::DType::float64:
+        case slab::ElementType::float64:
           EXPECT_EQ(x.floats[r], y.floats[r]) << x.name << r;
           break;
-        case sf::DType::boolean:
+        case slab::ElementType::boolean:
           EXPECT_EQ(x.bools[r], y.bools[r]) << x.name << r;
           break;
         default:
@@ -83,33 +83,33 @@ bool link_exists(const std::string& file, const std::string& path) {
 
 TEST(FrameHdf5, RoundTripEveryTypeWithNulls) {
   iotest::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   const std::string file = dir.file("frame.h5");
-  sf::Frame f = sf::Frame::from_local_table(e.queue, make_local(e.comm.rank()), 4);
+  sf::Frame f = sf::Frame::from_local_table(e, make_local(e.comm().rank()), 4);
   const sf::LocalTable want = f.gather_all();
-  sf::write_hdf5(f, file, "/data/frame");
-  sf::Frame g = sf::read_hdf5(e.queue, file, "/data/frame", 3);
+  slab::io::write_hdf5(f, file, "/data/frame");
+  sf::Frame g = slab::io::read_hdf5(e, file, "/data/frame", 3);
   expect_same(g.gather_all(), want);
   // Replace it with another frame: the old group goes, no temporary stays.
   sf::LocalTable small;
-  small.add(sf::LocalColumn::float64("only", {1.0 * e.comm.rank()}));
-  sf::write_hdf5(sf::Frame::from_local_table(e.queue, small), file, "/data/frame");
-  sf::LocalTable back = sf::read_hdf5(e.queue, file, "/data/frame").gather_all();
+  small.add(sf::LocalColumn::float64("only", {1.0 * e.comm().rank()}));
+  slab::io::write_hdf5(sf::Frame::from_local_table(e, small), file, "/data/frame");
+  sf::LocalTable back = slab::io::read_hdf5(e, file, "/data/frame").gather_all();
   ASSERT_EQ(back.names(), std::vector<std::string>{"only"});
-  EXPECT_EQ(back.nrows(), e.comm.size());
-  e.comm.barrier();
+  EXPECT_EQ(back.nrows(), e.comm().size());
+  e.comm().barrier();
   EXPECT_FALSE(link_exists(file, "/data/.frame.slab-tmp"));
   // Errors agree on every rank.
-  EXPECT_THROW((void)sf::read_hdf5(e.queue, file, "/nope"), slab::IoError);
-  EXPECT_THROW((void)sf::read_hdf5(e.queue, dir.file("missing.h5"), "/frame"), slab::IoError);
+  EXPECT_THROW((void)slab::io::read_hdf5(e, file, "/nope"), slab::IoError);
+  EXPECT_THROW((void)slab::io::read_hdf5(e, dir.file("missing.h5"), "/frame"), slab::IoError);
 }
 
 TEST(FrameHdf5, ReadsAFileWrittenWithPlainHdf5Calls) {
   iotest::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   const std::string file = dir.file("plain.h5");
   const hsize_t n = 6;
-  if (e.comm.rank() == 0) {
+  if (e.comm().rank() == 0) {
     hid_t f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
     hid_t g = H5Gcreate2(f, "/frame", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
     hid_t sp = H5Screate_simple(1, &n, nullptr);
@@ -165,14 +165,14 @@ TEST(FrameHdf5, ReadsAFileWrittenWithPlainHdf5Calls) {
     H5Sclose(colsp), H5Sclose(csp), H5Tclose(fstr), H5Gclose(sub), H5Sclose(scalar), H5Tclose(vstr), H5Sclose(sp);
     H5Gclose(g), H5Fclose(f);
   }
-  e.comm.barrier();
-  sf::Frame f = sf::read_hdf5(e.queue, file, "/frame");
+  e.comm().barrier();
+  sf::Frame f = slab::io::read_hdf5(e, file, "/frame");
   const sf::LocalTable t = f.gather_all();
   ASSERT_EQ(t.names(), (std::vector<std::string>{"id", "name", "x", "flag", "when"}));
-  EXPECT_EQ(t["id"].type, sf::DType::int64);
-  EXPECT_EQ(t["name"].type, sf::DType::string);
-  EXPECT_EQ(t["flag"].type, sf::DType::boolean);
-  EXPECT_EQ(t["when"].type, sf::DType::timestamp);
+  EXPECT_EQ(t["id"].type, slab::ElementType::int64);
+  EXPECT_EQ(t["name"].type, slab::ElementType::string);
+  EXPECT_EQ(t["flag"].type, slab::ElementType::boolean);
+  EXPECT_EQ(t["when"].type, slab::ElementType::timestamp);
   ASSERT_EQ(t.nrows(), 6);
   EXPECT_TRUE(t["id"].is_null(2));
   EXPECT_EQ(t["id"].ints[5], 15);
@@ -183,12 +183,12 @@ TEST(FrameHdf5, ReadsAFileWrittenWithPlainHdf5Calls) {
   EXPECT_EQ(t["flag"].bools, (std::vector<std::uint8_t>{1, 0, 0, 1, 1, 0}));
   EXPECT_EQ(t["when"].ints[4], 4);
   // Without the `columns` attribute: alphabetical order of the datasets and string groups.
-  if (e.comm.rank() == 0) {
+  if (e.comm().rank() == 0) {
     hid_t fh = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     H5Adelete_by_name(fh, "/frame", "columns", H5P_DEFAULT);
     H5Fclose(fh);
   }
-  e.comm.barrier();
-  EXPECT_EQ(sf::read_hdf5(e.queue, file, "/frame").columns(),
+  e.comm().barrier();
+  EXPECT_EQ(slab::io::read_hdf5(e, file, "/frame").columns(),
             (std::vector<std::string>{"flag", "id", "name", "when", "x"}));
 }

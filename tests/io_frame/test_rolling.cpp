@@ -79,7 +79,7 @@ const sf::RollingOp kOps[] = {sf::RollingOp::mean, sf::RollingOp::sum, sf::Rolli
 
 TEST(FrameRolling, RowWindowsMatchSerialReference) {
   iotest::Engine e;
-  const int p = e.comm.size(), r = e.comm.rank();
+  const int p = e.comm().size(), r = e.comm().rank();
   const std::size_t total = 257;
   std::vector<double> all(total);
   for (std::size_t i = 0; i < total; ++i) all[i] = (i % 17 == 5) ? kNaN : 100.0 * slab::counter_uniform(3, i) - 50.0;
@@ -91,10 +91,10 @@ TEST(FrameRolling, RowWindowsMatchSerialReference) {
     for (std::int64_t minp : {-1, 1, 3}) {
       if (minp > w) continue;
       const auto window = sf::RollingWindow::count(w, minp);
-      const auto results = sf::rolling(e.comm, std::span<const double>(mine), {}, window, kOps);
+      const auto results = sf::rolling(e.comm(), std::span<const double>(mine), {}, window, kOps);
       for (std::size_t k = 0; k < std::size(kOps); ++k) {
         std::vector<double> got;
-        e.comm.allgatherv(std::span<const double>(results[k]), got);
+        e.comm().allgatherv(std::span<const double>(results[k]), got);
         std::vector<double> want(total);
         const std::size_t mp = static_cast<std::size_t>(window.effective_min_periods());
         for (std::size_t i = 0; i < total; ++i)
@@ -109,7 +109,7 @@ TEST(FrameRolling, RowWindowsMatchSerialReference) {
 
 TEST(FrameRolling, TimeWindowsMatchSerialReference) {
   iotest::Engine e;
-  const int p = e.comm.size(), r = e.comm.rank();
+  const int p = e.comm().size(), r = e.comm().rank();
   const std::size_t total = 301;
   std::vector<double> all(total);
   std::vector<std::int64_t> t(total);
@@ -127,10 +127,10 @@ TEST(FrameRolling, TimeWindowsMatchSerialReference) {
   for (const char* span : {"1s", "3s", "10s", "1min"}) {
     const auto window = sf::RollingWindow::parse(span);
     const auto results =
-        sf::rolling(e.comm, std::span<const double>(mine), std::span<const std::int64_t>(tmine), window, kOps);
+        sf::rolling(e.comm(), std::span<const double>(mine), std::span<const std::int64_t>(tmine), window, kOps);
     for (std::size_t k = 0; k < std::size(kOps); ++k) {
       std::vector<double> got;
-      e.comm.allgatherv(std::span<const double>(results[k]), got);
+      e.comm().allgatherv(std::span<const double>(results[k]), got);
       std::vector<double> want(total);
       for (std::size_t i = 0; i < total; ++i) {
         std::size_t s = 0;
@@ -144,7 +144,7 @@ TEST(FrameRolling, TimeWindowsMatchSerialReference) {
 
 TEST(FrameRolling, FrameApiAndErrors) {
   iotest::Engine e;
-  const int r = e.comm.rank();
+  const int r = e.comm().rank();
   sf::LocalTable table;
   std::vector<std::int64_t> t;
   std::vector<double> v;
@@ -154,7 +154,7 @@ TEST(FrameRolling, FrameApiAndErrors) {
   for (std::int64_t i = 0; i < n; ++i)
     t.push_back((base + i) * 1'000'000'000), v.push_back(static_cast<double>(base + i));
   table.add(sf::LocalColumn::timestamp("t", t)).add(sf::LocalColumn::float64("v", v));
-  sf::Frame f = sf::Frame::from_local_table(e.queue, table, 3);
+  sf::Frame f = sf::Frame::from_local_table(e, table, 3);
   sf::Frame out = sf::rolling(f, "v", sf::RollingWindow::parse("2s"), {sf::RollingOp::sum, sf::RollingOp::count}, "t");
   sf::LocalTable g = out.gather_all();
   const std::int64_t total = f.len();
@@ -169,7 +169,7 @@ TEST(FrameRolling, FrameApiAndErrors) {
   std::vector<double> bx = {1, 2};
   std::string msg;
   try {
-    (void)sf::rolling(e.comm, std::span<const double>(bx), std::span<const std::int64_t>(bad),
+    (void)sf::rolling(e.comm(), std::span<const double>(bx), std::span<const std::int64_t>(bad),
                       sf::RollingWindow::parse("1h"), sf::RollingOp::mean);
   } catch (const slab::InvalidArgument& ex) {
     msg = ex.message();

@@ -58,7 +58,7 @@ std::vector<std::int64_t> reference(const sf::LocalTable& t, const std::vector<s
         return nulls_first ? na : nb;
       }
       int cmp = 0;
-      if (c.type == sf::DType::string)
+      if (c.type == slab::ElementType::string)
         cmp = c.strings[a].compare(c.strings[b]);
       else {
         const double va = c.as_double(a), vb = c.as_double(b);
@@ -77,7 +77,7 @@ std::vector<std::int64_t> reference(const sf::LocalTable& t, const std::vector<s
 
 TEST(FrameSort, SampleSortMatchesStableSerialSort) {
   iotest::Engine e;
-  sf::Frame f = sf::Frame::from_local_table(e.queue, make_local(e.comm.rank(), e.comm.size()), 17);
+  sf::Frame f = sf::Frame::from_local_table(e, make_local(e.comm().rank(), e.comm().size()), 17);
   const sf::LocalTable all = f.gather_all();
   struct Case {
     std::vector<sf::SortKey> keys;
@@ -97,7 +97,7 @@ TEST(FrameSort, SampleSortMatchesStableSerialSort) {
                                        c.keys.size() == 1 ? 0 : 10);
     const sf::LocalTable got = sorted.gather_all();
     const std::int64_t local_rows = sorted.local_len();
-    const std::int64_t total = e.comm.allreduce(local_rows, slab::ReduceOp::sum);
+    const std::int64_t total = e.comm().allreduce(local_rows, slab::ReduceOp::sum);
     std::string what;
     for (const auto& k : c.keys) what += k.column + (k.ascending ? "+" : "-") + " ";
     what += c.nulls_first ? "nulls first" : "nulls last";
@@ -115,14 +115,14 @@ TEST(FrameSort, SampleSortMatchesStableSerialSort) {
 }
 
 TEST(FrameSort, SplittersAndErrors) {
-  using sf::sort_detail::choose_splitters;
+  using sf::detail::choose_splitters;
   const std::vector<std::uint64_t> samples = {5, 1, 4, 2, 3, 0, 7, 6};
   const auto sp = choose_splitters(samples, 1, 4);
   EXPECT_EQ(sp, (std::vector<std::uint64_t>{2, 4, 6}));
-  EXPECT_EQ(sf::sort_detail::destination(&samples[0], sp, 1), 2);  // 5 -> after 2 and 4
+  EXPECT_EQ(sf::detail::destination(&samples[0], sp, 1), 2);  // 5 -> after 2 and 4
   EXPECT_TRUE(choose_splitters({}, 1, 3).empty());
   iotest::Engine e;
-  sf::Frame f = sf::Frame::from_local_table(e.queue, make_local(e.comm.rank(), e.comm.size()));
+  sf::Frame f = sf::Frame::from_local_table(e, make_local(e.comm().rank(), e.comm().size()));
   EXPECT_THROW((void)sf::sort_values(f, std::vector<std::string>{"nope"}), slab::InvalidArgument);
   EXPECT_THROW((void)sf::sort_values(f, std::vector<sf::SortKey>{}), slab::InvalidArgument);
 }

@@ -18,20 +18,20 @@ using iotest::ScratchDir;
 
 void generate_x(const slab::Comm& comm, const std::string& file, std::uint64_t rows, std::uint64_t cols,
                 std::uint64_t chunk_cols) {
-  slab::hdf5::write_generated(comm, file, "/X", slab::ElementType::float64, {rows, cols}, {rows, chunk_cols}, rows,
-                              chunk_cols,
-                              [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
-                                auto* x = static_cast<double*>(out);
-                                for (std::uint64_t i = 0; i < nr; ++i)
-                                  for (std::uint64_t j = 0; j < nc; ++j)
-                                    x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
-                              });
+  slab::io::write_generated(comm, file, "/X", slab::ElementType::float64, {rows, cols}, {rows, chunk_cols}, rows,
+                            chunk_cols,
+                            [&](std::uint64_t r0, std::uint64_t nr, std::uint64_t c0, std::uint64_t nc, void* out) {
+                              auto* x = static_cast<double*>(out);
+                              for (std::uint64_t i = 0; i < nr; ++i)
+                                for (std::uint64_t j = 0; j < nc; ++j)
+                                  x[i * nc + j] = slab::counter_uniform(2, (r0 + i) * cols + c0 + j);
+                            });
 }
 
-std::vector<double> reference_xxt(const slab::DatasetInfo& x) {
+std::vector<double> reference_xxt(const slab::io::DatasetInfo& x) {
   const std::uint64_t n = x.rows(), m = x.cols();
   std::vector<double> xs(n * m), y(n * n, 0.0);
-  slab::hdf5::read_block(x, 0, n, 0, m, slab::ElementType::float64, xs.data());
+  slab::io::read_block(x, 0, n, 0, m, slab::ElementType::float64, xs.data());
   cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(n), static_cast<int>(n), static_cast<int>(m),
               1.0, xs.data(), static_cast<int>(m), xs.data(), static_cast<int>(m), 0.0, y.data(), static_cast<int>(n));
   return y;
@@ -59,30 +59,30 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   const std::uint64_t x_bytes = n * m * sizeof(double);  // 10 MB
   const std::uint64_t limit = x_bytes / 5;               // several times smaller than X
   Engine e(limit, limit);
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("w2small.h5");
-  generate_x(e.comm, file, n, m, 1000);
-  const auto x = slab::hdf5::inspect(e.comm, file, "/X", slab::ElementType::float64);
-  const std::uint64_t before = slab::hdf5::dataset_checksum(x);
+  generate_x(e.comm(), file, n, m, 1000);
+  const auto x = slab::io::inspect(e.comm(), file, "/X", slab::ElementType::float64);
+  const std::uint64_t before = slab::io::dataset_checksum(x);
 
   slab::linalg::GramReport rep;
-  auto y = slab::linalg::gram_xxt(e.queue, x, file, "/Y", {}, &rep, true);
+  auto y = slab::linalg::gram_xxt(e, x, file, "/Y", {}, &rep, true);
   EXPECT_EQ(rep.n, n);
   EXPECT_EQ(rep.m, m);
   EXPECT_EQ(rep.block_cols % 1000, 0u);
   EXPECT_GT(rep.blocks, 1u);
-  const auto stats = e.memory.stats();
+  const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, limit);
   EXPECT_LE(stats.device.high_water, n * n * 8 + n * rep.block_cols * 8) << "one accumulator and one block";
   EXPECT_EQ(stats.spilled_to_host_count, 0u);
 
-  EXPECT_EQ(slab::hdf5::dataset_checksum(x), before) << "writing Y modified X";
-  const auto yi = slab::hdf5::inspect(e.comm, file, "/Y", slab::ElementType::float64);
+  EXPECT_EQ(slab::io::dataset_checksum(x), before) << "writing Y modified X";
+  const auto yi = slab::io::inspect(e.comm(), file, "/Y", slab::ElementType::float64);
   EXPECT_EQ(yi.shape, (std::vector<std::uint64_t>{n, n}));
   std::vector<double> stored(n * n);
-  slab::hdf5::read_block(yi, 0, n, 0, n, slab::ElementType::float64, stored.data());
+  slab::io::read_block(yi, 0, n, 0, n, slab::ElementType::float64, stored.data());
   const auto ref = reference_xxt(x);
-  if (e.comm.rank() == 0) {
+  if (e.comm().rank() == 0) {
     ASSERT_EQ(y.size(), n * n);
     EXPECT_EQ(y, stored);
   } else {
@@ -99,41 +99,41 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   // A second run replaces /Y (same values), still leaving X alone; a tiny explicit block width works too.
   slab::linalg::GramOptions narrow;
   narrow.block_cols = 777;
-  (void)slab::linalg::gram_xxt(e.queue, x, file, "/Y", narrow, &rep);
+  (void)slab::linalg::gram_xxt(e, x, file, "/Y", narrow, &rep);
   EXPECT_EQ(rep.blocks, (m + 776) / 777);
-  EXPECT_EQ(slab::hdf5::dataset_checksum(x), before);
+  EXPECT_EQ(slab::io::dataset_checksum(x), before);
   std::vector<double> again(n * n);
-  slab::hdf5::read_block(yi, 0, n, 0, n, slab::ElementType::float64, again.data());
+  slab::io::read_block(yi, 0, n, 0, n, slab::ElementType::float64, again.data());
   double diff = 0;
   for (std::uint64_t k = 0; k < n * n; ++k)
     diff = std::max(diff, std::fabs(again[k] - stored[k]) / std::fabs(stored[k]));
   EXPECT_LT(diff, 1e-12);
-  EXPECT_FALSE(slab::hdf5::exists(e.comm, file, "/.Y.slab-tmp"));
+  EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.Y.slab-tmp"));
 }
 
 TEST(Gram, AccumulatorLargerThanTheLimitIsOutOfMemoryOnEveryRank) {
   Engine e(16 * 1024, 16 * 1024);  // a 64 x 64 accumulator needs 32 KiB
-  ScratchDir dir(e.comm);
+  ScratchDir dir(e.comm());
   const std::string file = dir.file("oom.h5");
-  generate_x(e.comm, file, 64, 100, 50);
-  const auto x = slab::hdf5::inspect(e.comm, file, "/X");
+  generate_x(e.comm(), file, 64, 100, 50);
+  const auto x = slab::io::inspect(e.comm(), file, "/X");
   std::string kind, message;
   try {
-    (void)slab::linalg::gram_xxt(e.queue, x, file, "/Y");
+    (void)slab::linalg::gram_xxt(e, x, file, "/Y");
   } catch (const slab::Error& err) {
     kind = err.kind();
     message = err.message();
   }
   EXPECT_EQ(kind, "OutOfMemory");
   EXPECT_NE(message.find("accumulator"), std::string::npos) << message;
-  EXPECT_FALSE(slab::hdf5::exists(e.comm, file, "/Y"));
+  EXPECT_FALSE(slab::io::exists(e.comm(), file, "/Y"));
 }
 
 TEST(Gram, AtAOfARowSplitArray) {
   Engine e;
   const std::int64_t m = 1003, k = 17;
   auto a = slab::Array<double>::from_function(
-      e.queue, slab::Shape{m, k}, slab::Split::rows,
+      e, slab::Shape{m, k}, slab::Split::rows,
       [](std::int64_t i, std::int64_t j) {
         return slab::counter_uniform(30, static_cast<std::uint64_t>(i * 17 + j)) - 0.5;
       },

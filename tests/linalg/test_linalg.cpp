@@ -34,7 +34,7 @@ double u(std::uint64_t s, std::uint64_t i) { return slab::counter_uniform(s, i);
 
 template <class F>
 Array<double> make(Engine& e, std::int64_t m, std::int64_t n, F f, std::int64_t chunk = 3) {
-  return Array<double>::from_function(e.queue, slab::Shape{m, n}, slab::Split::rows, f, chunk);
+  return Array<double>::from_function(e, slab::Shape{m, n}, slab::Split::rows, f, chunk);
 }
 
 // Max |X^T X - I| of a row-major m x n matrix.
@@ -224,25 +224,25 @@ TEST(Linalg, RanksWithoutRows) {
 TEST(Linalg, StreamedSvdStaysUnderTheLimit) {
   const std::int64_t m = 4000, n = 16, chunk = 50;  // 6.4 KB chunks, 512 KB in all
   Engine e(96 * 1024);
-  const int rank = e.comm.rank();
-  const auto layout = slab::Layout::make(slab::Shape{m, n}, slab::Split::rows, e.comm.size(), chunk);
+  const int rank = e.comm().rank();
+  const auto layout = slab::Layout::make(slab::Shape{m, n}, slab::Split::rows, e.comm().size(), chunk);
   int generated = 0;
   la::RowSource src{layout, [&](std::size_t i) {
                       const auto ext = layout.chunk_extent(rank, std::int64_t(i));
-                      return e.queue.submit("gen", {}, [ext, &generated](slab::TaskContext& ctx) {
+                      return e.tasks().submit("gen", {}, [ext, &generated](slab::TaskContext& ctx) {
                         ++generated;
                         auto out = ctx.output_as<double>(std::size_t(ext.size()));
                         for (std::int64_t k = 0; k < ext.size(); ++k)
                           out[std::size_t(k)] = u(53, std::uint64_t(ext.row0 * ext.cols + k));
                       });
                     }};
-  auto r = la::svd(e.queue, src, 4);
+  auto r = la::svd(e, src, 4);
   // Residual of the first rows held here, without holding U: one chunk at a time.
   double worst = 0;
   int computed = 0;
-  const auto common = e.comm.allreduce(std::uint64_t(r.u.num_local_chunks()), slab::ReduceOp::min);
+  const auto common = e.comm().allreduce(std::uint64_t(r.u.num_local_chunks()), slab::ReduceOp::min);
   for (std::size_t i = 0; i < common; i += 7, ++computed) {
-    auto uc = e.queue.compute<double>(r.u.local_chunk(i));  // collective: the same count on every rank
+    auto uc = e.tasks().compute<double>(r.u.local_chunk(i));  // collective: the same count on every rank
     const auto ext = r.u.local_extent(i);
     for (std::int64_t row = 0; row < ext.rows; ++row) {
       double norm = 0;
@@ -250,15 +250,14 @@ TEST(Linalg, StreamedSvdStaysUnderTheLimit) {
       worst = std::max(worst, norm);
     }
   }
-  const auto stats = e.memory.stats();
+  const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, 96u * 1024);
   EXPECT_EQ(stats.spilled_to_host_count, 0u) << "A is streamed, not spilled";
   EXPECT_EQ(generated, int(layout.num_chunks(rank)) + computed) << "one pass for R, then only the U chunks asked for";
   EXPECT_LE(worst, 1.0 + 1e-12);
   // Singular values against the gathered matrix.
   auto a = Array<double>::from_function(
-      e.queue, slab::Shape{m, n}, slab::Split::rows, [](auto i, auto j) { return u(53, std::uint64_t(i * 16 + j)); },
-      chunk);
+      e, slab::Shape{m, n}, slab::Split::rows, [](auto i, auto j) { return u(53, std::uint64_t(i * 16 + j)); }, chunk);
   auto ref = ref_singular_values(a.gather_all(), m, n);
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-12 * ref[0]);
 }
@@ -288,7 +287,7 @@ TEST(Linalg, LstsqMatchesDgels) {
   auto a = make(
       e, m, n, [](auto i, auto j) { return u(81, i * 5 + j); }, 6);
   auto b = Array<double>::from_function(
-      e.queue, slab::Shape{m}, slab::Split::rows, [](auto i, auto) { return u(82, i); }, 10);
+      e, slab::Shape{m}, slab::Split::rows, [](auto i, auto) { return u(82, i); }, 10);
   auto x = la::lstsq(a, b);
   auto ag = a.gather_all(), bg = b.gather_all();
   std::vector<double> col(m * n), work(10000);

@@ -15,7 +15,7 @@ namespace {
 using slab::Array;
 namespace la = slab::linalg;
 
-Array<double> features(slab::TaskQueue& q, std::int64_t m, std::int64_t n) {
+Array<double> features(slab::Engine& q, std::int64_t m, std::int64_t n) {
   // Columns with different means and scales, mixed so that the components are not the axes.
   return Array<double>::from_function(
       q, slab::Shape{m, n}, slab::Split::rows,
@@ -33,7 +33,7 @@ Array<double> features(slab::TaskQueue& q, std::int64_t m, std::int64_t n) {
 TEST(Pca, MatchesLapackOnTheCentredMatrix) {
   slab::testing::Engine e;
   const std::int64_t m = 503, n = 7, k = 4;
-  Array<double> a = features(e.queue, m, n);
+  Array<double> a = features(e, m, n);
   const la::PcaResult p = la::pca(a, k);
   std::vector<double> x = a.gather_all();
   std::vector<double> mean(n, 0.0);
@@ -70,7 +70,7 @@ TEST(Pca, MatchesLapackOnTheCentredMatrix) {
 
 TEST(Pca, RejectsABadK) {
   slab::testing::Engine e;
-  Array<double> a = features(e.queue, 20, 5);
+  Array<double> a = features(e, 20, 5);
   EXPECT_THROW((void)la::pca(a, 0), slab::InvalidArgument);
   EXPECT_THROW((void)la::pca(a, 6), slab::InvalidArgument);
 }
@@ -78,9 +78,9 @@ TEST(Pca, RejectsABadK) {
 TEST(ImplicitQ, AppliesQAndQTransposeLikeTheExplicitQ) {
   slab::testing::Engine e;
   const std::int64_t m = 301, n = 6;
-  Array<double> a = features(e.queue, m, n);
+  Array<double> a = features(e, m, n);
   Array<double> b = Array<double>::from_function(
-      e.queue, slab::Shape{m, 2}, slab::Split::rows,
+      e, slab::Shape{m, 2}, slab::Split::rows,
       [](std::int64_t i, std::int64_t j) { return std::sin(double(i + 7 * j)); }, 41);
   const std::vector<double> r = la::tsqr_r(a);
   const la::QrResult qr = la::tsqr(a);

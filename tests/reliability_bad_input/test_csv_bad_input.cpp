@@ -25,8 +25,8 @@ struct CsvFile {
   std::string path;
 };
 
-auto reader(slab::TaskQueue& q, const std::string& path, fr::CsvOptions options = {}) {
-  return [&q, path, options] { (void)fr::read_csv(q, path, options).len(); };
+auto reader(slab::Engine& q, const std::string& path, slab::io::CsvOptions options = {}) {
+  return [&q, path, options] { (void)slab::io::read_csv(q, path, options).len(); };
 }
 
 // A malformed file and the exact error after "<file>": each row is one test, BadInputCsv/Malformed.IsRefused/<name>.
@@ -68,10 +68,10 @@ class Malformed : public ::testing::TestWithParam<MalformedCsv> {};
 TEST_P(Malformed, IsRefused) {
   slab::testing::Engine e;
   const MalformedCsv& m = GetParam();
-  CsvFile f(e.comm, m.text);
-  fr::CsvOptions o;
-  if (m.x_is_int64) o.dtypes = {{"x", slab::frame::DType::int64}};
-  expect_error(e.comm, "IoError", f.path + m.expected, reader(e.queue, f.path, o));
+  CsvFile f(e.comm(), m.text);
+  slab::io::CsvOptions o;
+  if (m.x_is_int64) o.dtypes = {{"x", slab::ElementType::int64}};
+  expect_error(e.comm(), "IoError", f.path + m.expected, reader(e, f.path, o));
 }
 
 INSTANTIATE_TEST_SUITE_P(BadInputCsv, Malformed, ::testing::ValuesIn(kMalformed),
@@ -79,9 +79,9 @@ INSTANTIATE_TEST_SUITE_P(BadInputCsv, Malformed, ::testing::ValuesIn(kMalformed)
 
 TEST(BadInputCsv, ValidUtf8IsKept) {
   slab::testing::Engine e;
-  CsvFile f(e.comm, "name\n\xc3\xa9t\xc3\xa9\n\xf0\x9f\x99\x82\n");
-  expect_result(e.comm, "multi-byte UTF-8 strings read unchanged", [&] {
-    const auto t = fr::read_csv(e.queue, f.path).gather_all();
+  CsvFile f(e.comm(), "name\n\xc3\xa9t\xc3\xa9\n\xf0\x9f\x99\x82\n");
+  expect_result(e.comm(), "multi-byte UTF-8 strings read unchanged", [&] {
+    const auto t = slab::io::read_csv(e, f.path).gather_all();
     ASSERT_EQ(t.nrows(), 2);
     EXPECT_EQ(t["name"].strings[0], "\xc3\xa9t\xc3\xa9");
     EXPECT_EQ(t["name"].strings[1], "\xf0\x9f\x99\x82");
@@ -100,14 +100,14 @@ TEST(BadInputCsv, HundredMegabyteField) {
   slab::testing::Engine e;
   // One quoted field of 100 MB: at 2-4 ranks the byte ranges of the later ranks start inside it.
   std::string text;
-  if (e.comm.rank() == 0) {
+  if (e.comm().rank() == 0) {
     const std::string field = hundred_mb_field();
     text = "id,text\n1,\"" + field.substr(0, 500) + "\"" + field.substr(500) + "\"\n2,short\n";
   }
-  CsvFile f(e.comm, text);
+  CsvFile f(e.comm(), text);
   text = {};
-  expect_result(e.comm, "read exactly (2 rows, the field's 100 MB intact)", [&] {
-    const auto frame = fr::read_csv(e.queue, f.path);
+  expect_result(e.comm(), "read exactly (2 rows, the field's 100 MB intact)", [&] {
+    const auto frame = slab::io::read_csv(e, f.path);
     EXPECT_EQ(frame.len(), 2);
     const auto t = frame.local_table();
     for (std::int64_t r = 0; r < t.nrows(); ++r) {
@@ -119,9 +119,9 @@ TEST(BadInputCsv, HundredMegabyteField) {
 
 TEST(BadInputCsv, HeaderOnly) {
   slab::testing::Engine e;
-  CsvFile f(e.comm, "x,y,z\n");
-  expect_result(e.comm, "0 rows, columns x y z (float64)", [&] {
-    const auto frame = fr::read_csv(e.queue, f.path);
+  CsvFile f(e.comm(), "x,y,z\n");
+  expect_result(e.comm(), "0 rows, columns x y z (float64)", [&] {
+    const auto frame = slab::io::read_csv(e, f.path);
     EXPECT_EQ(frame.len(), 0);
     EXPECT_EQ(frame.columns(), (std::vector<std::string>{"x", "y", "z"}));
   });
@@ -129,26 +129,26 @@ TEST(BadInputCsv, HeaderOnly) {
 
 TEST(BadInputCsv, MissingFile) {
   slab::testing::Engine e;
-  iotest::ScratchDir dir(e.comm);
+  iotest::ScratchDir dir(e.comm());
   const std::string path = dir.file("nope.csv");
-  expect_error(e.comm, "IoError", path + ": cannot open: No such file or directory", reader(e.queue, path));
+  expect_error(e.comm(), "IoError", path + ": cannot open: No such file or directory", reader(e, path));
 }
 
 TEST(BadInputCsv, DirectoryInsteadOfFile) {
   slab::testing::Engine e;
-  iotest::ScratchDir dir(e.comm);
-  expect_error(e.comm, "IoError", dir.path + ": cannot open: not a regular file", reader(e.queue, dir.path));
+  iotest::ScratchDir dir(e.comm());
+  expect_error(e.comm(), "IoError", dir.path + ": cannot open: not a regular file", reader(e, dir.path));
 }
 
 TEST(BadInputCsv, RanksWithNoRows) {
   slab::testing::Engine e;
-  CsvFile f(e.comm, "x\n1\n");
+  CsvFile f(e.comm(), "x\n1\n");
   // The row belongs to the rank whose byte range its record starts in; every other rank has none.
-  expect_result(e.comm, "1 row on one rank, none elsewhere", [&] {
-    const auto frame = fr::read_csv(e.queue, f.path);
+  expect_result(e.comm(), "1 row on one rank, none elsewhere", [&] {
+    const auto frame = slab::io::read_csv(e, f.path);
     EXPECT_EQ(frame.len(), 1);
     const std::int64_t mine = frame.local_len();
-    EXPECT_EQ(e.comm.allreduce(mine > 0 ? 1 : 0, slab::ReduceOp::sum), 1);
+    EXPECT_EQ(e.comm().allreduce(mine > 0 ? 1 : 0, slab::ReduceOp::sum), 1);
   });
 }
 

@@ -24,7 +24,7 @@ fr::Frame frame_of(slab::testing::Engine& e, std::vector<double> k, std::vector<
   fr::LocalTable t;
   t.columns.push_back(fr::LocalColumn::float64("k", std::move(k)));
   t.columns.push_back(fr::LocalColumn::float64("v", std::move(v)));
-  return fr::Frame::from_local_table(e.queue, t);
+  return fr::Frame::from_local_table(e, t);
 }
 
 fr::LocalTable sum_by_k(const fr::Frame& f, bool dropna = true) {
@@ -36,7 +36,7 @@ fr::LocalTable sum_by_k(const fr::Frame& f, bool dropna = true) {
 TEST(BadInputFrame, EmptyFrameGroupby) {
   slab::testing::Engine e;
   const auto f = frame_of(e, {}, {});
-  expect_result(e.comm, "0 groups, columns k v_sum v_count", [&] {
+  expect_result(e.comm(), "0 groups, columns k v_sum v_count", [&] {
     const auto t = sum_by_k(f);
     EXPECT_EQ(t.nrows(), 0);
     EXPECT_EQ(t.names(), (std::vector<std::string>{"k", "v_sum", "v_count"}));
@@ -46,11 +46,11 @@ TEST(BadInputFrame, EmptyFrameGroupby) {
 TEST(BadInputFrame, RanksWithNoRows) {
   slab::testing::Engine e;
   fr::LocalTable t;
-  const bool mine = e.comm.rank() == 0;
+  const bool mine = e.comm().rank() == 0;
   t.columns.push_back(fr::LocalColumn::float64("k", mine ? std::vector<double>{2, 1, 2} : std::vector<double>{}));
   t.columns.push_back(fr::LocalColumn::float64("v", mine ? std::vector<double>{1, 2, 3} : std::vector<double>{}));
-  const auto f = fr::Frame::from_local_table(e.queue, t);
-  expect_result(e.comm, "groups of rank 0's rows only: k 1 -> 2, k 2 -> 4", [&] {
+  const auto f = fr::Frame::from_local_table(e, t);
+  expect_result(e.comm(), "groups of rank 0's rows only: k 1 -> 2, k 2 -> 4", [&] {
     const auto g = sum_by_k(f);
     ASSERT_EQ(g.nrows(), 2);
     EXPECT_EQ(g["k"].floats, (std::vector<double>{1, 2}));
@@ -60,9 +60,9 @@ TEST(BadInputFrame, RanksWithNoRows) {
 
 TEST(BadInputFrame, NaNKeys) {
   slab::testing::Engine e;
-  const double p = e.comm.size();
+  const double p = e.comm().size();
   const auto f = frame_of(e, {1, kNaN, 2, kNaN}, {1, 10, 100, 1000});
-  expect_result(e.comm, "NaN keys dropped (dropna); one NaN group sorted last without dropna (pandas)", [&] {
+  expect_result(e.comm(), "NaN keys dropped (dropna); one NaN group sorted last without dropna (pandas)", [&] {
     const auto g = sum_by_k(f);
     ASSERT_EQ(g.nrows(), 2);
     EXPECT_EQ(g["k"].floats, (std::vector<double>{1, 2}));
@@ -76,9 +76,9 @@ TEST(BadInputFrame, NaNKeys) {
 
 TEST(BadInputFrame, InfiniteKeys) {
   slab::testing::Engine e;
-  const double p = e.comm.size();
+  const double p = e.comm().size();
   const auto f = frame_of(e, {kInf, -kInf, 1, kInf}, {1, 2, 3, 4});
-  expect_result(e.comm, "inf and -inf are ordinary keys, sorted -inf < 1 < inf", [&] {
+  expect_result(e.comm(), "inf and -inf are ordinary keys, sorted -inf < 1 < inf", [&] {
     const auto g = sum_by_k(f);
     ASSERT_EQ(g.nrows(), 3);
     EXPECT_EQ(g["k"].floats, (std::vector<double>{-kInf, 1, kInf}));
@@ -88,9 +88,9 @@ TEST(BadInputFrame, InfiniteKeys) {
 
 TEST(BadInputFrame, NaNAndInfinityValues) {
   slab::testing::Engine e;
-  const double p = e.comm.size();
+  const double p = e.comm().size();
   const auto f = frame_of(e, {1, 1, 2, 2}, {kNaN, 2, kInf, 1});
-  expect_result(e.comm, "NaN values skipped by sum and count (pandas skipna); inf sums to inf", [&] {
+  expect_result(e.comm(), "NaN values skipped by sum and count (pandas skipna); inf sums to inf", [&] {
     const auto g = sum_by_k(f);
     ASSERT_EQ(g.nrows(), 2);
     EXPECT_EQ(g["v_sum"].floats, (std::vector<double>{2 * p, kInf}));
@@ -102,7 +102,7 @@ TEST(BadInputFrame, NaNAndInfinityValues) {
 TEST(BadInputFrame, UnknownColumn) {
   slab::testing::Engine e;
   const auto f = frame_of(e, {1}, {2});
-  expect_error(e.comm, "InvalidArgument", "unknown column 'zz' (columns: k, v)", [&] {
+  expect_error(e.comm(), "InvalidArgument", "unknown column 'zz' (columns: k, v)", [&] {
     (void)fr::groupby(f, {"zz"}, {{"v", {AggOp::sum}}});
   });
 }
@@ -112,8 +112,8 @@ TEST(BadInputFrame, SumOfAStringColumn) {
   fr::LocalTable t;
   t.columns.push_back(fr::LocalColumn::float64("k", {1, 2}));
   t.columns.push_back(fr::LocalColumn::string("s", {"a", "b"}));
-  const auto f = fr::Frame::from_local_table(e.queue, t);
-  expect_error(e.comm, "TypeError", "groupby: sum of string column 's' is not supported", [&] {
+  const auto f = fr::Frame::from_local_table(e, t);
+  expect_error(e.comm(), "TypeError", "groupby: sum of string column 's' is not supported", [&] {
     (void)fr::groupby(f, {"k"}, {{"s", {AggOp::sum}}});
   });
 }

@@ -55,7 +55,7 @@ void write_file(const slab::Comm& comm, const std::string& path, const std::stri
   comm.barrier();
 }
 
-auto reader(slab::TaskQueue& q, const std::string& file, const std::string& dataset) {
+auto reader(slab::Engine& q, const std::string& file, const std::string& dataset) {
   return [&q, file, dataset] {
     (void)Array<double>(slab::io::read_hdf5<double>(q, file, dataset, Split::rows)).persist();
   };
@@ -63,91 +63,91 @@ auto reader(slab::TaskQueue& q, const std::string& file, const std::string& data
 
 TEST(BadInputHdf5, MissingFile) {
   slab::testing::Engine e;
-  Files files(e.comm);
+  Files files(e.comm());
   const std::string path = files.dir.file("missing.h5");
-  expect_error(e.comm, "IoError", path + ": no such file", reader(e.queue, path, "/X"));
+  expect_error(e.comm(), "IoError", path + ": no such file", reader(e, path, "/X"));
 }
 
 TEST(BadInputHdf5, NotAnHdf5File) {
   slab::testing::Engine e;
-  Files files(e.comm);
+  Files files(e.comm());
   const std::string path = files.dir.file("notes.csv");
-  write_file(e.comm, path, "x,y\n1,2\n");
-  expect_error(e.comm, "IoError", path + ": not an HDF5 file", reader(e.queue, path, "/X"));
+  write_file(e.comm(), path, "x,y\n1,2\n");
+  expect_error(e.comm(), "IoError", path + ": not an HDF5 file", reader(e, path, "/X"));
 }
 
 TEST(BadInputHdf5, EmptyFile) {
   slab::testing::Engine e;
-  Files files(e.comm);
+  Files files(e.comm());
   const std::string path = files.dir.file("empty.h5");
-  write_file(e.comm, path, "");
-  expect_error(e.comm, "IoError", path + ": not an HDF5 file", reader(e.queue, path, "/X"));
+  write_file(e.comm(), path, "");
+  expect_error(e.comm(), "IoError", path + ": not an HDF5 file", reader(e, path, "/X"));
 }
 
 TEST(BadInputHdf5, TruncatedFile) {
   slab::testing::Engine e;
-  Files files(e.comm);
+  Files files(e.comm());
   // The good file cut to its first 1 KiB: the superblock is there, its end of file is not.
   std::string bytes;
-  if (e.comm.rank() == 0) {
+  if (e.comm().rank() == 0) {
     std::ifstream in(files.good(), std::ios::binary);
     bytes.assign(std::istreambuf_iterator<char>(in), {});
     bytes.resize(1024);
   }
   const std::string path = files.dir.file("truncated.h5");
-  write_file(e.comm, path, bytes);
-  expect_error(e.comm, "IoError",
+  write_file(e.comm(), path, bytes);
+  expect_error(e.comm(), "IoError",
                path +
                    ": cannot open: H5Fopen(): unable to open file; H5F_open(): unable to read superblock; "
                    "H5F__super_read(): truncated file: eof = 1024",
-               reader(e.queue, path, "/X"));
+               reader(e, path, "/X"));
 }
 
 TEST(BadInputHdf5, DirectoryInsteadOfFile) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "IoError", files.dir.path + ": not a regular file", reader(e.queue, files.dir.path, "/X"));
+  Files files(e.comm());
+  expect_error(e.comm(), "IoError", files.dir.path + ": not a regular file", reader(e, files.dir.path, "/X"));
 }
 
 TEST(BadInputHdf5, MissingDataset) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "IoError", files.good() + ": no dataset '/Y'", reader(e.queue, files.good(), "Y"));
+  Files files(e.comm());
+  expect_error(e.comm(), "IoError", files.good() + ": no dataset '/Y'", reader(e, files.good(), "Y"));
 }
 
 TEST(BadInputHdf5, DatasetOfRank3) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "ShapeError", files.good() + ":/cube has rank 3; expected 1 or 2",
-               reader(e.queue, files.good(), "/cube"));
+  Files files(e.comm());
+  expect_error(e.comm(), "ShapeError", files.good() + ":/cube has rank 3; expected 1 or 2",
+               reader(e, files.good(), "/cube"));
 }
 
 TEST(BadInputHdf5, DatasetOfInt32) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "TypeError", files.good() + ":/i32 has dtype int32; expected float32, float64 or int64",
-               reader(e.queue, files.good(), "/i32"));
+  Files files(e.comm());
+  expect_error(e.comm(), "TypeError", files.good() + ":/i32 has dtype int32; expected float32, float64 or int64",
+               reader(e, files.good(), "/i32"));
 }
 
 TEST(BadInputHdf5, DatasetOfStrings) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "TypeError", files.good() + ":/names has dtype string; expected float32, float64 or int64",
-               reader(e.queue, files.good(), "/names"));
+  Files files(e.comm());
+  expect_error(e.comm(), "TypeError", files.good() + ":/names has dtype string; expected float32, float64 or int64",
+               reader(e, files.good(), "/names"));
 }
 
 TEST(BadInputHdf5, DtypeOtherThanAsked) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_error(e.comm, "TypeError", files.good() + ":/X is float64; expected int64",
-               [&] { (void)slab::io::read_hdf5<std::int64_t>(e.queue, files.good(), "/X", Split::rows); });
+  Files files(e.comm());
+  expect_error(e.comm(), "TypeError", files.good() + ":/X is float64; expected int64",
+               [&] { (void)slab::io::read_hdf5<std::int64_t>(e, files.good(), "/X", Split::rows); });
 }
 
 TEST(BadInputHdf5, EmptyDataset) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  expect_result(e.comm, "a 0 x 3 array (every rank empty)", [&] {
-    auto a = slab::io::read_hdf5<double>(e.queue, files.good(), "/empty", Split::rows);
+  Files files(e.comm());
+  expect_result(e.comm(), "a 0 x 3 array (every rank empty)", [&] {
+    auto a = slab::io::read_hdf5<double>(e, files.good(), "/empty", Split::rows);
     EXPECT_EQ(a.rows(), 0);
     EXPECT_EQ(a.cols(), 3);
     EXPECT_EQ(a.gather_all().size(), 0u);
@@ -157,27 +157,27 @@ TEST(BadInputHdf5, EmptyDataset) {
 
 TEST(BadInputHdf5, BlockOutsideTheDataset) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  const slab::DatasetInfo info = slab::hdf5::inspect(e.comm, files.good(), "/X");
+  Files files(e.comm());
+  const slab::io::DatasetInfo info = slab::io::inspect(e.comm(), files.good(), "/X");
   double out[4];
   // row0 + nrows wraps around 2^64 to 1: still outside the 64 rows.
-  expect_error(e.comm, "ShapeError",
+  expect_error(e.comm(), "ShapeError",
                files.good() + ":/X: block rows [18446744073709551615, 1) x cols [0, 1) is outside the dataset's 64 x 4",
-               [&] { slab::hdf5::read_block(info, UINT64_MAX, 2, 0, 1, slab::ElementType::float64, out); });
+               [&] { slab::io::read_block(info, UINT64_MAX, 2, 0, 1, slab::ElementType::float64, out); });
 }
 
 TEST(BadInputHdf5, WriteToReadOnlyPath) {
   slab::testing::Engine e;
-  Files files(e.comm);
-  auto a = Array<double>::from_function(e.queue, slab::Shape{8, 2}, Split::rows,
+  Files files(e.comm());
+  auto a = Array<double>::from_function(e, slab::Shape{8, 2}, Split::rows,
                                         [](std::int64_t i, std::int64_t j) { return double(i + j); });
   // A folder without write permission; root ignores permissions, so as root /proc (never writable) stands in.
   std::string folder = files.dir.file("readonly");
-  if (e.comm.rank() == 0) ::mkdir(folder.c_str(), 0555);
-  e.comm.barrier();
+  if (e.comm().rank() == 0) ::mkdir(folder.c_str(), 0555);
+  e.comm().barrier();
   if (::geteuid() == 0) folder = "/proc";
   const std::string path = folder + "/out.h5";
-  expect_error(e.comm, "IoError", path + ": cannot create: ", [&] { slab::io::write_hdf5(a, path, "/A"); });
+  expect_error(e.comm(), "IoError", path + ": cannot create: ", [&] { slab::io::write_hdf5(a, path, "/A"); });
   EXPECT_FALSE(std::filesystem::exists(path));
 }
 

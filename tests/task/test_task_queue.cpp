@@ -37,8 +37,8 @@ TEST(TaskQueue, NothingRunsBeforePersist) {
   Engine e;
   int runs = 0;
   std::vector<slab::Chunk> chunks;
-  for (int i = 0; i < 10; ++i) chunks.push_back(e.queue.submit("gen", {}, generate(1, i * 8, 8, &runs)));
-  auto sum = e.queue.submit("sum", chunks, [&](slab::TaskContext& ctx) {
+  for (int i = 0; i < 10; ++i) chunks.push_back(e.tasks().submit("gen", {}, generate(1, i * 8, 8, &runs)));
+  auto sum = e.tasks().submit("sum", chunks, [&](slab::TaskContext& ctx) {
     ++runs;
     double s = 0;
     for (std::size_t i = 0; i < ctx.num_inputs(); ++i)
@@ -46,41 +46,41 @@ TEST(TaskQueue, NothingRunsBeforePersist) {
     ctx.output_as<double>(1)[0] = s;
   });
   EXPECT_EQ(runs, 0);
-  EXPECT_EQ(e.queue.pending(), 11u);
+  EXPECT_EQ(e.tasks().pending(), 11u);
   EXPECT_FALSE(sum.ready());
-  auto value = e.queue.compute<double>(sum);
+  auto value = e.tasks().compute<double>(sum);
   EXPECT_EQ(runs, 11);
-  EXPECT_EQ(e.queue.pending(), 0u);
+  EXPECT_EQ(e.tasks().pending(), 0u);
   double expected = 0;
   for (int i = 0; i < 80; ++i) expected += slab::counter_uniform(1, i);
   ASSERT_EQ(value.size(), 1u);
   EXPECT_DOUBLE_EQ(value[0], expected);
   // Persisting again runs nothing.
-  e.queue.persist(sum);
+  e.tasks().persist(sum);
   EXPECT_EQ(runs, 11);
 }
 
 TEST(TaskQueue, DiamondAndLongChain) {
   Engine e;
-  auto a = e.queue.submit("a", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 3; });
-  auto b = e.queue.submit("b", {a}, [](slab::TaskContext& ctx) {
+  auto a = e.tasks().submit("a", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 3; });
+  auto b = e.tasks().submit("b", {a}, [](slab::TaskContext& ctx) {
     ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] * 2;
   });
-  auto c = e.queue.submit("c", {a}, [](slab::TaskContext& ctx) {
+  auto c = e.tasks().submit("c", {a}, [](slab::TaskContext& ctx) {
     ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 10;
   });
-  auto d = e.queue.submit("d", {b, c}, [](slab::TaskContext& ctx) {
+  auto d = e.tasks().submit("d", {b, c}, [](slab::TaskContext& ctx) {
     ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] * ctx.input_as<std::int64_t>(1)[0];
   });
-  EXPECT_EQ(e.queue.compute<std::int64_t>(d)[0], 6 * 13);
+  EXPECT_EQ(e.tasks().compute<std::int64_t>(d)[0], 6 * 13);
   // A chain of 200,000 tasks runs iteratively (no recursion depth) and frees every intermediate.
-  slab::Chunk x = e.queue.submit("x0", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 0; });
+  slab::Chunk x = e.tasks().submit("x0", {}, [](slab::TaskContext& ctx) { ctx.output_as<std::int64_t>(1)[0] = 0; });
   for (int i = 1; i < 200000; ++i)
-    x = e.queue.submit("inc", {x}, [](slab::TaskContext& ctx) {
+    x = e.tasks().submit("inc", {x}, [](slab::TaskContext& ctx) {
       ctx.output_as<std::int64_t>(1)[0] = ctx.input_as<std::int64_t>(0)[0] + 1;
     });
-  EXPECT_EQ(e.queue.compute<std::int64_t>(x)[0], 199999);
-  EXPECT_LE(e.memory.stats().device.current, 64u * sizeof(std::int64_t));
+  EXPECT_EQ(e.tasks().compute<std::int64_t>(x)[0], 199999);
+  EXPECT_LE(e.memory().stats().device.current, 64u * sizeof(std::int64_t));
 }
 
 TEST(TaskQueue, IntermediatesAreReleasedAfterTheirLastConsumer) {
@@ -88,21 +88,21 @@ TEST(TaskQueue, IntermediatesAreReleasedAfterTheirLastConsumer) {
   const std::size_t n = 1 << 16;  // 512 KiB per chunk
   slab::Chunk out;
   {
-    auto g = e.queue.submit("gen", {}, generate(2, 0, n));
-    auto sq = e.queue.submit("square", {g}, [n](slab::TaskContext& ctx) {
+    auto g = e.tasks().submit("gen", {}, generate(2, 0, n));
+    auto sq = e.tasks().submit("square", {g}, [n](slab::TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       auto o = ctx.output_as<double>(n);
       for (std::size_t i = 0; i < n; ++i) o[i] = in[i] * in[i];
     });
-    out = e.queue.submit("total", {sq}, [](slab::TaskContext& ctx) {
+    out = e.tasks().submit("total", {sq}, [](slab::TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       ctx.output_as<double>(1)[0] = std::accumulate(in.begin(), in.end(), 0.0);
     });
   }
-  e.queue.persist(out);
-  EXPECT_EQ(e.memory.stats().device.current, sizeof(double));  // only the result is left
-  EXPECT_GE(e.queue.stats().released, 2u);
-  EXPECT_LE(e.memory.stats().device.high_water, 2 * n * sizeof(double) + sizeof(double));
+  e.tasks().persist(out);
+  EXPECT_EQ(e.memory().stats().device.current, sizeof(double));  // only the result is left
+  EXPECT_GE(e.tasks().stats().released, 2u);
+  EXPECT_LE(e.memory().stats().device.high_water, 2 * n * sizeof(double) + sizeof(double));
 }
 
 // The engine issue's acceptance test: 200 chunks reduced under a limit of 4 chunks, high-water within it.
@@ -110,11 +110,11 @@ TEST(TaskQueue, TwoHundredChunkReductionStaysUnderFourChunkLimit) {
   const std::size_t n = 1 << 15;  // 256 KiB chunks
   const std::uint64_t chunk_bytes = n * sizeof(double);
   Engine e(4 * chunk_bytes, 4 * chunk_bytes);
-  int rank = e.comm.rank();
+  int rank = e.comm().rank();
   std::vector<slab::Chunk> chunks;
-  for (int c = 0; c < 200; ++c) chunks.push_back(e.queue.submit("gen", {}, generate(3 + rank, c * n, n)));
-  auto total = e.queue.reduce("sum", std::move(chunks), add_doubles);
-  auto result = e.queue.compute<double>(total);
+  for (int c = 0; c < 200; ++c) chunks.push_back(e.tasks().submit("gen", {}, generate(3 + rank, c * n, n)));
+  auto total = e.tasks().reduce("sum", std::move(chunks), add_doubles);
+  auto result = e.tasks().compute<double>(total);
   std::vector<double> expected(n, 0.0);
   for (int c = 0; c < 200; ++c)
     for (std::size_t i = 0; i < n; ++i) expected[i] += slab::counter_uniform(3 + rank, c * n + i);
@@ -122,7 +122,7 @@ TEST(TaskQueue, TwoHundredChunkReductionStaysUnderFourChunkLimit) {
   std::size_t mismatches = 0;
   for (std::size_t i = 0; i < n; ++i) mismatches += result[i] != expected[i];
   EXPECT_EQ(mismatches, 0u);
-  const auto stats = e.memory.stats();
+  const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, 4 * chunk_bytes);
   EXPECT_LE(stats.device.high_water, 2 * chunk_bytes) << "a streamed reduction holds one accumulator and one input";
   EXPECT_EQ(stats.spilled_to_host_count, 0u);
@@ -133,71 +133,71 @@ TEST(TaskQueue, ReductionSpillsWhenUserKeepsHandles) {
   const std::uint64_t chunk_bytes = n * sizeof(double);
   Engine e(4 * chunk_bytes, 8 * chunk_bytes);
   std::vector<slab::Chunk> chunks;
-  for (int c = 0; c < 40; ++c) chunks.push_back(e.queue.submit("gen", {}, generate(9, c * n, n)));
-  auto total = e.queue.reduce("sum", chunks, add_doubles);  // copies: the user keeps every chunk
-  auto result = e.queue.compute<double>(total);
+  for (int c = 0; c < 40; ++c) chunks.push_back(e.tasks().submit("gen", {}, generate(9, c * n, n)));
+  auto total = e.tasks().reduce("sum", chunks, add_doubles);  // copies: the user keeps every chunk
+  auto result = e.tasks().compute<double>(total);
   double expected0 = 0;
   for (int c = 0; c < 40; ++c) expected0 += slab::counter_uniform(9, c * n);
   EXPECT_DOUBLE_EQ(result[0], expected0);
-  const auto stats = e.memory.stats();
+  const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, 4 * chunk_bytes);
   EXPECT_GT(stats.spilled_to_disk_count, 0u);
   // The kept chunks are still intact after their round trip through disk.
-  auto again = e.queue.compute<double>(chunks[7]);
+  auto again = e.tasks().compute<double>(chunks[7]);
   EXPECT_EQ(again[5], slab::counter_uniform(9, 7 * n + 5));
 }
 
 TEST(TaskQueue, CollectivesRunInSubmissionOrderWhateverIsAskedFirst) {
   Engine e;
-  const int rank = e.comm.rank();
-  const int size = e.comm.size();
+  const int rank = e.comm().rank();
+  const int size = e.comm().size();
   std::vector<slab::Chunk> results;
   for (int k = 0; k < 6; ++k) {
-    auto local = e.queue.submit("local", {},
-                                [=](slab::TaskContext& ctx) { ctx.output_as<double>(1)[0] = (k + 1) * 100.0 + rank; });
-    results.push_back(e.queue.submit("allreduce", {local},
-                                     [](slab::TaskContext& ctx) {
-                                       double v = ctx.input_as<double>(0)[0];
-                                       double sum = 0;
-                                       ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&sum, 1),
-                                                            slab::ReduceOp::sum);
-                                       ctx.output_as<double>(1)[0] = sum;
-                                     },
-                                     {slab::TraceKind::comm, true}));
+    auto local = e.tasks().submit(
+        "local", {}, [=](slab::TaskContext& ctx) { ctx.output_as<double>(1)[0] = (k + 1) * 100.0 + rank; });
+    results.push_back(e.tasks().submit("allreduce", {local},
+                                       [](slab::TaskContext& ctx) {
+                                         double v = ctx.input_as<double>(0)[0];
+                                         double sum = 0;
+                                         ctx.comm().allreduce(std::span<const double>(&v, 1),
+                                                              std::span<double>(&sum, 1), slab::ReduceOp::sum);
+                                         ctx.output_as<double>(1)[0] = sum;
+                                       },
+                                       {slab::TraceKind::comm, true}));
   }
   // Ranks ask for the results in different orders; the queue still calls the collectives in one order.
   std::vector<slab::Chunk> asked = results;
   if (rank % 2 == 1) std::reverse(asked.begin(), asked.end());
-  e.queue.persist(std::span<const slab::Chunk>(asked.data(), 1));  // only one asked: all collectives run
+  e.tasks().persist(std::span<const slab::Chunk>(asked.data(), 1));  // only one asked: all collectives run
   for (int k = 0; k < 6; ++k) {
     EXPECT_TRUE(results[k].ready());
     const double expected = size * (k + 1) * 100.0 + size * (size - 1) / 2.0;
-    EXPECT_EQ(e.queue.compute<double>(results[k])[0], expected) << k;
+    EXPECT_EQ(e.tasks().compute<double>(results[k])[0], expected) << k;
   }
 }
 
 TEST(TaskQueue, ExceptionInATaskOnOneRankReachesEveryRank) {
   Engine e;
-  const int failing = e.comm.size() - 1;
-  const int rank = e.comm.rank();
-  auto bad = e.queue.submit("parse", {}, [=](slab::TaskContext& ctx) {
+  const int failing = e.comm().size() - 1;
+  const int rank = e.comm().rank();
+  auto bad = e.tasks().submit("parse", {}, [=](slab::TaskContext& ctx) {
     if (rank == failing) SLAB_FAIL(slab::IoError, "input.csv line 7: bad number 'x1'");
     ctx.output_as<double>(1)[0] = 1;
   });
   // On the other ranks the next task is a collective: they must not wait in it for the failed rank.
-  auto coll = e.queue.submit("allreduce", {bad},
-                             [](slab::TaskContext& ctx) {
-                               double v = ctx.input_as<double>(0)[0];
-                               double s = 0;
-                               ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&s, 1),
-                                                    slab::ReduceOp::sum);
-                               ctx.output_as<double>(1)[0] = s;
-                             },
-                             {slab::TraceKind::comm, true});
+  auto coll = e.tasks().submit("allreduce", {bad},
+                               [](slab::TaskContext& ctx) {
+                                 double v = ctx.input_as<double>(0)[0];
+                                 double s = 0;
+                                 ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&s, 1),
+                                                      slab::ReduceOp::sum);
+                                 ctx.output_as<double>(1)[0] = s;
+                               },
+                               {slab::TraceKind::comm, true});
   std::string message;
   std::string kind;
   try {
-    e.queue.persist(coll);
+    e.tasks().persist(coll);
   } catch (const slab::Error& err) {
     message = err.message();
     kind = err.kind();
@@ -209,22 +209,22 @@ TEST(TaskQueue, ExceptionInATaskOnOneRankReachesEveryRank) {
 
 TEST(TaskQueue, EveryTaskIsTraced) {
   Engine e;
-  const auto before = e.tracer.events().size();
+  const auto before = e.tracer().events().size();
   std::vector<slab::Chunk> chunks;
-  for (int i = 0; i < 5; ++i) chunks.push_back(e.queue.submit("gen", {}, generate(4, i * 4, 4)));
-  auto r = e.queue.reduce("sum", std::move(chunks), add_doubles);
-  e.queue.persist(r);
+  for (int i = 0; i < 5; ++i) chunks.push_back(e.tasks().submit("gen", {}, generate(4, i * 4, 4)));
+  auto r = e.tasks().reduce("sum", std::move(chunks), add_doubles);
+  e.tasks().persist(r);
   int gens = 0;
-  for (std::size_t i = before; i < e.tracer.events().size(); ++i) gens += e.tracer.events()[i].name == "gen";
+  for (std::size_t i = before; i < e.tracer().events().size(); ++i) gens += e.tracer().events()[i].name == "gen";
   EXPECT_EQ(gens, 5);
 }
 
 TEST(TaskQueue, MemoryLimitBelowOneChunkIsAClearError) {
   Engine e(1024, 1024);
-  auto big = e.queue.submit("gen", {}, generate(5, 0, 1024));  // 8 KiB > 1 KiB limit
+  auto big = e.tasks().submit("gen", {}, generate(5, 0, 1024));  // 8 KiB > 1 KiB limit
   std::string message;
   try {
-    e.queue.persist(big);
+    e.tasks().persist(big);
   } catch (const slab::OutOfMemory& err) {
     message = err.message();
   }

@@ -16,10 +16,7 @@
 #include <variant>
 
 #include "slab/app/progress.hpp"
-#include "slab/comm/comm.hpp"
-#include "slab/memory/memory_manager.hpp"
-#include "slab/runtime/runtime.hpp"
-#include "slab/task/task_queue.hpp"
+#include "slab/engine/engine.hpp"
 
 namespace slab {
 
@@ -36,20 +33,22 @@ struct DatasetPath {
 using CheckValue = std::variant<std::int64_t, double, std::string, bool>;
 
 /**
- * @brief Everything an app's body needs: the runtime, the world communicator, this rank's memory manager
- * and task queue, plus the --json report. Made by App::run.
+ * @brief Everything an app's body needs: the engine (runtime, world communicator, memory manager, task
+ * queue) plus the --json report and progress bars. Made by App::run.
  */
 class AppContext {
  public:
-  AppContext(Runtime& runtime, Comm& comm, MemoryManager& memory, TaskQueue& tasks, bool json, bool progress);
+  AppContext(Engine& engine, bool json, bool progress);
 
-  [[nodiscard]] Runtime& runtime() noexcept { return runtime_; }
-  [[nodiscard]] Comm& comm() noexcept { return comm_; }
-  [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
-  [[nodiscard]] TaskQueue& tasks() noexcept { return tasks_; }
-  [[nodiscard]] Tracer& tracer() noexcept { return runtime_.tracer(); }
-  [[nodiscard]] int rank() const noexcept { return runtime_.rank(); }
-  [[nodiscard]] int size() const noexcept { return runtime_.size(); }
+  /// The engine every array, frame and algorithm of the app runs on.
+  [[nodiscard]] Engine& engine() noexcept { return engine_; }
+  [[nodiscard]] Runtime& runtime() noexcept { return engine_.runtime(); }
+  [[nodiscard]] Comm& comm() noexcept { return engine_.comm(); }
+  [[nodiscard]] MemoryManager& memory() noexcept { return engine_.memory(); }
+  [[nodiscard]] TaskQueue& tasks() noexcept { return engine_.tasks(); }
+  [[nodiscard]] Tracer& tracer() noexcept { return engine_.tracer(); }
+  [[nodiscard]] int rank() const noexcept { return engine_.rank(); }
+  [[nodiscard]] int size() const noexcept { return engine_.size(); }
   /// Whether --json was given (apps print their human-readable report only without it).
   [[nodiscard]] bool json() const noexcept { return json_; }
 
@@ -72,10 +71,7 @@ class AppContext {
   void print(const std::string& text) const;
 
  private:
-  Runtime& runtime_;
-  Comm& comm_;
-  MemoryManager& memory_;
-  TaskQueue& tasks_;
+  Engine& engine_;
   bool json_;
   bool progress_;
   double job_start_ = 0;
@@ -94,14 +90,13 @@ class AppContext {
  *   return app.run(argc, argv, [&](slab::AppContext& ctx) { ... });
  * @endcode
  *
- * run() initialises the runtime (consuming the runtime flags), parses the app's own flags with CLI11, makes
- * the world communicator, memory manager and task queue, calls the body, writes the trace and summary, and
- * prints the --json line. Exit codes: 0 success (also --help, --version), 2 bad flags or settings, 1 an
- * error in the body. An error on any rank becomes the same error on every rank (slab's collectives, task
- * queue and this body's end are agreement points: see slab/comm/comm.hpp) and ends every rank cleanly with
- * that message and exit code 1. Only where no agreement can be reached (a rank failed partway through a
- * collective's data transfer, or the others wait in the user's own MPI calls past SLAB_AGREE_TIMEOUT) is
- * the error printed and the job ended with MPI_Abort, so no rank is left waiting.
+ * run() builds the Engine (consuming the runtime flags), parses the app's own flags with CLI11, calls the body,
+ * writes the trace and summary, and prints the --json line. Exit codes: 0 success (also --help, --version), 2 bad flags
+ * or settings, 1 an error in the body. An error on any rank becomes the same error on every rank (slab's collectives,
+ * task queue and this body's end are agreement points: see slab/comm/comm.hpp) and ends every rank cleanly with that
+ * message and exit code 1. Only where no agreement can be reached (a rank failed partway through a collective's data
+ * transfer, or the others wait in the user's own MPI calls past SLAB_AGREE_TIMEOUT) is the error printed and the job
+ * ended with MPI_Abort, so no rank is left waiting.
  */
 class App {
  public:

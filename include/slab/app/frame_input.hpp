@@ -38,18 +38,18 @@ void add_frame_file(App& app, const std::string& flag, std::optional<FrameFile>&
  * partitions of `rows_per_partition`. Collective. @throws IoError (every rank) naming the file: missing,
  * unreadable, not in the layout, malformed CSV (with line and column).
  */
-[[nodiscard]] frame::Frame read_frame(TaskQueue& queue, const FrameFile& input, std::int64_t rows_per_partition);
+[[nodiscard]] frame::Frame read_frame(Engine& engine, const FrameFile& input, std::int64_t rows_per_partition);
 
 /**
  * @brief Write `frame` (an app's generated input, `what`: "the W3 input") as the HDF5 frame `output` (complete or
- * absent: frame::write_hdf5) and say so on rank 0. Collective. @throws IoError (every rank) when it cannot.
+ * absent: slab::io::write_hdf5) and say so on rank 0. Collective. @throws IoError (every rank) when it cannot.
  */
 void write_frame(AppContext& ctx, const frame::Frame& frame, const FrameFile& output, std::string_view what);
 
 /// A column an app needs and the types it accepts (the first one is the one named in messages).
 struct NeededColumn {
   std::string name;
-  std::vector<frame::DType> types;
+  std::vector<ElementType> types;
 };
 
 /**

@@ -18,8 +18,8 @@
 
 #include "slab/array/layout.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/engine.hpp"
 #include "slab/task/chunk.hpp"
-#include "slab/task/task_queue.hpp"
 
 namespace slab {
 
@@ -69,9 +69,9 @@ class Array {
    * @throws ShapeError when the number of chunks differs from layout.num_chunks(rank) or nranks differs from
    * the queue's communicator size.
    */
-  Array(TaskQueue& queue, Layout layout, std::vector<Chunk> local_chunks);
+  Array(Engine& engine, Layout layout, std::vector<Chunk> local_chunks);
   /// @private An unevaluated elementwise expression over `layout`.
-  Array(TaskQueue& queue, Layout layout, detail::ExprPtr<T> expr);
+  Array(Engine& engine, Layout layout, detail::ExprPtr<T> expr);
 
   [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
   [[nodiscard]] const Layout& layout() const;
@@ -81,7 +81,7 @@ class Array {
   [[nodiscard]] Split split() const { return layout().split; }
   [[nodiscard]] Shape shape() const { return layout().shape(); }
   [[nodiscard]] std::int64_t size() const { return layout().size(); }
-  [[nodiscard]] TaskQueue& queue() const;
+  [[nodiscard]] Engine& engine() const;
   /// This rank (the queue's communicator).
   [[nodiscard]] int rank() const;
 
@@ -115,25 +115,25 @@ class Array {
    * row-major (block_extent(rank).size() values). Collective (the sizes are checked together).
    * @throws ShapeError on every rank when any rank's block has the wrong size.
    */
-  [[nodiscard]] static Array from_local_blocks(TaskQueue& queue, Shape shape, Split split, std::vector<T> local,
+  [[nodiscard]] static Array from_local_blocks(Engine& engine, Shape shape, Split split, std::vector<T> local,
                                                std::int64_t chunk = 0);
   /**
    * @brief An array split by rows from any number of rows per rank (`local` is local_rows x cols row-major),
    * stacked in rank order and rebalanced to even blocks. Collective.
    * @throws ShapeError when local.size() != local_rows * cols or cols differ across ranks.
    */
-  [[nodiscard]] static Array from_local_rows(TaskQueue& queue, std::vector<T> local, std::int64_t local_rows,
+  [[nodiscard]] static Array from_local_rows(Engine& engine, std::vector<T> local, std::int64_t local_rows,
                                              std::int64_t cols, int ndim = 2);
   /// @brief An array whose chunks are filled by `fill(extent, out)` (out: extent.size() values, row-major).
   /// `fill` is copied into every chunk's task. Not collective (lazy).
-  [[nodiscard]] static Array from_chunk_fn(TaskQueue& queue, Shape shape, Split split,
+  [[nodiscard]] static Array from_chunk_fn(Engine& engine, Shape shape, Split split,
                                            std::function<void(const ChunkExtent&, std::span<T>)> fill,
                                            std::int64_t chunk = 0, std::string name = "from_function");
   /// @brief A(i, j) = f(i, j) (global indices; a 1-D array calls f(i, 0)). Not collective (lazy).
   template <class F>
-  [[nodiscard]] static Array from_function(TaskQueue& queue, Shape shape, Split split, F f, std::int64_t chunk = 0) {
+  [[nodiscard]] static Array from_function(Engine& engine, Shape shape, Split split, F f, std::int64_t chunk = 0) {
     return from_chunk_fn(
-        queue, shape, split,
+        engine, shape, split,
         [f](const ChunkExtent& e, std::span<T> out) {
           for (std::int64_t i = 0; i < e.rows; ++i)
             for (std::int64_t j = 0; j < e.cols; ++j)

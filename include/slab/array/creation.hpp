@@ -12,35 +12,35 @@ namespace slab {
 
 template <class T>
 class Array;
-class TaskQueue;
+class Engine;
 struct Shape;
 enum class Split;
 
 template <class T>
-[[nodiscard]] Array<T> full(TaskQueue& queue, Shape shape, T value, Split split, std::int64_t chunk = 0);
+[[nodiscard]] Array<T> full(Engine& engine, Shape shape, T value, Split split, std::int64_t chunk = 0);
 template <class T>
-[[nodiscard]] Array<T> zeros(TaskQueue& queue, Shape shape, Split split, std::int64_t chunk = 0);
+[[nodiscard]] Array<T> zeros(Engine& engine, Shape shape, Split split, std::int64_t chunk = 0);
 template <class T>
-[[nodiscard]] Array<T> ones(TaskQueue& queue, Shape shape, Split split, std::int64_t chunk = 0);
+[[nodiscard]] Array<T> ones(Engine& engine, Shape shape, Split split, std::int64_t chunk = 0);
 /// 1-D: start + i * step for i < ceil((stop - start) / step) (NumPy's arange). @throws InvalidArgument for step 0.
 template <class T>
-[[nodiscard]] Array<T> arange(TaskQueue& queue, double start, double stop, double step, Split split,
+[[nodiscard]] Array<T> arange(Engine& engine, double start, double stop, double step, Split split,
                               std::int64_t chunk = 0);
 /// 1-D: `num` values from start to stop (stop included when endpoint).
 template <class T>
-[[nodiscard]] Array<T> linspace(TaskQueue& queue, double start, double stop, std::int64_t num, Split split,
+[[nodiscard]] Array<T> linspace(Engine& engine, double start, double stop, std::int64_t num, Split split,
                                 bool endpoint = true, std::int64_t chunk = 0);
 /// rows x cols with ones on the diagonal j == i + k.
 template <class T>
-[[nodiscard]] Array<T> eye(TaskQueue& queue, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k = 0,
+[[nodiscard]] Array<T> eye(Engine& engine, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k = 0,
                            std::int64_t chunk = 0);
 /// A(i, j) = low + (high - low) * counter_uniform(seed, i * cols + j) (exactly counter_uniform for [0, 1)).
 /// `seed` is the counter stream (< 2^20).
-[[nodiscard]] Array<double> random_uniform(TaskQueue& queue, Shape shape, Split split, std::uint64_t seed,
+[[nodiscard]] Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed,
                                            double low = 0.0, double high = 1.0, std::int64_t chunk = 0);
 /// Standard normal by Box-Muller on two counter streams: with k = i * cols + j, u1 = U(seed, k),
 /// u2 = U(seed ^ 0x80000, k): A(i, j) = mean + stddev * sqrt(-2 log(1 - u1)) * cos(2 pi u2).
-[[nodiscard]] Array<double> random_normal(TaskQueue& queue, Shape shape, Split split, std::uint64_t seed,
+[[nodiscard]] Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed,
                                           double mean = 0.0, double stddev = 1.0, std::int64_t chunk = 0);
 
 }  // namespace slab

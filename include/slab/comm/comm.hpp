@@ -298,8 +298,8 @@ class Comm {
   explicit Comm(std::shared_ptr<Impl> impl);
 
   template <class T>
-  static constexpr detail::DType dtype() {
-    return detail::dtype_of_impl<std::remove_cv_t<T>>::value;
+  static constexpr ElementType dtype() {
+    return element_type_of<std::remove_cv_t<T>>::value;
   }
   /// Non-native types travel as bytes: counts are scaled by sizeof(T).
   template <class T>
@@ -307,28 +307,28 @@ class Comm {
     return is_mpi_builtin_v<T> ? 1 : sizeof(T);
   }
 
-  void bcast_raw(void* data, std::size_t count, detail::DType dt, int root) const;
-  void reduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, detail::DType dt, ReduceOp op,
+  void bcast_raw(void* data, std::size_t count, ElementType dt, int root) const;
+  void reduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt, ReduceOp op,
                   int root) const;
-  void allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, detail::DType dt,
+  void allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt,
                      ReduceOp op) const;
-  void allgather_raw(const void* in, std::size_t count, void* out, std::size_t out_count, detail::DType dt) const;
+  void allgather_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt) const;
   VCounts exchange_counts_all(std::size_t count) const;
   void allgatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale,
-                      detail::DType dt) const;
-  void gatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale,
-                   detail::DType dt, int root) const;
-  void alltoall_raw(const void* send, std::size_t count, void* recv, std::size_t recv_count, detail::DType dt) const;
+                      ElementType dt) const;
+  void gatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale, ElementType dt,
+                   int root) const;
+  void alltoall_raw(const void* send, std::size_t count, void* recv, std::size_t recv_count, ElementType dt) const;
   std::vector<std::size_t> exchange_counts_alltoall(std::size_t send_size,
                                                     std::span<const std::size_t> send_counts) const;
   void check_vcounts(std::size_t send_size, std::span<const std::size_t> send_counts, std::size_t recv_size,
                      std::span<const std::size_t> recv_counts) const;
   void alltoallv_raw(const void* send, std::span<const std::size_t> send_counts, void* recv,
-                     std::span<const std::size_t> recv_counts, std::size_t scale, detail::DType dt) const;
-  void send_raw(const void* data, std::size_t count, detail::DType dt, int dest, int tag) const;
-  void recv_raw(void* data, std::size_t count, detail::DType dt, int source, int tag) const;
+                     std::span<const std::size_t> recv_counts, std::size_t scale, ElementType dt) const;
+  void send_raw(const void* data, std::size_t count, ElementType dt, int dest, int tag) const;
+  void recv_raw(void* data, std::size_t count, ElementType dt, int source, int tag) const;
   void sendrecv_raw(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
-                    detail::DType dt, int tag) const;
+                    ElementType dt, int tag) const;
 
   std::shared_ptr<Impl> impl_;
 };

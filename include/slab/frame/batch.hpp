@@ -31,7 +31,7 @@ struct BatchHeader {
   std::uint64_t ncols = 0;
 };
 struct ColumnHeader {
-  std::uint64_t type = 0;  ///< DType
+  std::uint64_t type = 0;  ///< ElementType
   std::uint64_t data_offset = 0;
   std::uint64_t validity_offset = 0;  ///< 0 = all valid
 };
@@ -45,7 +45,7 @@ class BatchView {
 
   [[nodiscard]] std::int64_t nrows() const noexcept { return nrows_; }
   [[nodiscard]] std::size_t ncols() const noexcept { return ncols_; }
-  [[nodiscard]] DType type(std::size_t i) const;
+  [[nodiscard]] ElementType type(std::size_t i) const;
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
 
   /// Column i's values. @throws TypeError when sizeof(T) differs from the column's value size.
@@ -82,27 +82,27 @@ class BatchView {
 class BatchBuilder {
  public:
   /// Bytes of a batch with these columns.
-  [[nodiscard]] static std::uint64_t size_for(std::int64_t nrows, const std::vector<DType>& types,
+  [[nodiscard]] static std::uint64_t size_for(std::int64_t nrows, const std::vector<ElementType>& types,
                                               const std::vector<bool>& has_validity);
   [[nodiscard]] static std::uint64_t size_for(std::int64_t nrows, const Schema& schema,
                                               const std::vector<bool>& has_validity);
   /// Write the header into `out` (at least size_for(...) bytes). has_validity empty = no masks.
-  BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<DType>& types,
+  BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<ElementType>& types,
                const std::vector<bool>& has_validity);
   /// Allocate ctx.output(size_for(...)) and write the header there.
   BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& schema, const std::vector<bool>& has_validity);
   /// Same into output `output` of a multi-output task.
-  BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<DType>& types,
+  BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<ElementType>& types,
                const std::vector<bool>& has_validity, std::size_t output = 0);
   /// A builder into an owned host vector (for shuffles and gathers); see bytes().
-  BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<DType>& types,
+  BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<ElementType>& types,
                const std::vector<bool>& has_validity);
 
   [[nodiscard]] std::int64_t nrows() const noexcept { return nrows_; }
   [[nodiscard]] std::size_t ncols() const noexcept { return types_.size(); }
   template <class T>
   [[nodiscard]] std::span<T> column(std::size_t i) {
-    SLAB_EXPECTS(sizeof(T) == dtype_size(types_.at(i)), TypeError, "BatchBuilder::column: wrong element size");
+    SLAB_EXPECTS(sizeof(T) == element_size(types_.at(i)), TypeError, "BatchBuilder::column: wrong element size");
     return {reinterpret_cast<T*>(out_.data() + headers()[i].data_offset), static_cast<std::size_t>(nrows_)};
   }
   [[nodiscard]] std::byte* data(std::size_t i) { return out_.data() + headers()[i].data_offset; }
@@ -115,15 +115,15 @@ class BatchBuilder {
   [[nodiscard]] BatchView view() const { return BatchView(out_); }
 
  private:
-  void init(std::int64_t nrows, const std::vector<DType>& types, const std::vector<bool>& has_validity);
+  void init(std::int64_t nrows, const std::vector<ElementType>& types, const std::vector<bool>& has_validity);
   ColumnHeader* headers() { return reinterpret_cast<ColumnHeader*>(out_.data() + sizeof(BatchHeader)); }
   std::span<std::byte> out_;
   std::int64_t nrows_ = 0;
-  std::vector<DType> types_;
+  std::vector<ElementType> types_;
 };
 
 /// The column types of a schema.
-[[nodiscard]] std::vector<DType> types_of(const Schema& schema);
+[[nodiscard]] std::vector<ElementType> types_of(const Schema& schema);
 
 /**
  * @brief Copy rows of `in` selected by `rows` (indices into in, in output order) into a new batch written to
@@ -136,8 +136,9 @@ void take_rows(const BatchView& in, std::span<const std::int64_t> rows, std::spa
 /// The bytes take_rows writes for these rows.
 [[nodiscard]] std::uint64_t take_rows_bytes(const BatchView& in, std::span<const std::int64_t> rows);
 /// Concatenate batches of the same column types into one (masks where any input has one).
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, TaskContext& ctx,
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types, TaskContext& ctx,
                     std::size_t output = 0);
-void concat_batches(std::span<const BatchView> in, const std::vector<DType>& types, std::vector<std::byte>& storage);
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types,
+                    std::vector<std::byte>& storage);
 
 }  // namespace slab::frame

@@ -17,7 +17,7 @@ namespace slab::frame {
 /// bools (boolean), strings (string; decoded, "" where null). valid: empty = all valid, else one 0/1 per row.
 struct LocalColumn {
   std::string name;
-  DType type = DType::float64;
+  ElementType type = ElementType::float64;
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<std::uint8_t> bools;

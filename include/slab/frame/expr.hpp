@@ -66,7 +66,7 @@ class Expr {
   [[nodiscard]] Expr abs() const;
   [[nodiscard]] Expr isin(std::vector<Scalar> values) const;
   /// The result type over `schema`. @throws InvalidArgument for unknown columns, TypeError for bad operands.
-  [[nodiscard]] DType type(const Schema& schema) const;
+  [[nodiscard]] ElementType type(const Schema& schema) const;
   /// Column names used.
   [[nodiscard]] std::vector<std::string> columns() const;
   /// "(x > 0.5)" etc.
@@ -105,7 +105,7 @@ Expr operator~(const Expr& a);
 /// An evaluated column: values in the vector of its type (ints for int64/timestamp, floats, bools (0/1),
 /// codes for string), valid empty = all valid.
 struct EvalColumn {
-  DType type = DType::float64;
+  ElementType type = ElementType::float64;
   std::vector<std::int64_t> ints;
   std::vector<double> floats;
   std::vector<std::uint8_t> bools;

@@ -12,10 +12,10 @@
 #include <utility>
 #include <vector>
 
+#include "slab/engine/engine.hpp"
 #include "slab/frame/batch.hpp"
 #include "slab/frame/column.hpp"
 #include "slab/frame/schema.hpp"
-#include "slab/task/task_queue.hpp"
 
 namespace slab::frame {
 
@@ -24,12 +24,12 @@ class Frame {
   Frame() = default;
   /// Wrap this rank's partitions (each task's output a Batch with `schema`'s column types). `rows`: the
   /// partitions' row counts where known (empty = all unknown; else one per partition). Not collective.
-  Frame(TaskQueue& queue, Schema schema, std::vector<Chunk> partitions,
+  Frame(Engine& engine, Schema schema, std::vector<Chunk> partitions,
         std::vector<std::optional<std::int64_t>> rows = {});
 
   [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
   [[nodiscard]] const Schema& schema() const;
-  [[nodiscard]] TaskQueue& queue() const;
+  [[nodiscard]] Engine& engine() const;
   [[nodiscard]] std::vector<std::string> columns() const { return schema().names(); }
   /// This rank's partitions, in order.
   [[nodiscard]] const std::vector<Chunk>& partitions() const;
@@ -63,7 +63,7 @@ class Frame {
    * String dictionaries are unified over all ranks (allgatherv of distinct strings, sorted union, recode).
    * Collective. @throws InvalidArgument (every rank) when the ranks' column names/types differ.
    */
-  [[nodiscard]] static Frame from_local_table(TaskQueue& queue, const LocalTable& table,
+  [[nodiscard]] static Frame from_local_table(Engine& engine, const LocalTable& table,
                                               std::int64_t rows_per_partition = 0);
 
   /// @private Shared state (src/frame/frame.cpp).

@@ -20,7 +20,7 @@ namespace slab::frame {
 /// Add (or replace) column `name` computed from `value` (fused, one task per partition). Lazy.
 [[nodiscard]] Frame assign(const Frame& frame, const std::string& name, const Expr& value);
 /// Convert `column` to `to` (int64 <-> float64 <-> boolean <-> timestamp; float->int truncates, NaN -> null). Lazy.
-[[nodiscard]] Frame astype(const Frame& frame, const std::string& column, DType to);
+[[nodiscard]] Frame astype(const Frame& frame, const std::string& column, ElementType to);
 /// Replace nulls (and NaN) of `columns` (empty = every column whose type fits `value`) by `value`. Lazy.
 [[nodiscard]] Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns = {});
 /// Drop rows with a null (or NaN) in any of `subset` (empty = all columns). Lazy.
@@ -28,7 +28,7 @@ namespace slab::frame {
 /// Boolean frame-wise helpers: isnull/notnull of one column as an expression: col(c).isnull().
 
 /// Column dtypes, in order. Not collective.
-[[nodiscard]] std::vector<std::pair<std::string, DType>> dtypes(const Frame& frame);
+[[nodiscard]] std::vector<std::pair<std::string, ElementType>> dtypes(const Frame& frame);
 
 /// The first / last n rows, on every rank (index = global row numbers). Collective.
 [[nodiscard]] LocalTable head(const Frame& frame, std::int64_t n = 5);

@@ -58,20 +58,18 @@ struct RollingWindow {
   [[nodiscard]] std::string str() const;
 };
 
-namespace rolling_kernel {
 /**
  * @brief Serial kernel of a row window: x holds `halo` rows then `n` rows of this rank (contiguous); writes the
  * n results of the own rows into out. Not collective.
  */
-void rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods, RollingOp op,
-          double* out);
+void rolling_kernel_rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods,
+                         RollingOp op, double* out);
 /**
  * @brief Serial kernel of a time window: t (sorted, ns) and x hold `halo` rows then `n` own rows; the window of
  * row i is the rows j <= i with t[j] > t[i] - span (pandas, closed='right'). Not collective.
  */
-void time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
-          std::size_t min_periods, RollingOp op, double* out);
-}  // namespace rolling_kernel
+void rolling_kernel_time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
+                         std::size_t min_periods, RollingOp op, double* out);
 
 /// What a rank holds after the halo exchange: `halo` rows received from earlier ranks, then its own rows.
 struct RollingHalo {

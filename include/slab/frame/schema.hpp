@@ -1,6 +1,6 @@
 #pragma once
 /// @file schema.hpp
-/// @brief slab::frame::DType, Field and Schema: the column names and types of a Frame, plus the replicated
+/// @brief Field and Schema: the column names and types of a Frame, plus the replicated
 /// dictionaries of its string columns. Nothing here is collective.
 
 #include <cstddef>
@@ -11,36 +11,31 @@
 #include <string_view>
 #include <vector>
 
+#include "slab/core/element_type.hpp"
+
 namespace slab::frame {
 
-/// Column types. timestamp = int64 nanoseconds since 1970-01-01 UTC; string = dictionary-encoded int32 codes
-/// into the schema's sorted dictionary for that column (-1 = null).
-enum class DType : std::uint8_t { int64 = 0, float64 = 1, boolean = 2, timestamp = 3, string = 4 };
+using slab::ElementType;  // a column's type (one of its column types)
+using slab::to_string;    // a column type's name, as frame::to_string(type) in messages
 
-/// "int64", "float64", "bool", "datetime64[ns]", "string" (pandas-like names). Not collective.
-[[nodiscard]] const char* to_string(DType type) noexcept;
-/// Bytes per value in a Batch: 8 (int64, float64, timestamp), 1 (boolean), 4 (string codes).
-[[nodiscard]] constexpr std::size_t dtype_size(DType type) noexcept {
-  switch (type) {
-    case DType::boolean:
-      return 1;
-    case DType::string:
-      return 4;
-    default:
-      return 8;
-  }
+/// Whether one of the column types (int64, float64, boolean, timestamp, string).
+[[nodiscard]] constexpr bool is_column_type(ElementType type) noexcept {
+  return static_cast<std::uint8_t>(type) <= static_cast<std::uint8_t>(ElementType::string);
 }
+
 /// Whether int64, float64 or timestamp (columns describe/cumsum work on).
-[[nodiscard]] constexpr bool is_numeric(DType type) noexcept {
-  return type == DType::int64 || type == DType::float64 || type == DType::timestamp;
+[[nodiscard]] constexpr bool is_numeric(ElementType type) noexcept {
+  return type == ElementType::int64 || type == ElementType::float64 || type == ElementType::timestamp;
 }
 
 /// A string column's dictionary: sorted, unique, identical on every rank. Codes index into it.
 using Dictionary = std::shared_ptr<const std::vector<std::string>>;
 
+/// A column: its name and type, one of ElementType's column types: int64, float64, boolean, timestamp (int64 ns
+/// since 1970-01-01 UTC) or string (int32 codes into the schema's sorted dictionary for it, -1 = null).
 struct Field {
   std::string name;
-  DType type = DType::float64;
+  ElementType type = ElementType::float64;
   friend bool operator==(const Field&, const Field&) = default;
 };
 
@@ -59,7 +54,7 @@ class Schema {
   [[nodiscard]] const std::vector<Field>& fields() const noexcept { return fields_; }
   [[nodiscard]] const Field& field(std::size_t i) const { return fields_.at(i); }
   [[nodiscard]] const std::string& name(std::size_t i) const { return fields_.at(i).name; }
-  [[nodiscard]] DType type(std::size_t i) const { return fields_.at(i).type; }
+  [[nodiscard]] ElementType type(std::size_t i) const { return fields_.at(i).type; }
   [[nodiscard]] std::vector<std::string> names() const;
   /// @throws InvalidArgument "unknown column 'x' (columns: a, b, c)".
   [[nodiscard]] std::size_t index_of(std::string_view name) const;

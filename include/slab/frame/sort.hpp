@@ -47,7 +47,7 @@ enum class NullsPosition : std::uint8_t { first, last };
 [[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending = true,
                                 NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
 
-namespace sort_detail {
+namespace detail {
 /**
  * @brief Splitter selection of the sample sort: `samples` holds nsamples records of `words` uint64 each
  * (compared lexicographically); returns nranks-1 records (flattened) at even quantiles of the sorted samples.
@@ -56,6 +56,6 @@ namespace sort_detail {
 std::vector<std::uint64_t> choose_splitters(std::vector<std::uint64_t> samples, std::size_t words, int nranks);
 /// The destination rank of a record: the number of splitters <= record. Not collective.
 int destination(const std::uint64_t* record, const std::vector<std::uint64_t>& splitters, std::size_t words);
-}  // namespace sort_detail
+}  // namespace detail
 
 }  // namespace slab::frame

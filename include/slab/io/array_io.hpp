@@ -21,12 +21,12 @@ struct ReadOptions {
 /**
  * @brief The dataset `dataset` of `file` as an Array<T> split along `split`, read lazily: chunk i of a rank is
  * one task of kind TraceKind::io that reads its hyperslab independently when (and only when) the chunk is
- * needed. Contiguous, chunked and compressed (deflate) datasets. Collective (validation: hdf5::inspect).
- * @throws IoError / ShapeError / TypeError on every rank as hdf5::inspect with `expected` = T; the message
+ * needed. Contiguous, chunked and compressed (deflate) datasets. Collective (validation: slab::io::inspect).
+ * @throws IoError / ShapeError / TypeError on every rank as slab::io::inspect with `expected` = T; the message
  * names the file and dataset.
  */
 template <ArrayElement T>
-Array<T> read_hdf5(TaskQueue& queue, const std::string& file, const std::string& dataset, Split split,
+Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& dataset, Split split,
                    ReadOptions options = {});
 
 /**

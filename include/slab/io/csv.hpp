@@ -32,7 +32,7 @@
 
 #include "slab/frame/frame.hpp"
 
-namespace slab::frame {
+namespace slab::io {
 
 struct CsvOptions {
   char delimiter = ',';
@@ -45,7 +45,7 @@ struct CsvOptions {
   /// Types of some columns by name; the others are inferred: bool (true/false, True/False, TRUE/FALSE), then
   /// int64, float64, timestamp (ISO-8601 "YYYY-MM-DD[( |T)HH:MM[:SS[.f...]]][Z|+HH:MM]"), else string; a column
   /// of nulls only is float64.
-  std::map<std::string, DType> dtypes;
+  std::map<std::string, ElementType> dtypes;
   /// Partitions per rank of this many rows (<= 0: one partition per rank).
   std::int64_t rows_per_partition = 0;
 };
@@ -55,18 +55,13 @@ struct CsvOptions {
  * = file order). Collective. @throws IoError (every rank, the same message) as listed above;
  * InvalidArgument for inconsistent options (names count, a dtypes entry naming no column).
  */
-[[nodiscard]] Frame read_csv(TaskQueue& queue, const std::string& path, const CsvOptions& options = {});
+[[nodiscard]] frame::Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& options = {});
 
-namespace csv {
-/// Parse an ISO-8601 timestamp to ns since the epoch (UTC; an offset is applied). False when malformed or
-/// outside the int64 nanosecond range (about years 1677-2262, as pandas).
-bool parse_timestamp(std::string_view text, std::int64_t& ns) noexcept;
 /// Parse an int64 ("-12", "+3"). False when malformed or out of range.
 bool parse_int64(std::string_view text, std::int64_t& value) noexcept;
 /// Parse a float64 ("1.5", "-2e3", "inf", "nan"). False when malformed.
 bool parse_float64(std::string_view text, double& value) noexcept;
 /// Parse a bool (true/false, True/False, TRUE/FALSE). False when malformed.
 bool parse_bool(std::string_view text, bool& value) noexcept;
-}  // namespace csv
 
-}  // namespace slab::frame
+}  // namespace slab::io

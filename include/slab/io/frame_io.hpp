@@ -14,7 +14,7 @@
 
 #include "slab/frame/frame.hpp"
 
-namespace slab::frame {
+namespace slab::io {
 
 /**
  * @brief Write `frame` as the group `group` ("/frame", "/a/b"; missing parents are created) of `file` (created
@@ -25,7 +25,7 @@ namespace slab::frame {
  * @throws IoError (every rank) when the file cannot be opened or created, or a write fails; the target is then
  * untouched.
  */
-void write_hdf5(const Frame& frame, const std::string& file, const std::string& group);
+void write_hdf5(const frame::Frame& frame, const std::string& file, const std::string& group);
 
 /**
  * @brief Read the frame in group `group` of `file` (written by write_hdf5, h5py or plain HDF5 calls in the layout
@@ -35,7 +35,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
  * of `rows_per_partition` rows (<= 0: one). Collective.
  * @throws IoError (every rank) for a missing file or group, a column of another length, an unsupported dtype.
  */
-[[nodiscard]] Frame read_hdf5(TaskQueue& queue, const std::string& file, const std::string& group,
-                              std::int64_t rows_per_partition = 0);
+[[nodiscard]] frame::Frame read_hdf5(Engine& engine, const std::string& file, const std::string& group,
+                                     std::int64_t rows_per_partition = 0);
 
-}  // namespace slab::frame
+}  // namespace slab::io

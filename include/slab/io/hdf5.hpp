@@ -16,34 +16,9 @@
 #include <vector>
 
 #include "slab/comm/comm.hpp"
+#include "slab/core/element_type.hpp"
 
-namespace slab {
-
-/// The element types slab reads and writes in HDF5 files.
-enum class ElementType : std::uint8_t { float32, float64, int64 };
-
-/// "float32", "float64", "int64". Not collective.
-std::string_view to_string(ElementType type) noexcept;
-/// Bytes per element. Not collective.
-std::size_t element_size(ElementType type) noexcept;
-
-template <class T>
-struct element_type_of;
-template <>
-struct element_type_of<float> {
-  static constexpr ElementType value = ElementType::float32;
-};
-template <>
-struct element_type_of<double> {
-  static constexpr ElementType value = ElementType::float64;
-};
-template <>
-struct element_type_of<std::int64_t> {
-  static constexpr ElementType value = ElementType::int64;
-};
-/// The ElementType of float, double, std::int64_t.
-template <class T>
-inline constexpr ElementType element_type_v = element_type_of<T>::value;
+namespace slab::io {
 
 /// A validated dataset.
 struct DatasetInfo {
@@ -61,8 +36,6 @@ struct DatasetInfo {
   /// "file:/dataset", for messages.
   [[nodiscard]] std::string name() const { return file + ":" + dataset; }
 };
-
-namespace hdf5 {
 
 /**
  * @brief Open `file` collectively over `comm` with the MPI-IO driver, validate `dataset` and close the file.
@@ -169,5 +142,4 @@ void write_generated(const Comm& comm, const std::string& file, const std::strin
                      const std::function<void(std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
                                               std::uint64_t ncols, void* out)>& fill);
 
-}  // namespace hdf5
-}  // namespace slab
+}  // namespace slab::io

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/engine/engine.hpp"
 #include "slab/io/hdf5.hpp"
-#include "slab/task/task_queue.hpp"
 
 namespace slab::linalg {
 
@@ -56,9 +56,9 @@ std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t de
  * limit. Collective. Returns the full symmetric n x n Y (row-major) on rank 0 and an empty vector elsewhere
  * when `keep_result`; otherwise always empty (Y only written).
  * @param out when non-empty, Y is written there (file, dataset; may be X's file) atomically.
- * @throws the errors of hdf5::inspect (every rank); OutOfMemory as gram_block_cols; IoError when writing fails.
+ * @throws the errors of slab::io::inspect (every rank); OutOfMemory as gram_block_cols; IoError when writing fails.
  */
-std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::string& out_file,
+std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std::string& out_file,
                              const std::string& out_dataset, const GramOptions& options = {},
                              GramReport* report = nullptr, bool keep_result = false);
 
@@ -71,18 +71,3 @@ std::vector<double> gram_xxt(TaskQueue& tasks, const DatasetInfo& x, const std::
 std::vector<double> gram_ata(const Array<double>& a);
 
 }  // namespace slab::linalg
-
-namespace slab::detail {
-/// Whether the GPU kernels below are compiled (false in host builds: they throw NotCompiled).
-bool gram_kernels_have_cuda() noexcept;
-/**
- * @brief On the device (cuBLAS dsyrk, stream a cudaStream_t): with `trans` false, C += A A^T for A n x k
- * row-major (lda >= k); with `trans` true, C += A^T A for A k x n row-major (lda >= n). C is n x n row-major
- * (ldc >= n) and only its upper triangle is updated. Raw device pointers. Not collective.
- * @throws CudaError on a cuBLAS failure; NotCompiled in host builds.
- */
-void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
-                      std::uint64_t ldc, bool trans, void* stream);
-/// Zero `bytes` of device memory on `stream` and wait. @throws CudaError; NotCompiled in host builds.
-void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream);
-}  // namespace slab::detail

@@ -49,7 +49,7 @@ struct RowSource {
 /// @throws ShapeError when A is not tall-skinny (rows < cols) or not split by rows.
 [[nodiscard]] std::vector<double> tsqr_r(const Array<double>& a);
 /// @brief tsqr_r on a RowSource (each chunk produced once, streamed: one chunk resident at a time). Collective.
-[[nodiscard]] std::vector<double> tsqr_r(TaskQueue& queue, const RowSource& a);
+[[nodiscard]] std::vector<double> tsqr_r(Engine& engine, const RowSource& a);
 
 /// Result of tsqr().
 struct QrResult {
@@ -84,7 +84,7 @@ enum class QrMethod {
 [[nodiscard]] SvdResult svd(const Array<double>& a, std::int64_t k = 0, QrMethod method = QrMethod::automatic);
 /// @brief svd() streaming A from `a`: once for R, once for U (the explicit-Q fallback needs the rank's chunks
 /// at once; a Cholesky R rejected by the check costs one more pass). Collective.
-[[nodiscard]] SvdResult svd(TaskQueue& queue, const RowSource& a, std::int64_t k = 0,
+[[nodiscard]] SvdResult svd(Engine& engine, const RowSource& a, std::int64_t k = 0,
                             QrMethod method = QrMethod::automatic);
 
 /// Options of randomized_svd().

@@ -34,24 +34,27 @@ void nccl_check(ncclResult_t rc, const char* what, const char* file, int line) {
 ncclComm_t as_comm(void* c) { return static_cast<ncclComm_t>(c); }
 cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
 
-ncclDataType_t nccl_type(DType dt) {
+ncclDataType_t nccl_type(ElementType dt) {
   switch (dt) {
-    case DType::i8:
+    case ElementType::int8:
       return ncclInt8;
-    case DType::u8:
-    case DType::bytes:
+    case ElementType::uint8:
+    case ElementType::boolean:
+    case ElementType::bytes:
       return ncclUint8;
-    case DType::i32:
+    case ElementType::int32:
+    case ElementType::string:
       return ncclInt32;
-    case DType::u32:
+    case ElementType::uint32:
       return ncclUint32;
-    case DType::i64:
+    case ElementType::int64:
+    case ElementType::timestamp:
       return ncclInt64;
-    case DType::u64:
+    case ElementType::uint64:
       return ncclUint64;
-    case DType::f32:
+    case ElementType::float32:
       return ncclFloat32;
-    case DType::f64:
+    case ElementType::float64:
       return ncclFloat64;
   }
   return ncclUint8;
@@ -132,31 +135,32 @@ void nccl_comm_destroy(void* nccl_comm) noexcept {
   if (nccl_comm != nullptr) ncclCommDestroy(as_comm(nccl_comm));
 }
 
-void nccl_allreduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, void* comm, void* stream) {
+void nccl_allreduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, void* comm,
+                    void* stream) {
   SLAB_NCCL_CHECK(ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), as_comm(comm), as_stream(stream)));
   wait(comm, stream);
 }
 
-void nccl_reduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, int root, void* comm,
+void nccl_reduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, int root, void* comm,
                  void* stream) {
   SLAB_NCCL_CHECK(ncclReduce(in, out, count, nccl_type(dt), nccl_op(op), root, as_comm(comm), as_stream(stream)));
   wait(comm, stream);
 }
 
-void nccl_bcast(void* data, std::size_t count, DType dt, int root, void* comm, void* stream) {
+void nccl_bcast(void* data, std::size_t count, ElementType dt, int root, void* comm, void* stream) {
   SLAB_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dt), root, as_comm(comm), as_stream(stream)));
   wait(comm, stream);
 }
 
-void nccl_allgather(const void* in, void* out, std::size_t count, DType dt, void* comm, void* stream) {
+void nccl_allgather(const void* in, void* out, std::size_t count, ElementType dt, void* comm, void* stream) {
   SLAB_NCCL_CHECK(ncclAllGather(in, out, count, nccl_type(dt), as_comm(comm), as_stream(stream)));
   wait(comm, stream);
 }
 
 void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std::size_t* send_displs, void* recv,
-                    const std::size_t* recv_counts, const std::size_t* recv_displs, int nranks, DType dt, void* comm,
-                    void* stream) {
-  const std::size_t es = dtype_size(dt);
+                    const std::size_t* recv_counts, const std::size_t* recv_displs, int nranks, ElementType dt,
+                    void* comm, void* stream) {
+  const std::size_t es = element_size(dt);
   const auto* s = static_cast<const char*>(send);
   auto* r = static_cast<char*>(recv);
   SLAB_NCCL_CHECK(ncclGroupStart());
@@ -173,7 +177,7 @@ void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std:
 }
 
 void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
-                   DType dt, void* comm, void* stream) {
+                   ElementType dt, void* comm, void* stream) {
   SLAB_NCCL_CHECK(ncclGroupStart());
   if (dest >= 0) SLAB_NCCL_CHECK(ncclSend(send, send_count, nccl_type(dt), dest, as_comm(comm), as_stream(stream)));
   if (source >= 0) SLAB_NCCL_CHECK(ncclRecv(recv, recv_count, nccl_type(dt), source, as_comm(comm), as_stream(stream)));
@@ -185,15 +189,15 @@ void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* rec
 
 void* nccl_comm_create(MPI_Comm, int) { no_nccl("nccl_comm_create"); }
 void nccl_comm_destroy(void*) noexcept {}
-void nccl_allreduce(const void*, void*, std::size_t, DType, ReduceOp, void*, void*) { no_nccl("nccl_allreduce"); }
-void nccl_reduce(const void*, void*, std::size_t, DType, ReduceOp, int, void*, void*) { no_nccl("nccl_reduce"); }
-void nccl_bcast(void*, std::size_t, DType, int, void*, void*) { no_nccl("nccl_bcast"); }
-void nccl_allgather(const void*, void*, std::size_t, DType, void*, void*) { no_nccl("nccl_allgather"); }
+void nccl_allreduce(const void*, void*, std::size_t, ElementType, ReduceOp, void*, void*) { no_nccl("nccl_allreduce"); }
+void nccl_reduce(const void*, void*, std::size_t, ElementType, ReduceOp, int, void*, void*) { no_nccl("nccl_reduce"); }
+void nccl_bcast(void*, std::size_t, ElementType, int, void*, void*) { no_nccl("nccl_bcast"); }
+void nccl_allgather(const void*, void*, std::size_t, ElementType, void*, void*) { no_nccl("nccl_allgather"); }
 void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, const std::size_t*, const std::size_t*,
-                    int, DType, void*, void*) {
+                    int, ElementType, void*, void*) {
   no_nccl("nccl_alltoallv");
 }
-void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, DType, void*, void*) {
+void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, ElementType, void*, void*) {
   no_nccl("nccl_sendrecv");
 }
 

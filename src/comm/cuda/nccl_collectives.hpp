@@ -1,7 +1,7 @@
 #pragma once
 /// @file nccl_collectives.hpp
 /// @brief Private: every CUDA and NCCL call of the comm layer, behind plain functions on raw pointers,
-/// element counts, a DType and opaque handles (void* = ncclComm_t / cudaStream_t). Implemented in
+/// element counts, a ElementType and opaque handles (void* = ncclComm_t / cudaStream_t). Implemented in
 /// nccl_collectives.cu; nccl_collectives_host.cpp provides the same functions for builds without CUDA
 /// (they throw NotCompiled, and is_device_pointer returns false).
 ///
@@ -25,19 +25,20 @@ void* nccl_comm_create(MPI_Comm comm, int device);
 /// Destroy a communicator made by nccl_comm_create (null is ignored). Never throws.
 void nccl_comm_destroy(void* nccl_comm) noexcept;
 
-void nccl_allreduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, void* nccl_comm, void* stream);
-void nccl_reduce(const void* in, void* out, std::size_t count, DType dt, ReduceOp op, int root, void* nccl_comm,
+void nccl_allreduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, void* nccl_comm,
+                    void* stream);
+void nccl_reduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, int root, void* nccl_comm,
                  void* stream);
-void nccl_bcast(void* data, std::size_t count, DType dt, int root, void* nccl_comm, void* stream);
+void nccl_bcast(void* data, std::size_t count, ElementType dt, int root, void* nccl_comm, void* stream);
 /// `count` elements per rank.
-void nccl_allgather(const void* in, void* out, std::size_t count, DType dt, void* nccl_comm, void* stream);
+void nccl_allgather(const void* in, void* out, std::size_t count, ElementType dt, void* nccl_comm, void* stream);
 /// Grouped ncclSend/ncclRecv; counts and displacements per rank in elements, arrays of length nranks.
 void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std::size_t* send_displs, void* recv,
-                    const std::size_t* recv_counts, const std::size_t* recv_displs, int nranks, DType dt,
+                    const std::size_t* recv_counts, const std::size_t* recv_displs, int nranks, ElementType dt,
                     void* nccl_comm, void* stream);
 /// Grouped send and receive (either count may be 0; dest/source < 0 means none).
 void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
-                   DType dt, void* nccl_comm, void* stream);
+                   ElementType dt, void* nccl_comm, void* stream);
 
 /// cudaMemcpyAsync on `stream` (any direction) and wait for it.
 void device_copy(void* dst, const void* src, std::size_t bytes, void* stream);

@@ -15,15 +15,19 @@ namespace {
 bool device_pointer_query(const void*) noexcept { return false; }
 void* nccl_comm_create(MPI_Comm, int) { not_compiled("nccl_comm_create"); }
 void nccl_comm_destroy(void*) noexcept {}
-void nccl_allreduce(const void*, void*, std::size_t, DType, ReduceOp, void*, void*) { not_compiled("nccl_allreduce"); }
-void nccl_reduce(const void*, void*, std::size_t, DType, ReduceOp, int, void*, void*) { not_compiled("nccl_reduce"); }
-void nccl_bcast(void*, std::size_t, DType, int, void*, void*) { not_compiled("nccl_bcast"); }
-void nccl_allgather(const void*, void*, std::size_t, DType, void*, void*) { not_compiled("nccl_allgather"); }
+void nccl_allreduce(const void*, void*, std::size_t, ElementType, ReduceOp, void*, void*) {
+  not_compiled("nccl_allreduce");
+}
+void nccl_reduce(const void*, void*, std::size_t, ElementType, ReduceOp, int, void*, void*) {
+  not_compiled("nccl_reduce");
+}
+void nccl_bcast(void*, std::size_t, ElementType, int, void*, void*) { not_compiled("nccl_bcast"); }
+void nccl_allgather(const void*, void*, std::size_t, ElementType, void*, void*) { not_compiled("nccl_allgather"); }
 void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, const std::size_t*, const std::size_t*,
-                    int, DType, void*, void*) {
+                    int, ElementType, void*, void*) {
   not_compiled("nccl_alltoallv");
 }
-void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, DType, void*, void*) {
+void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, ElementType, void*, void*) {
   not_compiled("nccl_sendrecv");
 }
 void device_copy(void*, const void*, std::size_t, void*) { not_compiled("device_copy"); }

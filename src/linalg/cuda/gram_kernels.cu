@@ -5,15 +5,10 @@
 #include <cstdint>
 #include <string>
 
+#include "linalg/cuda/gram_kernels.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::detail {
-
-// Declared in slab/linalg/gram.hpp (not included: nvcc sees no MPI or task headers).
-bool gram_kernels_have_cuda() noexcept;
-void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
-                      std::uint64_t ldc, bool trans, void* stream);
-void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream);
 
 namespace {
 

@@ -1,6 +1,6 @@
 // Host twin of gram_kernels.cu: builds without CUDA have no device kernels (the host path uses cblas in gram.cpp).
+#include "linalg/cuda/gram_kernels.hpp"
 #include "slab/core/error.hpp"
-#include "slab/linalg/gram.hpp"
 
 namespace slab::detail {
 

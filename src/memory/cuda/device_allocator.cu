@@ -4,9 +4,9 @@
 
 #include <string>
 
+#include "memory/device_allocator.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
-#include "slab/memory/device_allocator.hpp"
 
 namespace slab::detail {
 namespace {

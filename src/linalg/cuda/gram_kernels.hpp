@@ -1,0 +1,21 @@
+#pragma once
+/// @file gram_kernels.hpp
+/// @brief The Gram's device kernels on raw pointers and a stream (gram_kernels.cu; gram_kernels_host.cpp in
+/// builds without CUDA). Includes no CUDA header.
+
+#include <cstdint>
+
+namespace slab::detail {
+/// Whether the GPU kernels below are compiled (false in host builds: they throw NotCompiled).
+bool gram_kernels_have_cuda() noexcept;
+/**
+ * @brief On the device (cuBLAS dsyrk, stream a cudaStream_t): with `trans` false, C += A A^T for A n x k
+ * row-major (lda >= k); with `trans` true, C += A^T A for A k x n row-major (lda >= n). C is n x n row-major
+ * (ldc >= n) and only its upper triangle is updated. Raw device pointers. Not collective.
+ * @throws CudaError on a cuBLAS failure; NotCompiled in host builds.
+ */
+void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                      std::uint64_t ldc, bool trans, void* stream);
+/// Zero `bytes` of device memory on `stream` and wait. @throws CudaError; NotCompiled in host builds.
+void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream);
+}  // namespace slab::detail
