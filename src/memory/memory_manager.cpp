@@ -15,6 +15,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
+#include <map>
 #include <mutex>
 #include <unordered_set>
 #include <vector>
@@ -79,6 +80,7 @@ class MemoryState {
   std::list<Buffer*> host_lru;
   std::unordered_set<Buffer*> live;
   MemoryStats st;
+  std::map<std::string, std::uint64_t> reserved_now;  // per purpose
 
   // ---- everything below requires `mu` held ----
 
@@ -198,6 +200,76 @@ class MemoryState {
       }
       spill_device(*device_lru.front());
     }
+  }
+
+  // Whether spilling every unpinned device buffer would make room for `bytes` more.
+  bool room_possible(std::uint64_t bytes) const {
+    return st.pinned_bytes + st.reserved_bytes <= cfg.device_limit &&
+           bytes <= cfg.device_limit - st.pinned_bytes - st.reserved_bytes;
+  }
+
+  // Device bytes an algorithm may plan for besides what is pinned or reserved now.
+  std::uint64_t unheld() const {
+    const std::uint64_t held = st.pinned_bytes + st.reserved_bytes;
+    return held < cfg.device_limit ? cfg.device_limit - held : 0;
+  }
+
+  void trace_reservation(const std::string& purpose) {
+    if (cfg.tracer != nullptr) cfg.tracer->update_reservation(purpose, reserved_now[purpose]);
+  }
+
+  // Holds `bytes` more for `purpose` (room made first). Throws OutOfMemory as make_room_device would, with
+  // what is reserved named.
+  void reserve(const std::string& purpose, std::uint64_t bytes) {
+    if (bytes == 0) return;
+    if (!room_possible(bytes)) {
+      std::string held;
+      for (const auto& [p, b] : reserved_now)
+        if (b > 0) held += (held.empty() ? "" : ", ") + format_bytes(b) + " for '" + p + "'";
+      SLAB_FAIL(OutOfMemory, "cannot reserve " + format_bytes(bytes) + " for '" + purpose + "' on the device tier: limit " +
+                                 format_bytes(cfg.device_limit) + ", " + format_bytes(st.pinned_bytes) +
+                                 " pinned by running tasks, " + format_bytes(st.reserved_bytes) + " reserved" +
+                                 (held.empty() ? "" : " (" + held + ")") + "; raise --memory-limit");
+    }
+    make_room_device(bytes, "reserve " + format_bytes(bytes) + " for '" + purpose + "'");
+    st.device.current += bytes;
+    st.device.high_water = std::max(st.device.high_water, st.device.current);
+    st.reserved_bytes += bytes;
+    std::uint64_t& now = reserved_now[purpose];
+    now += bytes;
+    std::uint64_t& peak = st.reserved_peak_by_purpose[purpose];
+    peak = std::max(peak, now);
+    update();
+    trace_reservation(purpose);
+  }
+
+  void unreserve(const std::string& purpose, std::uint64_t bytes) noexcept {
+    if (bytes == 0) return;
+    st.device.current -= bytes;
+    st.reserved_bytes -= bytes;
+    reserved_now[purpose] -= bytes;
+    update();
+    trace_reservation(purpose);
+  }
+
+  // A resident, unpinned, most recently used buffer whose room has already been made.
+  BufferPtr new_buffer(const std::shared_ptr<MemoryState>& self, std::uint64_t bytes, std::string_view label) {
+    std::byte* d = alloc_device(bytes);
+    BufferPtr b;
+    try {
+      b = std::make_shared<Buffer>(Buffer::Key{}, self, next_buffer_id++, bytes, std::string(label));
+      live.insert(b.get());
+    } catch (...) {
+      free_device(d);
+      throw;
+    }
+    b->device_ptr_ = d;
+    b->tier_ = Tier::device;
+    add(Tier::device, bytes);
+    st.allocated_bytes += bytes;
+    st.allocated_count += 1;
+    lru_insert(*b);
+    return b;
   }
 
   // Makes sure `bytes` more fit on the host tier by spilling host buffers to disk. False when impossible.
@@ -500,22 +572,85 @@ BufferPtr MemoryManager::allocate(std::uint64_t bytes, std::string_view label) {
   auto& s = *state_;
   s.make_room_device(
       bytes, "allocate " + format_bytes(bytes) + (label.empty() ? std::string() : " for '" + std::string(label) + "'"));
-  std::byte* d = s.alloc_device(bytes);
-  BufferPtr b;
-  try {
-    b = std::make_shared<Buffer>(Buffer::Key{}, state_, s.next_buffer_id++, bytes, std::string(label));
-    s.live.insert(b.get());
-  } catch (...) {
-    s.free_device(d);
-    throw;
+  return s.new_buffer(state_, bytes, label);
+}
+
+Reservation MemoryManager::reserve(std::string purpose, std::uint64_t bytes) {
+  std::lock_guard lock(state_->mu);
+  state_->reserve(purpose, bytes);
+  return Reservation(state_, std::move(purpose), bytes);
+}
+
+std::optional<Reservation> MemoryManager::try_reserve(std::string purpose, std::uint64_t bytes) {
+  std::lock_guard lock(state_->mu);
+  if (!state_->room_possible(bytes)) return std::nullopt;
+  state_->reserve(purpose, bytes);
+  return Reservation(state_, std::move(purpose), bytes);
+}
+
+std::uint64_t MemoryManager::budget(std::uint32_t buffers) const {
+  std::lock_guard lock(state_->mu);
+  return state_->unheld() / std::max<std::uint32_t>(buffers, 1);
+}
+
+Reservation MemoryManager::reserve_budget(std::string purpose, std::uint32_t buffers, std::uint64_t at_least) {
+  std::lock_guard lock(state_->mu);
+  const std::uint64_t bytes = std::max(state_->unheld() / std::max<std::uint32_t>(buffers, 1), at_least);
+  state_->reserve(purpose, bytes);
+  return Reservation(state_, std::move(purpose), bytes);
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Reservation
+
+Reservation::Reservation(Reservation&& other) noexcept
+    : state_(std::move(other.state_)), purpose_(std::move(other.purpose_)), bytes_(other.bytes_) {
+  other.bytes_ = 0;
+}
+
+Reservation& Reservation::operator=(Reservation&& other) noexcept {
+  if (this != &other) {
+    release();
+    state_ = std::move(other.state_);
+    purpose_ = std::move(other.purpose_);
+    bytes_ = other.bytes_;
+    other.bytes_ = 0;
   }
-  b->device_ptr_ = d;
-  b->tier_ = Tier::device;
-  s.add(Tier::device, bytes);
-  s.st.allocated_bytes += bytes;
-  s.st.allocated_count += 1;
-  s.lru_insert(*b);
-  return b;
+  return *this;
+}
+
+Reservation::~Reservation() { release(); }
+
+bool Reservation::try_grow(std::uint64_t bytes) {
+  if (!state_) return false;
+  std::lock_guard lock(state_->mu);
+  if (state_->closed || !state_->room_possible(bytes)) return false;
+  state_->reserve(purpose_, bytes);
+  bytes_ += bytes;
+  return true;
+}
+
+void Reservation::shrink(std::uint64_t bytes) noexcept {
+  if (!state_) return;
+  bytes = std::min(bytes, bytes_);
+  std::lock_guard lock(state_->mu);
+  state_->unreserve(purpose_, bytes);
+  bytes_ -= bytes;
+}
+
+void Reservation::release() noexcept {
+  shrink(bytes_);
+  state_.reset();
+}
+
+BufferPtr Reservation::allocate(std::uint64_t bytes, std::string_view label) {
+  SLAB_EXPECTS(state_ && bytes <= bytes_, OutOfMemory,
+               "cannot allocate " + format_bytes(bytes) + " from the reservation for '" + purpose_ + "': it holds " +
+                   format_bytes(bytes_));
+  std::lock_guard lock(state_->mu);
+  state_->unreserve(purpose_, bytes);  // the bytes stay on the device tier, now as a buffer
+  bytes_ -= bytes;
+  return state_->new_buffer(state_, bytes, label);
 }
 
 std::uint64_t MemoryManager::spill(std::uint64_t bytes) {

@@ -189,6 +189,23 @@ Model read_model(std::string_view text, std::string_view source) {
       lane.peak = {count_arg(peaks[p], "device"), count_arg(peaks[p], "host"), count_arg(peaks[p], "disk")};
     }
   }
+  // Reservations by purpose: the largest rank's peak of each.
+  if (other.contains("reservation_peak_bytes") && other["reservation_peak_bytes"].is_array()) {
+    const json& peaks = other["reservation_peak_bytes"];
+    std::map<std::string, ReservationReport> by_purpose;
+    for (std::size_t p = 0; p < peaks.size(); ++p) {
+      if (!peaks[p].is_object()) continue;
+      for (const auto& item : peaks[p].items()) {
+        const std::string& purpose = item.key();
+        ReservationReport& rr = by_purpose[purpose];
+        const std::uint64_t b = count_arg(peaks[p], purpose.c_str());
+        if (rr.purpose.empty() || b > rr.peak_bytes) rr = ReservationReport{purpose, b, static_cast<int>(p)};
+      }
+    }
+    for (auto& [purpose, rr] : by_purpose) r.reservations.push_back(std::move(rr));
+    std::stable_sort(r.reservations.begin(), r.reservations.end(),
+                     [](const auto& a, const auto& b) { return a.peak_bytes > b.peak_bytes; });
+  }
   if (m.lanes.empty()) bad_trace(source, "it has no events of any rank");
   r.wall_seconds = wall;
 
@@ -363,6 +380,9 @@ json page_data(const Model& m, std::string_view source) {
   std::vector<std::string> all_names = m.names;
   all_names.insert(all_names.end(), merged_names.begin(), merged_names.end());
   const std::string file = std::filesystem::path(std::string(source)).filename().string();
+  json reservations = json::array();
+  for (const auto& rr : r.reservations)
+    reservations.push_back({{"purpose", rr.purpose}, {"peak", rr.peak_bytes}, {"rank", rr.rank}});
   return {{"app", r.app},
           {"source", file},
           {"wall", r.wall_seconds},
@@ -374,7 +394,8 @@ json page_data(const Model& m, std::string_view source) {
           {"unspilled", r.unspilled_bytes},
           {"peak", r.peak_bytes},
           {"events", r.events},
-          {"memorySamples", r.memory_samples}};
+          {"memorySamples", r.memory_samples},
+          {"reservations", reservations}};
 }
 
 std::string render(const Model& m, std::string_view source) {

@@ -80,6 +80,8 @@ select { font:inherit; }
 <section><h2>Memory per tier <span class="hint">bytes over time</span>
 <select id="memsel" aria-label="ranks shown"></select></h2><div id="memory"></div></section>
 <section><h2>Per rank</h2><div id="table"></div></section>
+<section><h2>Reservations by purpose <span class="hint">the most one rank held at once</span></h2>
+<div id="reservations"></div></section>
 <pre id="slab-errors" hidden></pre>
 </main>
 <div id="tip"></div>
@@ -397,11 +399,28 @@ select { font:inherit; }
     });
   }
 
+  // ---- reservations by purpose ----------------------------------------------------------------------
+  function drawReservations() {
+    var box = document.getElementById('reservations');
+    box.textContent = '';
+    if (!D.reservations || !D.reservations.length) { html('p', 'No memory was reserved.', box); return; }
+    var t = html('table', undefined, box), head = html('tr', undefined, html('thead', undefined, t));
+    ['purpose', 'peak', 'rank'].forEach(function (h) { html('th', h, head); });
+    var body = html('tbody', undefined, t);
+    D.reservations.forEach(function (r) {
+      var tr = html('tr', undefined, body);
+      html('td', r.purpose, tr);
+      html('td', fmtBytes(r.peak), tr);
+      html('td', String(r.rank), tr);
+    });
+  }
+
   function drawAll() { drawStream(); drawMemory(); }
   drawAll();
   drawKinds();
   drawProfile();
   drawTable();
+  drawReservations();
   var resizeTimer = null;
   window.addEventListener('resize', function () {
     clearTimeout(resizeTimer);

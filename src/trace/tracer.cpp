@@ -81,6 +81,12 @@ void Tracer::update_memory(std::uint64_t device, std::uint64_t host, std::uint64
   samples_.push_back(s);
 }
 
+void Tracer::update_reservation(std::string_view purpose, std::uint64_t bytes) {
+  reservations_.push_back(ReservationSample{now(), std::string(purpose), bytes});
+  std::uint64_t& peak = reservation_peaks_[std::string(purpose)];
+  peak = std::max(peak, bytes);
+}
+
 Tracer::Scope::Scope(Tracer& tracer, std::string_view name, TraceKind kind, std::uint64_t bytes)
     : Scope(&tracer, name, kind, bytes) {}
 
@@ -192,8 +198,14 @@ void Tracer::write_chrome_trace(const std::string& path) const {
     };
     for (const auto& s : samples_) counter(s);
     if (has_pending_) counter(pending_);
+    for (const auto& r : reservations_) {
+      json ev = {{"name", "reserved: " + r.purpose}, {"ph", "C"}, {"pid", rank}, {"tid", 0}, {"ts", r.time * 1e6}};
+      ev["args"] = {{"bytes", r.bytes}};
+      mine += ",\n" + ev.dump();
+    }
   }
   const auto parts = gather_strings(comm_, mine);
+  const auto reserved_peaks = gather_strings(comm_, nlohmann::json(reservation_peaks_).dump());
   // Exact peaks (the counters are throttled), one entry per rank in otherData, where viewers ignore them.
   const std::uint64_t my_peak[3] = {peak_.device, peak_.host, peak_.disk};
   std::vector<std::uint64_t> peaks(rank == 0 ? 3 * parts.size() : 0);
@@ -206,6 +218,7 @@ void Tracer::write_chrome_trace(const std::string& path) const {
     for (std::size_t r = 0; r < parts.size(); ++r)
       other["memory_peak_bytes"].push_back(
           memory_json(MemorySample{0, peaks[3 * r], peaks[3 * r + 1], peaks[3 * r + 2]}));
+    for (const auto& text : reserved_peaks) other["reservation_peak_bytes"].push_back(nlohmann::json::parse(text));
     try {
       detail::replace_file(path, "trace file", [&](std::ostream& out) {
         out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << other.dump() << ",\"traceEvents\":[\n";

@@ -37,7 +37,8 @@ std::string temp_path(const std::string& stem, int rank) {
 // Rank 0: a 10 ms task holding a 1 ms spill and a 1 ms reload, then a 2 ms allreduce. Rank 1: a 4 ms read.
 // Times in microseconds, as in the trace-event format.
 const char* kTwoRanks = R"T({"otherData":{"producer":"slab","ranks":2,"app":"slab-demo","wall_seconds":0.020,
- "memory_peak_bytes":[{"device":400,"host":100,"disk":0}, null]},
+ "memory_peak_bytes":[{"device":400,"host":100,"disk":0}, null],
+ "reservation_peak_bytes":[{"groupby partial state":300,"gram accumulator":50}, {"groupby partial state":320}]},
  "traceEvents":[
  {"name":"process_name","ph":"M","pid":0,"tid":0,"args":{"name":"rank 0 (nodeA)"}},
  {"name":"process_name","ph":"M","pid":1,"tid":0,"args":{"name":"rank 1 (nodeB)"}},
@@ -78,6 +79,14 @@ TEST(TraceReport, SummarisesNestedEventsOfEachRank) {
   EXPECT_EQ(r.peak_bytes[2], 5u);
   EXPECT_EQ(r.events, 5u);
   EXPECT_EQ(r.memory_samples, 3u);
+  // Reservations by purpose: the largest rank's peak, largest first.
+  ASSERT_EQ(r.reservations.size(), 2u);
+  EXPECT_EQ(r.reservations[0].purpose, "groupby partial state");
+  EXPECT_EQ(r.reservations[0].peak_bytes, 320u);
+  EXPECT_EQ(r.reservations[0].rank, 1);
+  EXPECT_EQ(r.reservations[1].purpose, "gram accumulator");
+  EXPECT_EQ(r.reservations[1].peak_bytes, 50u);
+  EXPECT_NE(slab::render_html_report(kTwoRanks, "two.json").find("Reservations by purpose"), std::string::npos);
 }
 
 TEST(TraceReport, RejectsWhatIsNotATraceNamingTheFile) {

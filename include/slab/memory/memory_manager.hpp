@@ -5,11 +5,14 @@
 /// BufferResource / SpillManager. Nothing here is collective: each rank has its own manager.
 
 #include <cstdint>
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "slab/memory/buffer.hpp"
+#include "slab/memory/reservation.hpp"
 #include "slab/memory/tier.hpp"
 
 namespace slab {
@@ -29,7 +32,7 @@ struct MemoryConfig {
 
 /// Bytes resident in one tier.
 struct TierUsage {
-  std::uint64_t current = 0;     ///< bytes resident now
+  std::uint64_t current = 0;     ///< bytes resident now (on the device tier: reserved bytes included)
   std::uint64_t high_water = 0;  ///< the most ever resident at once
   std::uint64_t buffers = 0;     ///< buffers resident now
 };
@@ -40,6 +43,9 @@ struct MemoryStats {
   TierUsage host;
   TierUsage disk;                     ///< payload bytes in spill files (the 32-byte file headers are not counted)
   std::uint64_t pinned_bytes = 0;     ///< bytes of buffers pinned now
+  std::uint64_t reserved_bytes = 0;   ///< device-tier bytes held by reservations now (part of device.current)
+  /// The most each purpose held in reservations at once (Reservation::purpose()).
+  std::map<std::string, std::uint64_t> reserved_peak_by_purpose;
   std::uint64_t allocated_bytes = 0;  ///< total ever allocated
   std::uint64_t allocated_count = 0;
   std::uint64_t spilled_to_host_bytes = 0;  ///< device -> host
@@ -55,7 +61,7 @@ struct MemoryStats {
 };
 
 /**
- * @brief One rank's memory. Owns the accounting for every Buffer it allocates and a private spill
+ * @brief One rank's memory. Owns the accounting for every Buffer it allocates and every Reservation it makes and a private spill
  * directory `<spill_root>/slab-spill-<host>-<pid>-XXXXXX` (mode 0700, made on the first spill or by
  * check_spill_dir()) holding one file per spilled buffer (`spill-<n>`, mode 0600). Not collective;
  * thread-safe (one mutex).
@@ -91,6 +97,30 @@ class MemoryManager {
    * @throws OutOfMemory or IoError when a spill this needs fails (disk cap reached, disk full).
    */
   [[nodiscard]] BufferPtr allocate(std::uint64_t bytes, std::string_view label = {});
+
+  /**
+   * @brief Reserve `bytes` of the device tier for `purpose` (see reservation.hpp), spilling unpinned buffers
+   * (least recently used first) to make room now, so that the bytes are there when the reservation's owner
+   * needs them.
+   * @throws OutOfMemory naming the purpose, the bytes, the limit, and what is pinned and reserved, when even
+   * spilling every unpinned buffer leaves too little; OutOfMemory or IoError when a spill fails.
+   */
+  [[nodiscard]] Reservation reserve(std::string purpose, std::uint64_t bytes);
+  /** @brief As reserve(), but nothing (and nothing spilled) instead of OutOfMemory when the room cannot be made. */
+  [[nodiscard]] std::optional<Reservation> try_reserve(std::string purpose, std::uint64_t bytes);
+
+  /**
+   * @brief The budget of one buffer for an algorithm that holds `buffers` equally large buffers (or states) at
+   * once: what the device tier has besides pinned buffers and reservations, divided by `buffers` (at least 1).
+   * Algorithms size their partitions and states with this (shuffle, merge, groupby, the Gram's blocks) instead of
+   * dividing the limit themselves; the count they pass says what they hold at once. Never throws.
+   */
+  [[nodiscard]] std::uint64_t budget(std::uint32_t buffers) const;
+  /**
+   * @brief Reserve budget(buffers) bytes for `purpose` (at least `at_least`), making room now.
+   * @throws as reserve() when even `at_least` cannot be had.
+   */
+  [[nodiscard]] Reservation reserve_budget(std::string purpose, std::uint32_t buffers, std::uint64_t at_least = 0);
 
   /**
    * @brief Spill unpinned device buffers (least recently used first) until at least `bytes` are free

@@ -29,6 +29,14 @@ struct RankReport {
   std::array<std::uint64_t, 3> peak_bytes{};  ///< device, host, disk
 };
 
+/// Memory reserved for one purpose (a groupby's partial state, a merge's broadcast side, ...): the most any rank
+/// held at once, and which rank.
+struct ReservationReport {
+  std::string purpose;
+  std::uint64_t peak_bytes = 0;
+  int rank = 0;
+};
+
 /// The numbers a report is drawn from.
 struct TraceReport {
   std::string app;  ///< program name from the trace ("" when absent)
@@ -39,6 +47,7 @@ struct TraceReport {
   std::array<std::uint64_t, 3> peak_bytes{};  ///< largest rank's peak per tier
   std::uint64_t events = 0;                   ///< complete ("X") events read
   std::uint64_t memory_samples = 0;           ///< counter ("C" memory) events read
+  std::vector<ReservationReport> reservations;  ///< by purpose, largest peak first
 };
 
 /// Summarise the trace-event JSON `json_text`.

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -36,6 +37,13 @@ struct MemorySample {
   std::uint64_t disk = 0;
 };
 
+/// A change of the bytes reserved for one purpose ("C" counter events "reserved: <purpose>").
+struct ReservationSample {
+  double time = 0;
+  std::string purpose;
+  std::uint64_t bytes = 0;  ///< held for the purpose from this time on
+};
+
 /// Per-kind totals of one rank, for the --verbose table and the --json "phases".
 struct TraceSummary {
   double seconds[6] = {0, 0, 0, 0, 0, 0};  ///< indexed by TraceKind
@@ -65,6 +73,10 @@ class Tracer {
   /// flood the trace. Peaks are exact either way. Not collective.
   void update_memory(std::uint64_t device, std::uint64_t host, std::uint64_t disk);
 
+  /// The bytes reserved for `purpose` are now `bytes` (the memory manager calls this on every change; kept
+  /// unthrottled: reservations change a few times per operation). Not collective.
+  void update_reservation(std::string_view purpose, std::uint64_t bytes);
+
   /// RAII scope: records [construction, destruction) as one event. A null tracer records nothing (for code
   /// that reaches the tracer through Comm::tracer(), which may be null).
   class Scope {
@@ -89,6 +101,11 @@ class Tracer {
   [[nodiscard]] const std::vector<MemorySample>& memory_samples() const noexcept { return samples_; }
   /// The highest bytes seen in each tier by sample_memory() and update_memory() (time is 0).
   [[nodiscard]] const MemorySample& memory_peak() const noexcept { return peak_; }
+  [[nodiscard]] const std::vector<ReservationSample>& reservation_samples() const noexcept { return reservations_; }
+  /// The most reserved for each purpose at once on this rank.
+  [[nodiscard]] const std::map<std::string, std::uint64_t>& reservation_peaks() const noexcept {
+    return reservation_peaks_;
+  }
   /// Totals per kind on this rank.
   [[nodiscard]] TraceSummary summary() const;
 
@@ -96,9 +113,10 @@ class Tracer {
    * @brief Collective: gather every rank's events to rank 0 and write one trace-event JSON file
    * ({"traceEvents":[...], "displayTimeUnit":"ms", "otherData":{...}}): pid = rank, process names
    * "rank R (host)", "X" events with cat = kind and args.bytes, "C" counter events "memory" with args
-   * device/host/disk in bytes. otherData: producer "slab", ranks, app (the program's file name),
-   * wall_seconds (rank 0's clock when writing), memory_peak_bytes (per rank: the exact device/host/disk
-   * peaks, which the throttled counters may miss). Nothing from the environment or command line is written.
+   * device/host/disk in bytes and "reserved: <purpose>" with args.bytes. otherData: producer "slab", ranks, app
+   * (the program's file name), wall_seconds (rank 0's clock when writing), memory_peak_bytes (per rank: the
+   * exact device/host/disk peaks, which the throttled counters may miss), reservation_peak_bytes (per rank: the
+   * most reserved per purpose). Nothing from the environment or command line is written.
    * The file is written to `path`.tmp and renamed, so it is complete or absent.
    * @throws IoError on every rank when rank 0 cannot write the file.
    */
@@ -119,6 +137,8 @@ class Tracer {
   MemorySample pending_;  ///< an update_memory() not yet kept (valid when has_pending_)
   bool has_pending_ = false;
   MemorySample peak_;
+  std::vector<ReservationSample> reservations_;
+  std::map<std::string, std::uint64_t> reservation_peaks_;
 };
 
 }  // namespace slab

@@ -1,0 +1,167 @@
+// Reservations (slab/memory/reservation.hpp): reserved bytes count against the device limit like resident
+// buffers, make unpinned buffers spill, are never spilled, turn into buffers without new room, and show in
+// the tracer by purpose. Per-rank checks with a private spill root, as test_memory.cpp.
+#include <gtest/gtest.h>
+#include <mpi.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <string>
+
+#include "slab/core/error.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/trace/tracer.hpp"
+
+namespace fs = std::filesystem;
+using slab::MemoryConfig;
+using slab::MemoryManager;
+using slab::Reservation;
+using slab::Tier;
+
+namespace {
+
+constexpr std::uint64_t B = 64 * 1024;
+
+class Reservations : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    int rank = 0;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    root_ = fs::path("/tmp") / ("slab-test-reservation-" + std::to_string(::getpid()) + "-r" + std::to_string(rank) +
+                                "-" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(root_);
+    fs::create_directories(root_);
+  }
+  void TearDown() override { fs::remove_all(root_); }
+
+  MemoryConfig config(std::uint64_t device_buffers, std::uint64_t host_buffers, slab::Tracer* tracer = nullptr) const {
+    MemoryConfig c;
+    c.device_limit = device_buffers * B;
+    c.host_limit = host_buffers * B;
+    c.spill_root = root_.string();
+    c.tracer = tracer;
+    return c;
+  }
+
+  fs::path root_;
+};
+
+TEST_F(Reservations, CountAgainstTheDeviceLimitAndMakeOthersSpill) {
+  MemoryManager m(config(4, 8));
+  auto a = m.allocate(B, "a");
+  auto b = m.allocate(B, "b");
+  auto c = m.allocate(B, "c");
+  Reservation r = m.reserve("state", 2 * B);
+  EXPECT_EQ(r.size(), 2 * B);
+  EXPECT_EQ(r.purpose(), "state");
+  const auto s = m.stats();
+  EXPECT_EQ(s.reserved_bytes, 2 * B);
+  EXPECT_EQ(s.device.current, 4 * B);  // two buffers resident plus the reservation
+  EXPECT_LE(s.device.high_water, 4 * B);
+  EXPECT_EQ(s.spilled_to_host_count, 1u);  // the least recently used buffer made room
+  EXPECT_EQ(a->tier(), Tier::host);
+  EXPECT_EQ(c->tier(), Tier::device);
+  EXPECT_EQ(s.reserved_peak_by_purpose.at("state"), 2 * B);
+  // Reserved bytes are not spillable: allocating two more buffers' worth spills buffers, not the reservation.
+  auto d = m.allocate(2 * B, "d");
+  EXPECT_EQ(m.stats().reserved_bytes, 2 * B);
+  EXPECT_EQ(b->tier(), Tier::host);
+  EXPECT_EQ(c->tier(), Tier::host);
+  r.release();
+  EXPECT_EQ(m.stats().reserved_bytes, 0u);
+  EXPECT_EQ(m.stats().device.current, 2 * B);
+}
+
+TEST_F(Reservations, RefuseWhatPinnedAndReservedBytesLeaveNoRoomFor) {
+  MemoryManager m(config(4, 8));
+  auto a = m.allocate(2 * B, "a");
+  auto pin = a->pin();
+  Reservation r = m.reserve("first", B);
+  auto spillable = m.allocate(B, "spillable");
+  EXPECT_FALSE(m.try_reserve("second", 2 * B).has_value());
+  EXPECT_EQ(spillable->tier(), Tier::device);  // a refused try spills nothing
+  try {
+    (void)m.reserve("second", 2 * B);
+    ADD_FAILURE() << "reserve beyond the pinned and reserved bytes did not throw";
+  } catch (const slab::OutOfMemory& e) {
+    EXPECT_NE(e.message().find("cannot reserve 128 KiB for 'second'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("128 KiB pinned by running tasks, 64 KiB reserved (64 KiB for 'first')"),
+              std::string::npos)
+        << e.message();
+  }
+  auto ok = m.try_reserve("second", B);  // room for one buffer's worth: the unpinned one spills
+  ASSERT_TRUE(ok.has_value());
+  EXPECT_EQ(spillable->tier(), Tier::host);
+  EXPECT_EQ(m.budget(1), 0u);
+  EXPECT_FALSE(r.try_grow(1));
+}
+
+TEST_F(Reservations, BudgetIsWhatIsNeitherPinnedNorReserved) {
+  MemoryManager m(config(8, 8));
+  EXPECT_EQ(m.budget(8), B);
+  EXPECT_EQ(m.budget(0), 8 * B);  // treated as one
+  auto a = m.allocate(2 * B, "a");
+  EXPECT_EQ(m.budget(1), 8 * B);  // an unpinned buffer can spill
+  auto pin = a->pin();
+  Reservation r = m.reserve_budget("half", 2, B);
+  EXPECT_EQ(r.size(), 3 * B);  // (8 - 2 pinned) / 2
+  EXPECT_EQ(m.budget(1), 3 * B);
+  EXPECT_THROW((void)m.reserve_budget("too much", 1, 4 * B), slab::OutOfMemory);
+}
+
+TEST_F(Reservations, GrowShrinkMoveAndAllocateWithoutNewRoom) {
+  MemoryManager m(config(4, 8));
+  Reservation r = m.reserve("grow", B);
+  EXPECT_TRUE(r.try_grow(2 * B));
+  EXPECT_EQ(r.size(), 3 * B);
+  EXPECT_FALSE(r.try_grow(2 * B));
+  EXPECT_EQ(r.size(), 3 * B);
+  r.shrink(B);
+  EXPECT_EQ(m.stats().reserved_bytes, 2 * B);
+  Reservation moved = std::move(r);
+  EXPECT_EQ(r.size(), 0u);  // NOLINT(bugprone-use-after-move): the moved-from reservation is empty
+  EXPECT_EQ(moved.size(), 2 * B);
+  const auto before = m.stats();
+  auto buf = moved.allocate(B, "from reservation");
+  const auto after = m.stats();
+  EXPECT_EQ(after.device.current, before.device.current);  // the bytes changed hands
+  EXPECT_EQ(after.reserved_bytes, B);
+  EXPECT_EQ(after.spilled_to_host_count, before.spilled_to_host_count);
+  EXPECT_EQ(buf->tier(), Tier::device);
+  EXPECT_THROW((void)moved.allocate(2 * B), slab::OutOfMemory);
+  buf.reset();
+  moved = Reservation();
+  EXPECT_EQ(m.stats().reserved_bytes, 0u);
+  EXPECT_EQ(m.stats().device.current, 0u);
+}
+
+TEST_F(Reservations, OutliveTheirManagerSafely) {
+  Reservation r;
+  {
+    MemoryManager m(config(4, 4));
+    r = m.reserve("late", B);
+  }
+  EXPECT_FALSE(r.try_grow(B));
+  r.release();  // nothing to give back to: must not crash
+  EXPECT_EQ(r.size(), 0u);
+}
+
+TEST_F(Reservations, ShowInTheTracerByPurpose) {
+  slab::Tracer tracer(MPI_COMM_SELF);
+  MemoryManager m(config(8, 8, &tracer));
+  {
+    Reservation a = m.reserve("groupby partial state", 2 * B);
+    Reservation b = m.reserve("merge broadcast side", B);
+    ASSERT_TRUE(a.try_grow(B));
+  }
+  const auto& peaks = tracer.reservation_peaks();
+  ASSERT_EQ(peaks.size(), 2u);
+  EXPECT_EQ(peaks.at("groupby partial state"), 3 * B);
+  EXPECT_EQ(peaks.at("merge broadcast side"), B);
+  const auto& samples = tracer.reservation_samples();
+  ASSERT_FALSE(samples.empty());
+  EXPECT_EQ(samples.back().bytes, 0u);  // everything released at the end
+  EXPECT_GE(tracer.memory_peak().device, 4 * B);  // reservations are device usage
+}
+
+}  // namespace
