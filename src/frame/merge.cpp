@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "frame/hash_table.hpp"
+#include "frame/partitioner.hpp"
 #include "frame/key_words.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -291,22 +292,26 @@ void probe_pairs(const JoinPlan& plan, const BuildTable& bt, const BatchView& b,
 }
 
 /// Hot keys of a hash join: keys (by shuffle hash) with so many rows on one side that their partition pair
-/// would not fit well under the memory limit (more than 1/16 of it), found from a strided sample of both
+/// would not fit well under the memory limit (more than the budget of one of the 16 buffers a join round may
+/// hold at once with spills around it: about 1/16 of the limit), found from a strided sample of both
 /// sides' key hashes (gathered on every rank, so every rank decides alike). Each maps to the side whose rows
 /// of that key are replicated to every partition pair; the other side's rows of it are spread over all
 /// partitions instead of hashed to one. The replicated side is the build side, or for inner joins the side
 /// with fewer rows of that key. Collective.
+/// Also estimates the join's matched rows, summed over ranks (`matches`, from the same samples), so that the
+/// partition count can follow the output and not only the inputs (a many-to-many key multiplies rows).
 std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], const std::vector<std::size_t> keys[2],
-                                                     JoinKind how, int build) {
+                                                     JoinKind how, int build, double& matches) {
   Engine& engine = sides[0]->engine();
-  const std::uint64_t limit = engine.memory().config().device_limit;
+  constexpr std::uint32_t kHeldAtOnce = 16;
+  const std::uint64_t budget = engine.comm().allreduce(engine.memory().budget(kHeldAtOnce), ReduceOp::min);
   std::unordered_map<std::uint64_t, std::int64_t> est[2];
   std::int64_t threshold[2];
   for (int s = 0; s < 2; ++s) {
     const Frame& f = *sides[s];
     std::uint64_t row_bytes = 1;
     for (const auto& fl : f.schema().fields()) row_bytes += element_size(fl.type);
-    threshold[s] = static_cast<std::int64_t>(std::max<std::uint64_t>(limit / 16 / row_bytes, 1));
+    threshold[s] = static_cast<std::int64_t>(std::max<std::uint64_t>(budget / row_bytes, 1));
     const std::int64_t stride = std::max<std::int64_t>(threshold[s] / 32, 1);
     const Schema schema = f.schema();
     const std::vector<std::size_t> k = keys[s];
@@ -333,6 +338,11 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
       }
     engine.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
     for (auto h : all) est[s][h] += stride;
+  }
+  matches = 0;
+  for (const auto& [h, n] : est[0]) {
+    const auto other = est[1].find(h);
+    if (other != est[1].end()) matches += static_cast<double>(n) * static_cast<double>(other->second);
   }
   std::unordered_map<std::uint64_t, int> hot;
   for (int s = 0; s < 2; ++s)
@@ -505,9 +515,13 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     broadcast = false;
   else if (options.strategy == JoinStrategy::broadcast)
     broadcast = true;
-  else if (options.strategy == JoinStrategy::automatic)
-    broadcast = static_cast<std::uint64_t>(bytes[bside]) <=
-                std::min(options.broadcast_threshold, engine.memory().config().device_limit / 4);
+  else if (options.strategy == JoinStrategy::automatic) {
+    // A broadcast join holds the whole small side on every rank, beside a probe partition, the build table and
+    // the output: four buffers. Every rank decides alike (the smallest budget).
+    constexpr std::uint32_t kBroadcastHeld = 4;
+    const std::uint64_t budget = engine.comm().allreduce(engine.memory().budget(kBroadcastHeld), ReduceOp::min);
+    broadcast = static_cast<std::uint64_t>(bytes[bside]) <= std::min(options.broadcast_threshold, budget);
+  }
   plan->build = broadcast ? bside : (options.how == JoinKind::right ? 0 : 1);
   plan->probe = 1 - plan->build;
   plan->keep_probe = options.how == JoinKind::outer || (options.how == JoinKind::left && plan->probe == 0) ||
@@ -550,14 +564,27 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     // One pair is resident at a time and every output is a spillable chunk. Skew (not for outer joins): a
     // hot key's rows on one side are spread over every partition and its rows on the other side are
     // replicated to every pair (find_hot_keys), so no partition holds a hot key's rows alone.
-    const int nparts = std::max(choose_nparts(build_frame), choose_nparts(probe_frame));
-    const int P = comm.size();
     const Frame* sides[2] = {&left, &right};
     std::vector<std::size_t> keys[2];
     for (int s = 0; s < 2; ++s) keys[s] = sch[s]->indices_of(on);
+    double matches = 0;
     auto hot = std::make_shared<const std::unordered_map<std::uint64_t, int>>(
         options.how == JoinKind::outer ? std::unordered_map<std::uint64_t, int>{}
-                                       : find_hot_keys(sides, keys, options.how, plan->build));
+                                       : find_hot_keys(sides, keys, options.how, plan->build, matches));
+    // Partitions small enough for the inputs and for the expected output of a pair (the memory manager's budget
+    // of eight buffers each, as choose_nparts sizes inputs).
+    int nparts = std::max(choose_nparts(build_frame), choose_nparts(probe_frame));
+    {
+      std::uint64_t out_row_bytes = 0;
+      for (int s = 0; s < 2; ++s)
+        for (const auto& fl : sch[s]->fields()) out_row_bytes += element_size(fl.type) + 1;
+      constexpr std::uint32_t kHeldAtOnce = 8;
+      const double budget =
+          static_cast<double>(comm.allreduce(engine.memory().budget(kHeldAtOnce), ReduceOp::min));
+      const double per_rank = matches * static_cast<double>(out_row_bytes) / comm.size();
+      nparts = std::max<int>(nparts, static_cast<int>(std::min(std::ceil(per_rank / std::max(budget, 1.0)), 65536.0)));
+    }
+    const auto partitioner = detail::Partitioner::hash(comm.size(), nparts);
     std::shared_ptr<const std::vector<std::byte>> rep[2];
     Frame shuffled[2];
     for (int s = 0; s < 2; ++s) {
@@ -567,14 +594,14 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       const Schema schema = *sch[s];
       shuffled[s] = shuffle_routed(
           *sides[s], nparts,
-          [schema, k = keys[s], hot, s, P, nparts](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+          [schema, k = keys[s], hot, s, partitioner](const BatchView& b, std::vector<std::uint32_t>& bucket) {
             const auto h = hash_rows(b, schema, k);
-            const auto nb = static_cast<std::uint64_t>(P) * static_cast<std::uint64_t>(nparts);
+            const std::uint64_t nb = partitioner.buckets();
             bucket.resize(h.size());
             for (std::size_t i = 0; i < h.size(); ++i) {
               const auto it = hot->empty() ? hot->end() : hot->find(h[i]);
               if (it == hot->end())
-                bucket[i] = shuffle_bucket(h[i], P, nparts);
+                bucket[i] = partitioner.bucket_of_hash(h[i]);
               else
                 bucket[i] = it->second == s ? kDropRow : static_cast<std::uint32_t>((h[i] + i) % nb);
             }

@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "frame/hash_bytes.hpp"
+#include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -208,7 +209,6 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
 
 int choose_nparts(const Frame& frame, int at_least) {
   const Comm& comm = frame.engine().comm();
-  const std::uint64_t limit = frame.engine().memory().config().device_limit;
   std::int64_t row_bytes = 0;
   for (const auto& f : frame.schema().fields()) row_bytes += static_cast<std::int64_t>(element_size(f.type)) + 1;
   std::int64_t known = 1, rows = 0;
@@ -221,10 +221,15 @@ int choose_nparts(const Frame& frame, int at_least) {
   const std::int64_t parts = static_cast<std::int64_t>(frame.num_partitions());
   std::int64_t mine[3] = {rows, parts, -known};
   comm.allreduce(std::span<std::int64_t>(mine, 3), ReduceOp::sum);
+  // Held at once around an output partition: in a round task its input partition, the send and receive buffers
+  // and the round's pieces (about one partition each); then the partition itself and its consumer's output,
+  // with as much again for what spills and reloads around them. Every rank sizes alike (the smallest budget).
+  constexpr std::uint32_t kHeldAtOnce = 8;
+  const std::uint64_t budget = comm.allreduce(frame.engine().memory().budget(kHeldAtOnce), ReduceOp::min);
   const std::int64_t p = comm.size();
   std::int64_t n = 1;
   if (mine[2] == -p) {  // every rank knows its rows
-    const auto target = static_cast<std::int64_t>(std::max<std::uint64_t>(limit / 8, 1));
+    const auto target = static_cast<std::int64_t>(std::max<std::uint64_t>(budget, 1));
     const std::int64_t per_rank = (mine[0] * row_bytes + p - 1) / p;
     n = (per_rank + target - 1) / target;
   } else {
@@ -238,12 +243,12 @@ Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, i
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
   if (nparts == 0) nparts = choose_nparts(frame);
-  const int p = frame.engine().comm().size();
+  const auto partitioner = detail::Partitioner::hash(frame.engine().comm().size(), nparts);
   return shuffle_routed(frame, nparts,
-                        [schema, keys, p, nparts](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                        [schema, keys, partitioner](const BatchView& b, std::vector<std::uint32_t>& bucket) {
                           const auto h = hash_rows(b, schema, keys);
                           bucket.resize(h.size());
-                          for (std::size_t i = 0; i < h.size(); ++i) bucket[i] = shuffle_bucket(h[i], p, nparts);
+                          for (std::size_t i = 0; i < h.size(); ++i) bucket[i] = partitioner.bucket_of_hash(h[i]);
                         });
 }
 

@@ -8,6 +8,7 @@
 #include <memory>
 #include <numeric>
 
+#include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -15,45 +16,6 @@
 
 namespace slab::frame {
 
-namespace detail {
-
-namespace {
-bool less_record(const std::uint64_t* a, const std::uint64_t* b, std::size_t words) {
-  for (std::size_t k = 0; k < words; ++k)
-    if (a[k] != b[k]) return a[k] < b[k];
-  return false;
-}
-}  // namespace
-
-std::vector<std::uint64_t> choose_splitters(std::vector<std::uint64_t> samples, std::size_t words, int nranks) {
-  const std::size_t n = words ? samples.size() / words : 0;
-  std::vector<std::size_t> idx(n);
-  std::iota(idx.begin(), idx.end(), 0);
-  std::sort(idx.begin(), idx.end(),
-            [&](std::size_t a, std::size_t b) { return less_record(&samples[a * words], &samples[b * words], words); });
-  std::vector<std::uint64_t> out;
-  if (n == 0) return out;  // no rows anywhere: everything (nothing) goes to rank 0
-  for (int k = 1; k < nranks; ++k) {
-    const std::size_t at = std::min(n - 1, n * static_cast<std::size_t>(k) / static_cast<std::size_t>(nranks));
-    out.insert(out.end(), samples.begin() + idx[at] * words, samples.begin() + (idx[at] + 1) * words);
-  }
-  return out;
-}
-
-int destination(const std::uint64_t* record, const std::vector<std::uint64_t>& splitters, std::size_t words) {
-  // Number of splitters <= record (binary search; splitters are sorted).
-  std::size_t lo = 0, hi = words ? splitters.size() / words : 0;
-  while (lo < hi) {
-    const std::size_t mid = (lo + hi) / 2;
-    if (less_record(record, &splitters[mid * words], words))
-      hi = mid;
-    else
-      lo = mid + 1;
-  }
-  return static_cast<int>(lo);
-}
-
-}  // namespace detail
 
 namespace {
 
@@ -218,10 +180,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
       samples.insert(samples.end(), w, w + pin.size() / 8);
     }
   sample_tasks.clear();
-  std::vector<std::uint64_t> all_samples;
-  comm.allgatherv(std::span<const std::uint64_t>(samples), all_samples);
-  auto splitters =
-      std::make_shared<const std::vector<std::uint64_t>>(detail::choose_splitters(std::move(all_samples), W, nbuckets));
+  auto partitioner = std::make_shared<const detail::Partitioner>(
+      detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(samples), W));
 
   // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
   std::vector<Chunk> wired;
@@ -245,11 +205,10 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
                    std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
   const Frame routed = shuffle_routed(
       wire, nparts,
-      [enc, splitters, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+      [enc, partitioner, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
         const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
         bucket.resize(static_cast<std::size_t>(b.nrows()));
-        for (std::size_t i = 0; i < bucket.size(); ++i)
-          bucket[i] = static_cast<std::uint32_t>(detail::destination(&rec[i * W], *splitters, W));
+        for (std::size_t i = 0; i < bucket.size(); ++i) bucket[i] = partitioner->bucket_of_key(&rec[i * W]);
       },
       "sort_shuffle");
 
@@ -263,11 +222,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
       std::vector<std::int64_t> order(m);
       std::iota(order.begin(), order.end(), 0);
       std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-        const std::uint64_t* x = &keys_m[static_cast<std::size_t>(a) * W];
-        const std::uint64_t* y = &keys_m[static_cast<std::size_t>(b) * W];
-        for (std::size_t k = 0; k < W; ++k)
-          if (x[k] != y[k]) return x[k] < y[k];
-        return false;
+        return detail::key_less(&keys_m[static_cast<std::size_t>(a) * W], &keys_m[static_cast<std::size_t>(b) * W], W);
       });
       BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
       if (m) copy_rows(mine, order, ncols, b);

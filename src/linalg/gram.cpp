@@ -68,8 +68,9 @@ void reduce_accumulator(const Comm& comm, Chunk& acc, std::uint64_t n, bool use_
 
 }  // namespace
 
-std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t device_limit, std::uint64_t chunk_cols,
+std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t device_bytes, std::uint64_t chunk_cols,
                               int ranks) {
+  const std::uint64_t device_limit = device_bytes;
   const std::uint64_t acc = n * n * sizeof(double);
   const std::uint64_t column = n * sizeof(double);
   if (acc + column > device_limit || n == 0)
@@ -99,18 +100,25 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   auto rep = std::make_shared<GramReport>();
   rep->n = n;
   rep->m = m;
+  // The accumulator and two column blocks (one being read, one multiplied in) share what the device tier has
+  // besides what is pinned or reserved; every rank uses the smallest rank's share, so the blocks agree.
+  const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
   comm.run_collectively([&] {
     const std::uint64_t chunk_cols = x.chunk.size() == 2 ? x.chunk[1] : 0;
-    rep->block_cols = options.block_cols > 0
-                          ? options.block_cols
-                          : gram_block_cols(n, m, memory.config().device_limit, chunk_cols, comm.size());
+    rep->block_cols =
+        options.block_cols > 0 ? options.block_cols : gram_block_cols(n, m, device_bytes, chunk_cols, comm.size());
   });
   const std::uint64_t k = rep->block_cols;
   rep->blocks = m == 0 ? 0 : (m + k - 1) / k;
 
-  Chunk acc = tasks.submit("gram.zero", {}, [n, use_gpu, stream](TaskContext& ctx) {
-    auto out = ctx.output(n * n * sizeof(double));
-    zero(use_gpu, stream, out.data(), out.size());
+  // The accumulator lives for the whole pass: reserve it now, so the blocks are read into what is left.
+  auto acc_room = std::make_shared<Reservation>();
+  comm.run_collectively([&] { *acc_room = memory.reserve("gram accumulator", n * n * sizeof(double)); });
+  Chunk acc = tasks.submit("gram.zero", {}, [n, use_gpu, stream, acc_room](TaskContext& ctx) {
+    BufferPtr out = acc_room->allocate(n * n * sizeof(double), "gram accumulator");
+    Pin pin = out->pin();
+    zero(use_gpu, stream, pin.data(), pin.size());
+    ctx.set_output(std::move(out));
   });
   for (std::uint64_t b = static_cast<std::uint64_t>(comm.rank()); b < rep->blocks; b += comm.size()) {
     const std::uint64_t j0 = b * k;

@@ -8,6 +8,7 @@
 
 #include "../io/io_test_util.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "frame/partitioner.hpp"
 #include "slab/frame/sort.hpp"
 
 namespace sf = slab::frame;
@@ -119,8 +120,18 @@ TEST(FrameSort, SplittersAndErrors) {
   const std::vector<std::uint64_t> samples = {5, 1, 4, 2, 3, 0, 7, 6};
   const auto sp = choose_splitters(samples, 1, 4);
   EXPECT_EQ(sp, (std::vector<std::uint64_t>{2, 4, 6}));
-  EXPECT_EQ(sf::detail::destination(&samples[0], sp, 1), 2);  // 5 -> after 2 and 4
+  const auto range = sf::detail::Partitioner::range(2, 2, sp, 1);
+  EXPECT_EQ(range.bucket_of_key(&samples[0]), 2u);  // 5 -> after 2 and 4
+  EXPECT_EQ(range.rank_of(2), 1);
+  EXPECT_EQ(range.part_of(2), 0);
+  EXPECT_EQ(range.bucket_of_key(&samples[5]), 0u);  // 0 -> first
+  EXPECT_EQ(range.bucket_of_key(&samples[6]), 3u);  // 7 -> last
   EXPECT_TRUE(choose_splitters({}, 1, 3).empty());
+  // Hash buckets come from the hash's high bits: the lowest and highest hashes land in the first and last bucket.
+  const auto hash = sf::detail::Partitioner::hash(3, 2);
+  EXPECT_EQ(hash.bucket_of_hash(0), 0u);
+  EXPECT_EQ(hash.bucket_of_hash(~0ull), 5u);
+  EXPECT_EQ(hash.bucket_of_hash(0x8000000000000000ull), 3u);
   iotest::Engine e;
   sf::Frame f = sf::Frame::from_local_table(e, make_local(e.comm().rank(), e.comm().size()));
   EXPECT_THROW((void)sf::sort_values(f, std::vector<std::string>{"nope"}), slab::InvalidArgument);

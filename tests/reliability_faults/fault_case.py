@@ -30,10 +30,11 @@ SCENARIOS = {
                               "--host-memory-limit", "200KiB"]),
 }
 # --late: rank 0 (the root of the trees) fails at a later occurrence, mid-run: in the merge's ninth allreduce,
-# the third round of a groupby shuffle that spills to disk, the second TSQR level, the fourth spill write.
+# the third round of a groupby shuffle that spills to disk (a round per written-out chunk of partial records: the
+# state outgrows its budget after every partition of 1000 rows, so every rank count has at least five rounds), the second TSQR level, the fourth spill write.
 LATE = {
     "allreduce": ("slab-merge", ["--generate", "--rows", "20000"], 8),
-    "alltoallv": ("slab-groupby", ["--generate", "--rows", "20000", "--partition-rows", "2500", "--memory-limit",
+    "alltoallv": ("slab-groupby", ["--generate", "--rows", "20000", "--partition-rows", "1000", "--memory-limit",
                                    "384KiB", "--host-memory-limit", "512KiB"], 2),
     "tsqr_level": ("slab-svd", ["--generate", "--rows", "3001", "--cols", "5", "--chunk-rows", "200"], 1),
     "spill": SCENARIOS["spill"] + (3,),

@@ -35,24 +35,11 @@ namespace slab::frame {
 [[nodiscard]] std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema,
                                                    const std::vector<std::size_t>& keys);
 
-/// The destination of a row hash: rank = hash % nranks, local partition = (hash / nranks) % parts_per_rank.
-[[nodiscard]] inline int shuffle_rank(std::uint64_t hash, int nranks) noexcept {
-  return static_cast<int>(hash % static_cast<std::uint64_t>(nranks));
-}
-[[nodiscard]] inline int shuffle_part(std::uint64_t hash, int nranks, int parts_per_rank) noexcept {
-  return static_cast<int>((hash / static_cast<std::uint64_t>(nranks)) % static_cast<std::uint64_t>(parts_per_rank));
-}
-
-/// The global bucket (rank * parts_per_rank + part) of a row hash, as shuffle routes it.
-[[nodiscard]] inline std::uint32_t shuffle_bucket(std::uint64_t hash, int nranks, int parts_per_rank) noexcept {
-  return static_cast<std::uint32_t>(shuffle_rank(hash, nranks) * parts_per_rank +
-                                    shuffle_part(hash, nranks, parts_per_rank));
-}
-
 /**
  * @brief Shuffle `frame` by `key_columns`: lazy; R collective round tasks (see above) plus one task per
- * output partition. The result has `nparts` partitions on every rank (the global partition of a key is
- * rank * nparts + part as given by shuffle_rank/shuffle_part; nparts = 0: choose_nparts). Row order within a
+ * output partition. The result has `nparts` partitions on every rank (nparts = 0: choose_nparts); a key's global
+ * partition rank * nparts + part comes from its row hash by the frame layer's one hash partitioner (the hash's
+ * high bits scaled to the rank * nparts buckets), the rule groupby and merge route by too. Row order within a
  * partition: by source rank, then source order. Same schema. Collective (every rank calls it in the same
  * order, with the same nparts).
  * @throws InvalidArgument for unknown key columns or nparts < 0.
@@ -71,7 +58,8 @@ using RouteFn = std::function<void(const BatchView& batch, std::vector<std::uint
 [[nodiscard]] Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name = "shuffle");
 
 /**
- * @brief Output partitions per rank so that one holds at most about 1/8 of the memory limit: from the rows
+ * @brief Output partitions per rank so that one fits the memory manager's budget for the eight buffers a shuffle
+ * holds around it (MemoryManager::budget(8): about 1/8 of the limit when nothing is pinned or reserved): from the rows
  * where every partition's count is known (Frame::partition_rows), else one per input partition (averaged over
  * ranks), at least `at_least`. Collective (a few allreduces).
  */

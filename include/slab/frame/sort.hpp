@@ -7,7 +7,7 @@
 /// column, then the global row index, so every key is unique and ties keep their original order), draws
 /// evenly spaced samples from each partition in proportion to its row count, and all samples are gathered;
 /// p*nparts-1 splitters taken at even quantiles of the sorted samples cut the key space into p*nparts buckets
-/// (rank b / nparts, output partition b % nparts). Rows stream to their buckets through shuffle_routed
+/// (rank b / nparts, output partition b % nparts: the frame layer's one range partitioner). Rows stream to their buckets through shuffle_routed
 /// (shuffle.hpp: one collective round per input partition, spillable pieces), and each bucket is sorted
 /// locally by one task. The result is globally sorted in rank order, then partition order, stable; loads
 /// follow the samples (duplicated keys spread too, since the row index breaks ties). Out of core: nparts is
@@ -46,16 +46,5 @@ enum class NullsPosition : std::uint8_t { first, last };
 /// Same with one direction for every column.
 [[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending = true,
                                 NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
-
-namespace detail {
-/**
- * @brief Splitter selection of the sample sort: `samples` holds nsamples records of `words` uint64 each
- * (compared lexicographically); returns nranks-1 records (flattened) at even quantiles of the sorted samples.
- * Not collective.
- */
-std::vector<std::uint64_t> choose_splitters(std::vector<std::uint64_t> samples, std::size_t words, int nranks);
-/// The destination rank of a record: the number of splitters <= record. Not collective.
-int destination(const std::uint64_t* record, const std::vector<std::uint64_t>& splitters, std::size_t words);
-}  // namespace detail
 
 }  // namespace slab::frame

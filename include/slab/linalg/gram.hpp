@@ -43,12 +43,13 @@ struct GramReport {
 };
 
 /**
- * @brief Choose the block width: the largest k with n^2 + 2 n k doubles <= `device_limit`, capped at m and at
+ * @brief Choose the block width: the largest k with n^2 + 2 n k doubles <= `device_bytes` (what the device tier
+ * has for the accumulator and two blocks: gram_xxt passes MemoryManager::budget(1)), capped at m and at
  * ceil(m / ranks) (so every rank gets work), rounded down to a multiple of `chunk_cols` when k >= chunk_cols.
  * Not collective. @throws OutOfMemory when even the accumulator plus one one-column block does not fit; the
  * message names n, the accumulator's bytes and the limit.
  */
-std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t device_limit, std::uint64_t chunk_cols,
+std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t device_bytes, std::uint64_t chunk_cols,
                               int ranks);
 
 /**

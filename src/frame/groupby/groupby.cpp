@@ -1,0 +1,216 @@
+// Distributed groupby, Cylon style, in three stages (src/frame/groupby/): the plan (arguments, key encoding,
+// result schema), the aggregation state (each rank pre-aggregates its partitions into one partial state, written out
+// as partial records when it outgrows its reservation and at the end), and the output (a final state as the result
+// batch). Between them the frame layer's one row exchange: the partial records, never the rows, go through
+// shuffle_routed, routed by the one partitioner (by key range when sorted, by key hash otherwise), and each shuffled
+// partition is combined into one result partition. nunique's distinct pairs travel the same way in a second frame.
+#include "slab/frame/groupby.hpp"
+
+#include <algorithm>
+#include <cstring>
+#include <memory>
+
+#include "frame/groupby/output.hpp"
+#include "frame/groupby/plan.hpp"
+#include "frame/groupby/state.hpp"
+#include "frame/partitioner.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/frame/shuffle.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame {
+
+const char* to_string(AggOp op) noexcept {
+  switch (op) {
+    case AggOp::sum:
+      return "sum";
+    case AggOp::mean:
+      return "mean";
+    case AggOp::count:
+      return "count";
+    case AggOp::size:
+      return "size";
+    case AggOp::min:
+      return "min";
+    case AggOp::max:
+      return "max";
+    case AggOp::std:
+      return "std";
+    case AggOp::var:
+      return "var";
+    case AggOp::first:
+      return "first";
+    case AggOp::last:
+      return "last";
+    case AggOp::nunique:
+      return "nunique";
+  }
+  return "?";
+}
+
+AggOp parse_agg_op(std::string_view name) {
+  for (int i = 0; i <= static_cast<int>(AggOp::nunique); ++i)
+    if (name == to_string(static_cast<AggOp>(i))) return static_cast<AggOp>(i);
+  SLAB_FAIL(InvalidArgument, "unknown aggregation '" + std::string(name) +
+                                 "' (sum, mean, count, size, min, max, std, var, first, last, nunique)");
+}
+
+namespace {
+
+/// A frame of `chunks` whose batches have `words` int64 columns w0, w1, ... (partial records, distinct pairs).
+Frame record_frame(Engine& engine, int words, std::vector<Chunk> chunks) {
+  std::vector<Field> fields;
+  for (int c = 0; c < words; ++c) fields.push_back({"w" + std::to_string(c), ElementType::int64});
+  return Frame(engine, Schema(fields), std::move(chunks));
+}
+
+/// A batch of `words` int64 columns as row-major words (the combine's input).
+std::vector<std::uint64_t> row_major(const BatchView& b, int words) {
+  const auto n = static_cast<std::size_t>(b.nrows());
+  std::vector<std::uint64_t> out(n * static_cast<std::size_t>(words));
+  for (int c = 0; c < words && n; ++c) {
+    const std::int64_t* v = b.column<std::int64_t>(static_cast<std::size_t>(c)).data();
+    for (std::size_t i = 0; i < n; ++i) out[i * words + c] = static_cast<std::uint64_t>(v[i]);
+  }
+  return out;
+}
+
+/// Each record's bucket, its first W words being its key: by range or by hash, as the partitioner says.
+RouteFn route_by_key(std::shared_ptr<const detail::Partitioner> part, int W) {
+  return [part = std::move(part), W](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    bucket.resize(n);
+    if (n == 0) return;
+    std::vector<const std::int64_t*> kc(W);
+    for (int w = 0; w < W; ++w) kc[w] = b.column<std::int64_t>(static_cast<std::size_t>(w)).data();
+    std::vector<std::uint64_t> key(W);
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int w = 0; w < W; ++w) key[w] = static_cast<std::uint64_t>(kc[w][i]);
+      bucket[i] = part->is_range()
+                      ? part->bucket_of_key(key.data())
+                      : part->bucket_of_hash(W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key.data(), W));
+    }
+  };
+}
+
+}  // namespace
+
+Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const std::vector<Aggregation>& aggregations,
+              const GroupbyOptions& options) {
+  auto plan = std::make_shared<detail::GroupbyPlan>(detail::make_plan(frame.schema(), keys, aggregations, options));
+  Engine& engine = frame.engine();
+  Comm& comm = engine.comm();
+  const int nranks = comm.size();
+  SLAB_EXPECTS(nranks <= 4096 && frame.num_partitions() < (1u << 20), InvalidArgument,
+               "groupby: more than 4096 ranks or 2^20 partitions per rank");
+  detail::plan_key_ranges(*plan, frame);
+  const int W = plan->W, R = plan->R;
+  const std::uint64_t direct = plan->direct;
+  const bool sort = options.sort;
+  const std::size_t outputs = plan->proto.has_nunique() ? 2 : 1;
+  // The plan's prototype is this rank's partial state (its aggregations' descriptions never change).
+  detail::GroupbyState* st = &plan->proto;
+  st->rank = comm.rank();
+  st->index = std::make_unique<detail::GroupIndex>(W, direct, 1024);
+
+  // 1. Local pre-aggregation, one partition at a time into the partial state. The state lives outside the task
+  //    queue's buffers, so it is reserved as it grows; past its budget (one of the eight buffers the shuffle of
+  //    its records holds at once), or when the device tier has no more room for it, it is written out as a
+  //    spillable chunk of partial records and starts afresh.
+  constexpr std::uint32_t kHeldAtOnce = 8;
+  const std::uint64_t cap = std::max<std::uint64_t>(engine.memory().budget(kHeldAtOnce), 1u << 16);
+  auto room = std::make_shared<Reservation>(engine.memory().reserve("groupby partial state", 0));
+  const std::vector<ElementType> rec_types(R, ElementType::int64), pair_types(W + 2, ElementType::int64);
+  auto empty = [rec_types, pair_types, outputs](TaskContext& ctx) {
+    BatchBuilder(ctx, 0, rec_types, {}, 0);
+    if (outputs > 1) BatchBuilder(ctx, 0, pair_types, {}, 1);
+  };
+  std::vector<std::vector<Chunk>> pieces;
+  auto written = std::make_shared<std::vector<std::int64_t>>();
+  {
+    const auto& parts = frame.partitions();
+    written->assign(parts.size() + 1, 0);
+    std::vector<Chunk> all;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      pieces.push_back(engine.tasks().submit_multi(
+          "groupby-local", {parts[p]}, outputs, [=](TaskContext& ctx) {
+            st->fold(BatchView(ctx.input(0)), p);
+            const std::uint64_t bytes = st->state_bytes(R);
+            if (bytes <= room->size() || (bytes <= cap && room->try_grow(bytes - room->size()))) return empty(ctx);
+            const std::int64_t before = st->written;
+            detail::write_partials(*st, W, R, direct, ctx);
+            (*written)[p] = st->written - before;
+            room->release();
+          }));
+      all.insert(all.end(), pieces.back().begin(), pieces.back().end());
+    }
+    // What is left of the state, written out the same way.
+    pieces.push_back(engine.tasks().submit_multi("groupby-flush", {}, outputs, [=](TaskContext& ctx) {
+      const std::int64_t before = st->written;
+      detail::write_partials(*st, W, R, direct, ctx);
+      written->back() = st->written - before;
+      room->release();
+    }));
+    all.insert(all.end(), pieces.back().begin(), pieces.back().end());
+    engine.tasks().persist(all);
+  }
+  const std::int64_t early = static_cast<std::int64_t>(
+      std::count_if(written->begin(), written->end() - 1, [](std::int64_t n) { return n > 0; }));
+  const bool out_of_core = comm.allreduce(early, ReduceOp::max) > 0;
+  std::vector<Chunk> records, pairs;
+  for (std::size_t p = 0; p < pieces.size(); ++p)
+    if ((*written)[p] > 0 || (p + 1 == pieces.size() && records.empty())) {
+      records.push_back(pieces[p][0]);
+      if (outputs > 1) pairs.push_back(pieces[p][1]);
+    }
+  pieces.clear();
+
+  // 2. The exchange: one partition per rank, or (out of core) as many as keep one under the memory budget; by key
+  //    range (splitters from keys sampled at every write-out) when sorted, so partition order is key order.
+  Frame partial = record_frame(engine, R, std::move(records));
+  const int nparts = out_of_core ? choose_nparts(partial, 1) : 1;
+  std::shared_ptr<const detail::Partitioner> partitioner =
+      sort ? std::make_shared<const detail::Partitioner>(
+                 detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(st->samples), W))
+           : std::make_shared<const detail::Partitioner>(detail::Partitioner::hash(nranks, nparts));
+  const Frame shuffled = shuffle_routed(partial, nparts, route_by_key(partitioner, W), "groupby-shuffle");
+  Frame shuffled_pairs;
+  if (outputs > 1)
+    shuffled_pairs = shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts,
+                                    route_by_key(partitioner, W), "groupby-nunique-shuffle");
+
+  // 3. Final combine and output: each shuffled partition (with its distinct pairs) into one result partition.
+  auto received = std::make_shared<std::int64_t>(0), groups = std::make_shared<std::int64_t>(0);
+  std::vector<Chunk> outs;
+  for (int j = 0; j < nparts; ++j) {
+    std::vector<Chunk> in{shuffled.partitions()[j]};
+    if (outputs > 1) in.push_back(shuffled_pairs.partitions()[j]);
+    outs.push_back(engine.tasks().submit("groupby-combine", std::move(in), [=](TaskContext& ctx) {
+      std::vector<std::uint64_t> recs = row_major(BatchView(ctx.input(0)), R);
+      const std::size_t nrec = recs.size() / static_cast<std::size_t>(R);
+      detail::GroupbyState fin;
+      detail::combine_records(*st, W, R, direct, recs.data(), nrec, fin);
+      std::vector<std::uint64_t>().swap(recs);
+      if (ctx.num_inputs() > 1) {
+        const std::vector<std::uint64_t> pw = row_major(BatchView(ctx.input(1)), W + 2);
+        detail::count_distinct(fin, W, pw.data(), pw.size() / static_cast<std::size_t>(W + 2));
+      }
+      std::vector<std::byte> storage;
+      detail::write_result(fin, plan->out_cols, plan->out_schema, sort, storage);
+      auto dst = ctx.output(storage.size());
+      std::memcpy(dst.data(), storage.data(), storage.size());
+      *received += static_cast<std::int64_t>(nrec);
+      *groups += static_cast<std::int64_t>(fin.index->size());
+    }));
+  }
+  Frame result(engine, plan->out_schema, std::move(outs));
+  // In memory the result is computed now, as one partition per rank; out of core its partitions are lazy.
+  if (!out_of_core) result.persist();
+  if (options.stats)
+    *options.stats = GroupbyStats{st->rows_in, st->written,          st->written, *received,
+                                  *groups,     out_of_core ? st->written : 0};
+  return result;
+}
+
+}  // namespace slab::frame
