@@ -4,6 +4,10 @@
 //   mpirun -n 2 slab-reduce --generate --n 200000000 --json
 #include <slab/app/app.hpp>
 #include <slab/array/array.hpp>
+#include <slab/array/creation.hpp>
+#include <slab/array/elementwise.hpp>
+#include <slab/array/reduction.hpp>
+#include <slab/array/slicing.hpp>
 #include <slab/core/counter_rng.hpp>
 #include <slab/linalg/linalg.hpp>
 

@@ -8,6 +8,10 @@
 // R and again for U.
 #include <slab/app/app.hpp>
 #include <slab/array/array.hpp>
+#include <slab/array/creation.hpp>
+#include <slab/array/elementwise.hpp>
+#include <slab/array/reduction.hpp>
+#include <slab/array/slicing.hpp>
 #include <slab/core/counter_rng.hpp>
 #include <slab/core/units.hpp>
 #include <slab/io/array_io.hpp>

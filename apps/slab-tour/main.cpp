@@ -10,6 +10,10 @@
 // SLAB_MEMORY_LIMIT) says otherwise, so the 800 MB array spills to the host tier and X X^T streams in blocks.
 #include <slab/app/app.hpp>
 #include <slab/array/array.hpp>
+#include <slab/array/creation.hpp>
+#include <slab/array/elementwise.hpp>
+#include <slab/array/reduction.hpp>
+#include <slab/array/slicing.hpp>
 #include <slab/core/counter_rng.hpp>
 #include <slab/core/units.hpp>
 #include <slab/frame/datasets.hpp>

@@ -1,5 +1,9 @@
 // slab::Array<T>: handles, materialisation, gather, creation and elementwise expressions.
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 
 #include <cmath>
 #include <numbers>
@@ -639,5 +643,19 @@ SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
 SLAB_INSTANTIATE(std::int64_t)
 #undef SLAB_INSTANTIATE
+
+template <class T>
+template <class U>
+Array<U> Array<T>::astype() const {
+  return slab::astype<U>(*this);
+}
+#define SLAB_INSTANTIATE_ASTYPE(T)                         \
+  template Array<float> Array<T>::astype<float>() const;   \
+  template Array<double> Array<T>::astype<double>() const; \
+  template Array<std::int64_t> Array<T>::astype<std::int64_t>() const;
+SLAB_INSTANTIATE_ASTYPE(float)
+SLAB_INSTANTIATE_ASTYPE(double)
+SLAB_INSTANTIATE_ASTYPE(std::int64_t)
+#undef SLAB_INSTANTIATE_ASTYPE
 
 }  // namespace slab

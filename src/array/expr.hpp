@@ -10,6 +10,10 @@
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/buffer.hpp"
 #include "slab/task/task_context.hpp"

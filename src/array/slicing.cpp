@@ -3,6 +3,10 @@
 
 #include "array/expr.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
 
 namespace slab {

@@ -1,6 +1,9 @@
 // Frames from Arrays and back. See slab/frame/from_arrays.hpp.
 #include "slab/frame/from_arrays.hpp"
 
+#include "slab/array/creation.hpp"
+#include "slab/array/slicing.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>

@@ -1,4 +1,8 @@
 #include "slab/linalg/pca.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 
 #include <cblas.h>
 

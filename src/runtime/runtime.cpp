@@ -163,11 +163,18 @@ struct Runtime::Impl {
     agree_or_throw(world, spill_error);
 
     if (!Kokkos::is_initialized()) {
+#if KOKKOS_VERSION >= 30700  // InitializationSettings came in 3.7; InitArguments went in 4.0
+      Kokkos::initialize(Kokkos::InitializationSettings()
+                             .set_num_threads(1)
+                             .set_device_id(device.id >= 0 ? device.id : 0)
+                             .set_disable_warnings(true));
+#else
       Kokkos::InitArguments args;
       args.num_threads = 1;
       args.device_id = device.id >= 0 ? device.id : 0;
       args.disable_warnings = true;
       Kokkos::initialize(args);
+#endif
       owns_kokkos = owns_mpi;  // a host program that initialised MPI itself also finalises Kokkos itself
     }
     tracer = std::make_unique<Tracer>(world);

@@ -5,6 +5,10 @@
 #include <Kokkos_Core.hpp>
 
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"

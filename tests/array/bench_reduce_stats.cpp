@@ -9,6 +9,10 @@
 #include <cstdlib>
 
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "test_engine.hpp"
 
 int main(int argc, char** argv) {

@@ -6,6 +6,10 @@
 #include <cmath>
 
 #include "../common/test_engine.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/frame/from_arrays.hpp"
 

@@ -7,6 +7,10 @@
 
 #include "io_test_util.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/io/array_io.hpp"
 #include "slab/io/hdf5.hpp"

@@ -9,6 +9,10 @@
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/linalg/linalg.hpp"

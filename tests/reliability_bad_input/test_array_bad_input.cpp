@@ -8,6 +8,9 @@
 #include "bad_input.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/linalg/linalg.hpp"
 #include "test_engine.hpp"
 

@@ -14,6 +14,10 @@
 #include "bad_input.hpp"
 #include "io_test_util.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/io/array_io.hpp"
 
 namespace {

@@ -4,6 +4,10 @@
 
 #include "bad_input.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "slab/trace/tracer.hpp"

@@ -6,7 +6,8 @@
 /// Operations record tasks; nothing runs until persist(), a reduction, gather or another collective asks for
 /// values. Elementwise operations (elementwise.hpp) build an unevaluated expression that runs as one fused
 /// pass per chunk when materialised. Creation: creation.hpp; reductions: reduction.hpp; slicing and
-/// redistribution: slicing.hpp; a Kokkos view of a local chunk: kokkos_view.hpp.
+/// redistribution: slicing.hpp; a Kokkos view of a local chunk: kokkos_view.hpp. Each of those includes this
+/// header; slab/slab.hpp includes them all.
 
 #include <concepts>
 #include <cstdint>
@@ -176,17 +177,4 @@ extern template class Array<float>;
 extern template class Array<double>;
 extern template class Array<std::int64_t>;
 
-}  // namespace slab
-
-#include "slab/array/creation.hpp"
-#include "slab/array/elementwise.hpp"
-#include "slab/array/reduction.hpp"
-#include "slab/array/slicing.hpp"
-
-namespace slab {
-template <class T>
-template <class U>
-Array<U> Array<T>::astype() const {
-  return slab::astype<U>(*this);
-}
 }  // namespace slab

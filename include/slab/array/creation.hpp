@@ -1,12 +1,14 @@
 #pragma once
 /// @file creation.hpp
-/// @brief Creating slab::Array values (include slab/array/array.hpp, which includes this).
+/// @brief Creating slab::Array values.
 ///
 /// Every function is lazy and not collective: it records one task per local chunk, which fills the chunk
 /// from the global indices only, so values never depend on the rank count or the chunking. `chunk` <= 0
 /// picks Layout::default_chunk.
 
 #include <cstdint>
+
+#include "slab/array/array.hpp"
 
 namespace slab {
 

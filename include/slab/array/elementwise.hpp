@@ -1,6 +1,6 @@
 #pragma once
 /// @file elementwise.hpp
-/// @brief Elementwise operations on slab::Array (include slab/array/array.hpp, which includes this).
+/// @brief Elementwise operations on slab::Array.
 ///
 /// Every function here is lazy and not collective: it records nothing but an expression. A chain of
 /// elementwise operations is evaluated as ONE fused task per chunk when the result is materialised
@@ -17,6 +17,8 @@
 
 #include <cstdint>
 #include <type_traits>
+
+#include "slab/array/array.hpp"
 
 namespace slab {
 

@@ -1,6 +1,6 @@
 #pragma once
 /// @file reduction.hpp
-/// @brief Reductions of slab::Array (include slab/array/array.hpp, which includes this).
+/// @brief Reductions of slab::Array.
 ///
 /// Full reductions are collective and run the graph: one task per local chunk computes a partial (fused
 /// with any pending elementwise expression, tile by tile); partials are merged on each rank in chunk order,
@@ -15,6 +15,8 @@
 /// communication), replicated (Split::none, collective, runs the graph) otherwise.
 
 #include <cstdint>
+
+#include "slab/array/array.hpp"
 
 namespace slab {
 

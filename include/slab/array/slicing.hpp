@@ -1,6 +1,6 @@
 #pragma once
 /// @file slicing.hpp
-/// @brief Slicing and redistribution of slab::Array (include slab/array/array.hpp, which includes this).
+/// @brief Slicing and redistribution of slab::Array.
 ///
 /// Slices are lazy views (no communication): the result keeps the source's split and its data where it is,
 /// so its blocks may be uneven and ranks may hold no rows (Layout::bounds); rebalance() makes them even
@@ -9,6 +9,8 @@
 
 #include <cstdint>
 #include <vector>
+
+#include "slab/array/array.hpp"
 
 namespace slab {
 
