@@ -78,6 +78,9 @@ Host *
   StrictHostKeyChecking yes
   BatchMode yes
   ConnectTimeout 5
+  # mpirun waits for its ssh to a host that vanished: ssh gives up after 3 unanswered probes 2 s apart.
+  ServerAliveInterval 2
+  ServerAliveCountMax 3
   LogLevel ERROR
 EOF
 nodes=""
@@ -86,8 +89,8 @@ for h in "${hosts[@]}"; do
 done
 # Slurm without cgroups (proctrack/linuxproc), binding with task/affinity (so --cpu-bind and -c are real),
 # PMIx as the default MPI plugin, no accounting. Each "node" claims 2 cores (the machine's), so two or three
-# nodes share them: fine for correctness tests. SlurmdTimeout: a node whose slurmd is gone is marked down and
-# its jobs ended within about 30 s.
+# nodes share them: fine for correctness tests. SlurmdTimeout=10: a node whose slurmd is gone is marked down,
+# and its jobs ended, within about 15 s (the default, 300 s, is a site's choice).
 cat > "$state/slurm/etc/slurm.conf" <<EOF
 ClusterName=slabtest
 SlurmctldHost=n1($(addr n1))
@@ -109,7 +112,7 @@ SelectType=select/cons_tres
 SelectTypeParameters=CR_Core
 MpiDefault=pmix
 ReturnToService=2
-SlurmdTimeout=30
+SlurmdTimeout=10
 SlurmctldTimeout=30
 InactiveLimit=0
 KillWait=5
@@ -137,6 +140,14 @@ OMPI_MCA_oob_tcp_if_include=$net.0/24
 OMPI_MCA_plm_rsh_agent=ssh
 OMPI_MCA_plm_rsh_args="-F $state/ssh/ssh_config"
 OMPI_MCA_btl_vader_single_copy_mechanism=none
+# MPI one-sided between hosts (slab::sweep's shared counter): Open MPI 4.1's default component (osc/rdma) fails
+# over the TCP BTL with MPI_ERR_WIN in MPI_Win_allocate; pt2pt works on any BTL.
+OMPI_MCA_osc=pt2pt
+# mpirun notices a daemon whose host vanished (no reset, only silence) after 10 + 3 x 2 s of keepalive instead
+# of Open MPI's default 300 + 9 x 20 s; slab's own ranks end sooner (SLAB_LIVENESS_TIMEOUT).
+OMPI_MCA_oob_tcp_keepalive_time=10
+OMPI_MCA_oob_tcp_keepalive_intvl=2
+OMPI_MCA_oob_tcp_keepalive_probes=3
 OMPI_ALLOW_RUN_AS_ROOT=1
 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 EOF
@@ -156,6 +167,10 @@ for h in "${hosts[@]}"; do
   ip -n "$prefix-$h" link set lo up
   ip -n "$prefix-$h" addr add "$(addr "$h")/24" dev eth0
   ip -n "$prefix-$h" link set eth0 up
+  # A connection to a host that vanished, with data in flight, gives up after about 6 s of retransmissions
+  # instead of Linux's default 15 (about 15 min): what a cluster's admins tune so that mpirun notices a dead
+  # node (its keepalive only covers idle connections: cluster.env).
+  ip netns exec "$prefix-$h" sysctl -qw net.ipv4.tcp_retries2=4
 done
 
 # --- hosts: uts + mount + pid namespaces inside each netns, with a reaping init as PID 1
