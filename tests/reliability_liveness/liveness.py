@@ -4,12 +4,12 @@ does not end the job itself when a rank dies: only slab's own check can end the 
 
   liveness.py CASE NP --bin DIR --mpiexec "mpiexec --oversubscribe -n"
 
-  kill     SIGKILL one rank (the middle one): every other rank ends within 1 s (the grace) + 4 s, exit code 4,
+  kill     SIGKILL one rank (the middle one): every other rank ends within 1 s (the grace) + 4 s,
            printing "slab: rank R on host H stopped responding: its connection closed ...".
   stop     SIGSTOP one rank (silence, as from a host whose link is cut): the others end within
            SLAB_LIVENESS_TIMEOUT (2 s) + 4 s with "nothing heard from it".
   control  SIGSTOP with SLAB_LIVENESS_TIMEOUT=0: the others must still be waiting 6 s later (so `stop` can fail).
-Appends one line to $SLAB_RELIABILITY_DIR/liveness.jsonl when that is set.
+Appends one line to $SLAB_RELIABILITY_DIR/liveness.jsonl (scripts/reliability_report.py) when that is set.
 """
 import argparse
 import json
@@ -19,6 +19,9 @@ import signal
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "reliability_faults"))
+import reliability as rel  # noqa: E402
 
 TIMEOUT = 2.0  # SLAB_LIVENESS_TIMEOUT for these runs
 
@@ -97,9 +100,12 @@ def main():
         if len(lines) < len(others) or not all(want in l for l in lines):
             problems.append(f"expected {len(others)} '{want}' lines, got:\n" + "\n".join(lines) + "\n" + out[-2000:])
     record = {"case": a.case, "np": a.np, "seconds_to_end": round(elapsed, 2), "ok": not problems}
-    if os.environ.get("SLAB_RELIABILITY_DIR"):
-        with open(os.path.join(os.environ["SLAB_RELIABILITY_DIR"], "liveness.jsonl"), "a") as f:
-            f.write(json.dumps(record) + "\n")
+    expected = {"kill": "every other rank ends within 1 s + 4 s, naming the rank that is gone",
+                "stop": f"every other rank ends within {TIMEOUT:g} s + 4 s, naming the silent rank",
+                "control": "with SLAB_LIVENESS_TIMEOUT=0 the others still wait 6 s later"}[a.case]
+    rel.record("liveness", f"SIG{'KILL' if a.case == 'kill' else 'STOP'} of one rank"
+               + (" (check off)" if a.case == "control" else ""), expected, not problems,
+               f"{'still waiting' if a.case == 'control' else 'ended'} after {elapsed:.2f} s", a.np)
     print(json.dumps(record))
     for pr in problems:
         print("FAIL:", pr)
