@@ -114,8 +114,7 @@ int main(int argc, char** argv) {
                                ",\"local_size\":" + std::to_string(rt.local_size()) +
                                ",\"device\":" + std::to_string(dev.id) + ",\"device_name\":" + quoted(dev.name) +
                                ",\"pci_bus_id\":" + (dev.pci_bus_id.empty() ? "null" : quoted(dev.pci_bus_id)) +
-                               ",\"cpus\":" + std::to_string(cpus) + ",\"omp_threads\":" + quoted(omp ? omp : "") +
-                               "}";
+                               ",\"cpus\":" + std::to_string(cpus) + ",\"omp_threads\":" + quoted(omp ? omp : "") + "}";
     std::vector<char> records;
     comm.gatherv(std::span<const char>(record.data(), record.size() + 1), records, 0);  // NUL-separated
     if (rank == 0) {

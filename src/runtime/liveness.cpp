@@ -37,8 +37,8 @@ namespace {
 constexpr std::uint32_t kMagic = 0x534c4256;  // "SLBV"
 constexpr int kMaxAddrs = 8;
 constexpr int kHostLen = 64;
-constexpr double kClosedGrace = 1.0;       // seconds between a closed connection and ending this rank
-constexpr double kConnectSeconds = 10.0;   // set-up: connect to the successor, accept the predecessor
+constexpr double kClosedGrace = 1.0;      // seconds between a closed connection and ending this rank
+constexpr double kConnectSeconds = 10.0;  // set-up: connect to the successor, accept the predecessor
 
 double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
@@ -210,8 +210,8 @@ int connect_to(const Endpoint& ep, const std::vector<LocalAddr>& mine, double de
       tune(fd);
       return fd;
     }
-    error += (error.empty() ? "" : "; ") + ip_text(order[i]) + ":" + std::to_string(ep.port) + ": " +
-             std::strerror(errno);
+    error +=
+        (error.empty() ? "" : "; ") + ip_text(order[i]) + ":" + std::to_string(ep.port) + ": " + std::strerror(errno);
     close(fd);
   }
   return -1;
@@ -284,8 +284,8 @@ struct Liveness::State {
     } else {
       why = "its connection closed without a goodbye: the process was killed, crashed or aborted";
     }
-    std::string text = "slab: rank " + std::to_string(n.dead) + " on host " + n.dead_host + " stopped responding: " +
-                       why;
+    std::string text =
+        "slab: rank " + std::to_string(n.dead) + " on host " + n.dead_host + " stopped responding: " + why;
     if (n.seen_by != rank) text += " (seen by rank " + std::to_string(n.seen_by) + " on " + n.seen_host + ")";
     text += "; ending rank " + std::to_string(rank) + " on " + host + " (exit code " +
             std::to_string(kLivenessExitCode) + ")\n";
@@ -378,7 +378,8 @@ struct Liveness::State {
           }
         }
       }
-      if (closed_link && now >= closed_at + kClosedGrace) end_rank(notice_for(*closed_link, Reason::closed, 0), nullptr);
+      if (closed_link && now >= closed_at + kClosedGrace)
+        end_rank(notice_for(*closed_link, Reason::closed, 0), nullptr);
       for (auto& l : links) {
         if (l.fd < 0 || l.goodbye) continue;
         if (now - l.last_rx > timeout) end_rank(notice_for(l, Reason::silent, now - l.last_rx), nullptr);
