@@ -78,8 +78,9 @@ Host *
   StrictHostKeyChecking yes
   BatchMode yes
   ConnectTimeout 5
-  # mpirun waits for its ssh to a host that vanished: ssh gives up after 3 unanswered probes 2 s apart.
-  ServerAliveInterval 2
+  # mpirun waits for its ssh to a host that vanished: ssh gives up after 3 unanswered probes 4 s apart (later
+  # than slab's own ranks, SLAB_LIVENESS_TIMEOUT, so the multihost tests can tell them apart).
+  ServerAliveInterval 4
   ServerAliveCountMax 3
   LogLevel ERROR
 EOF

@@ -198,7 +198,7 @@ def check_rank_map(report, layout, n):
 
 
 def case_info():
-    equal_to_one_host("slab-info", ["--bytes", "256KiB", "--repeats", "2"])
+    equal_to_one_host("slab-info", ["--bytes", "64KiB", "--repeats", "1"])
 
 
 def case_tour():
@@ -244,14 +244,17 @@ def case_gram():
 
 # ---------------------------------------------------------------------------------------------- sbatch
 
-def sbatch(script, nodes, per_node, cpus, args, env_extra=None, timeout=90):
+def sbatch(script, nodes, per_node, cpus, args, env_extra=None, timeout=90, unset=()):
     """Submit a slurm/perlmutter script with the overrides a non-Perlmutter site needs; wait for it."""
     out_dir = scratch(f"sbatch-{os.path.basename(script)}-{per_node}")
     env = {"SLAB_SITE": "generic", "SLAB_SCRATCH": cluster.env()["SLAB_SCRATCH"], "SLAB_SRUN_MPI": "pmix",
            "SLAB_GPU_BIND": "", "SLAB_CPUS_PER_CORE": "1", "SLAB_BUILD": os.path.dirname(A.bin),
            "SLAB_LIVENESS_TIMEOUT": str(LIVENESS)}
     env.update(env_extra or {})
-    cmd = ["env", "-u", "OMP_NUM_THREADS", "-u", "OPENBLAS_NUM_THREADS", *[f"{k}={v}" for k, v in env.items()],
+    for k in unset:
+        env.pop(k, None)
+    drop = [x for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", *unset) for x in ("-u", k)]
+    cmd = ["env", *drop, *[f"{k}={v}" for k, v in env.items()],
            "sbatch", "--parsable", "--wait", "-N", str(nodes), "--constraint=", "--gpus-per-node=0", "--qos=",
            f"--ntasks-per-node={per_node}", f"--cpus-per-task={cpus}", "--time=00:05:00",
            f"--output={out_dir}/%j.out", os.path.join(cluster.REPO, "slurm", "perlmutter", script), *args]
@@ -287,6 +290,17 @@ def case_sbatch_tour():
     spill = os.path.join(cluster.env()["SLAB_SCRATCH"], "slab-spill", f"job-{job}")
     expect(not os.path.exists(spill), f"the job's spill folder {spill} is still there")
     RECORD["seconds"] = round(secs, 2)
+
+
+def case_sbatch_site_errors():
+    # Perlmutter's defaults elsewhere: env.sh stops at once with a message naming what is missing.
+    for unset, extra, want in (
+            (("SLAB_SITE",), {}, "no 'module' command here"),
+            (("SLAB_SCRATCH",), {}, "set SLAB_SCRATCH to a folder every node sees"),
+            ((), {"SLAB_BUILD": "/nonexistent"}, "no slab build in SLAB_BUILD='/nonexistent'")):
+        rc, job, out, secs = sbatch("slab-info.sbatch", 1, 1, 1, ["--no-bench"], extra, unset=unset)
+        expect(rc != 0 and want in out, f"slab-info.sbatch without {unset or extra}: rc {rc}, output:\n{out[-2000:]}")
+        RECORD.setdefault("seconds", {})[want] = round(secs, 2)
 
 
 def case_sbatch_scaling():
@@ -553,7 +567,8 @@ def case_spill_folders():
 CASES = {
     "info": case_info, "tour": case_tour, "groupby": case_groupby, "merge": case_merge, "svd": case_svd,
     "gram": case_gram, "sweep": case_sweep, "sbatch_info": case_sbatch_info, "sbatch_tour": case_sbatch_tour,
-    "sbatch_scaling": case_sbatch_scaling, "fault": case_fault, "kill_ranks_srun": case_kill_ranks_srun,
+    "sbatch_scaling": case_sbatch_scaling,
+    "sbatch_site_errors": case_sbatch_site_errors, "fault": case_fault, "kill_ranks_srun": case_kill_ranks_srun,
     "kill_ranks_srun_control": case_kill_ranks_srun_control, "kill_ranks_sbatch": case_kill_ranks_sbatch,
     "kill_daemon_mpirun": case_kill_daemon_mpirun, "kill_daemon_srun": case_kill_daemon_srun,
     "link_cut": case_link_cut, "link_cut_control": case_link_cut_control, "spill_folders": case_spill_folders,
