@@ -489,6 +489,7 @@ std::unique_ptr<Liveness> Liveness::start(MPI_Comm world, const std::string& hos
     }
   }
   if (listener >= 0) close(listener);
+  if (error.empty() && pipe2(st->wake, O_CLOEXEC) != 0) error = std::string("pipe: ") + std::strerror(errno);
 
   int ok = error.empty() ? 1 : 0;
   MPI_Allreduce(MPI_IN_PLACE, &ok, 1, MPI_INT, MPI_MIN, world);
@@ -501,7 +502,6 @@ std::unique_ptr<Liveness> Liveness::start(MPI_Comm world, const std::string& hos
     return nullptr;
   }
 
-  if (pipe2(st->wake, O_CLOEXEC) != 0) return nullptr;  // cannot happen short of fd exhaustion; same on no rank
   // The watchdog takes no signal: handlers (spill clean-up, ...) keep running on the threads they ran on.
   sigset_t all, old;
   sigfillset(&all);
