@@ -255,16 +255,34 @@ def sbatch(script, nodes, per_node, cpus, args, env_extra=None, timeout=90, unse
         env.pop(k, None)
     drop = [x for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", *unset) for x in ("-u", k)]
     cmd = ["env", *drop, *[f"{k}={v}" for k, v in env.items()],
-           "sbatch", "--parsable", "--wait", "-N", str(nodes), "--constraint=", "--gpus-per-node=0", "--qos=",
+           "sbatch", "--parsable", "-N", str(nodes), "--constraint=", "--gpus-per-node=0", "--qos=",
            f"--ntasks-per-node={per_node}", f"--cpus-per-task={cpus}", "--time=00:05:00",
            f"--output={out_dir}/%j.out", os.path.join(cluster.REPO, "slurm", "perlmutter", script), *args]
     t0 = time.time()
     r = subprocess.run([cluster.ON, "n1", *cmd], capture_output=True, text=True, timeout=timeout, cwd=cluster.REPO)
-    secs = time.time() - t0
     job = r.stdout.strip().splitlines()[0] if r.stdout.strip() else "?"
+    rc = r.returncode
+    if rc == 0:
+        rc = wait_job(job, timeout)
+    secs = time.time() - t0
     outs = glob.glob(os.path.join(out_dir, "*.out"))
     text = open(outs[0]).read() if outs else ""
-    return r.returncode, job, text + r.stderr, secs
+    return rc, job, text + r.stderr, secs
+
+
+def wait_job(job, timeout):
+    """Wait for a batch job (polling: sbatch --wait looks only every 10 s); its exit code, as sbatch --wait's."""
+    end = time.time() + timeout
+    while time.time() < end:
+        info = cluster.run_on("n1", ["scontrol", "-o", "show", "job", job]).stdout
+        state = re.search(r"JobState=(\S+)", info)
+        if state and state.group(1) not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING"):
+            code = re.search(r"ExitCode=(\d+):(\d+)", info)
+            if state.group(1) == "COMPLETED":
+                return 0
+            return int(code.group(1)) or 128 + int(code.group(2)) if code else 1
+        time.sleep(0.25)
+    raise Failure(f"batch job {job} still running after {timeout} s")
 
 
 def case_sbatch_info():
@@ -424,23 +442,27 @@ def case_kill_ranks_srun_control():
 def case_kill_ranks_sbatch():
     # The batch script's srun -K: Slurm ends the step; the script removes the job's spill folder.
     spill_base = scratch("kill-sbatch")
-    env = {"SLAB_SPILL_DIR": spill_base}
     out_dir = scratch("kill-sbatch-out")
     cmd = ["env", "SLAB_SITE=generic", f"SLAB_SCRATCH={cluster.env()['SLAB_SCRATCH']}", "SLAB_SRUN_MPI=pmix",
            "SLAB_GPU_BIND=", "SLAB_CPUS_PER_CORE=1", f"SLAB_BUILD={os.path.dirname(A.bin)}",
-           f"SLAB_LIVENESS_TIMEOUT={LIVENESS}", f"SLAB_SPILL_DIR={spill_base}", "sbatch", "--parsable", "--wait",
+           f"SLAB_LIVENESS_TIMEOUT={LIVENESS}", f"SLAB_SPILL_DIR={spill_base}", "sbatch", "--parsable",
            "-N", "2", "--constraint=", "--gpus-per-node=0", "--qos=", "--ntasks-per-node=2", "--cpus-per-task=1",
            f"--output={out_dir}/%j.out", os.path.join(cluster.REPO, "slurm", "perlmutter", "run.sbatch"),
            LONG["spill"][0], *LONG["spill"][1]]
-    p = cluster.on("n1", cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=cluster.REPO)
+    r = subprocess.run([cluster.ON, "n1", *cmd], capture_output=True, text=True, timeout=30, cwd=cluster.REPO)
+    job = r.stdout.strip()
+    expect(r.returncode == 0 and job, f"sbatch failed: {r.stdout}{r.stderr}")
     ok = cluster.wait_for(lambda: len(glob.glob(os.path.join(spill_base, "job-*", "slab-spill-*"))) == 4, 40, 0.02)
     expect(ok, f"the batch job did not start spilling on both hosts: {job_processes()}")
     time.sleep(0.3)
     t_kill = time.time()
     kill_all([("n2", pid, "") for pid in slab_ranks("n2", LONG["spill"][0])])
-    ended, out = finish(p, 40)
+    try:
+        rc = wait_job(job, 40)
+    except Failure:
+        raise Failure(f"the batch job still runs {time.time() - t_kill:.1f} s after its n2 ranks were killed")
     t_end = time.time() - t_kill
-    expect(ended, f"the batch job still runs {t_end:.1f} s after its n2 ranks were killed")
+    expect(rc != 0, "the batch job succeeded although ranks were killed")
     expect(not glob.glob(os.path.join(spill_base, "job-*")), f"spill folders left: {glob.glob(spill_base + '/*')}")
     no_strays("kill ranks (sbatch)")
     RECORD["time_to_end_s"] = round(t_end, 2)
