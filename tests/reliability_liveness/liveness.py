@@ -43,6 +43,26 @@ def children(ppid, comm):
     return sorted(out)
 
 
+def tcp_established(pid):
+    """How many ESTABLISHED TCP sockets process `pid` holds."""
+    try:
+        inodes = set()
+        for fd in os.listdir(f"/proc/{pid}/fd"):
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            if link.startswith("socket:["):
+                inodes.add(link[8:-1])
+        n = 0
+        for table in ("tcp", "tcp6"):
+            with open(f"/proc/{pid}/net/{table}") as f:
+                for line in f.readlines()[1:]:
+                    parts = line.split()
+                    if parts[3] == "01" and parts[9] in inodes:
+                        n += 1
+        return n
+    except OSError:
+        return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("case", choices=["kill", "stop", "control"])
@@ -65,7 +85,13 @@ def main():
         p.kill()
         print(f"FAIL: {len(ranks)} of {a.np} ranks started")
         return 1
-    time.sleep(2.0)  # past MPI_Init and the ring's set-up
+    # Past MPI_Init and the ring's set-up, whatever the machine's load: every rank holds its two ring connections
+    # (on one machine the ranks' only TCP connections: MPI goes through shared memory), then the watchdog starts.
+    # (The control case has no ring: it waits the 2 s the others would have had, then looks for a hang.)
+    end = time.time() + (2.0 if a.case == "control" else 40)
+    while time.time() < end and (a.case == "control" or not all(tcp_established(r) >= 2 for r in ranks)):
+        time.sleep(0.05)
+    time.sleep(0.5)
     victim = ranks[len(ranks) // 2]
     t0 = time.time()
     os.kill(victim, signal.SIGKILL if a.case == "kill" else signal.SIGSTOP)
