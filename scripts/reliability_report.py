@@ -29,6 +29,7 @@ TITLES = {
     "fail_alone": "One rank failing alone before each collective (comm level)",
     "spill_cleanup": "Spill folders after signals, aborts and SIGKILL",
     "atomic_output": "Atomic outputs (interrupted and side-by-side writes)",
+    "liveness": "A rank that disappears (liveness ring)",
     "bad_input": "Bad inputs tried",
     "fuzz": "Fuzzing",
     "sanitizer": "Sanitizers",

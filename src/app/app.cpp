@@ -35,6 +35,11 @@ void AppContext::job_end() {
 
 void AppContext::check(const std::string& name, CheckValue value) { checks_[name] = std::move(value); }
 
+void AppContext::report(const std::string& name, const std::string& json) {
+  SLAB_EXPECTS(nlohmann::json::accept(json), InvalidArgument, "report '" + name + "': not valid JSON");
+  reports_[name] = json;
+}
+
 ProgressBar AppContext::progress(std::string label, std::uint64_t total) {
   return ProgressBar(std::move(label), total, progress_ && rank() == 0);
 }
@@ -207,6 +212,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
                               {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
                               {"spilled_bytes", spilled_total},
                               {"checks", checks}};
+        for (const auto& [k, v] : ctx.reports()) out[k] = nlohmann::json::parse(v);
         std::cout << out.dump() << std::endl;
       }
     }

@@ -4,13 +4,16 @@
 #include <unistd.h>
 
 #include <Kokkos_Core.hpp>
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <string>
+#include <vector>
 
 #include "runtime/cuda/device.hpp"
+#include "runtime/liveness.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/version.hpp"
 
@@ -67,6 +70,33 @@ std::string check_spill_root(const std::string& root, const char* what) {
   return {};
 }
 
+// SLAB_DEVICE_ORDER="3,2,1,0": the devices local ranks 0, 1, 2, ... take (cyclically). Checked on host builds
+// too (a typo should not wait for a GPU machine); each ordinal must exist where there are devices.
+std::vector<int> device_order(int count, std::string& error) {
+  std::vector<int> order;
+  const char* v = std::getenv("SLAB_DEVICE_ORDER");
+  if (v == nullptr || *v == '\0') return order;
+  const std::string text = v;
+  for (std::size_t start = 0; start <= text.size();) {
+    const std::size_t comma = std::min(text.find(',', start), text.size());
+    const std::string item = text.substr(start, comma - start);
+    char* end = nullptr;
+    const long d = std::strtol(item.c_str(), &end, 10);
+    if (item.empty() || *end != '\0' || d < 0 || d > 1023) {
+      error = "SLAB_DEVICE_ORDER: '" + text + "' is not a comma-separated list of device ordinals (e.g. 3,2,1,0)";
+      return {};
+    }
+    if (count > 0 && d >= count) {
+      error = "SLAB_DEVICE_ORDER: device " + item + " does not exist (this process sees " + std::to_string(count) +
+              " device" + (count == 1 ? "" : "s") + ")";
+      return {};
+    }
+    order.push_back(static_cast<int>(d));
+    start = comma + 1;
+  }
+  return order;
+}
+
 }  // namespace
 
 struct Runtime::Impl {
@@ -84,8 +114,11 @@ struct Runtime::Impl {
   std::uint64_t device_limit = 0;
   std::uint64_t host_limit = 0;
   std::string spill_root;
+  double liveness_timeout = 0;
   void* stream = nullptr;
   std::unique_ptr<Tracer> tracer;
+  // Declared last: destroyed after the destructor's body, so the heartbeat runs through MPI_Finalize.
+  std::unique_ptr<detail::Liveness> liveness;
 
   void init_mpi(int* argc, char*** argv) {
     int initialized = 0;
@@ -120,11 +153,13 @@ struct Runtime::Impl {
     // uses host staging for device buffers (the choice must be the same everywhere).
     std::string device_error;
     const int count = detail::cuda_device_count();
-    if (count > 0) {
-      device.id = local_rank % count;
+    const std::vector<int> order = device_order(count, device_error);
+    if (count > 0 && device_error.empty()) {
+      device.id = order.empty() ? local_rank % count : order[static_cast<std::size_t>(local_rank) % order.size()];
       try {
         detail::cuda_set_device(device.id);
         detail::cuda_device_properties(device.id, device.name, device.total_memory);
+        device.pci_bus_id = detail::cuda_device_pci_bus_id(device.id);
         stream = detail::cuda_stream_create();
       } catch (const Error& e) {
         device_error = "device " + std::to_string(device.id) + " on " + hostname + ": " + e.message();
@@ -135,7 +170,12 @@ struct Runtime::Impl {
     agree_or_throw(world, device_error);
     int any_gpu = count > 0 ? 1 : 0;
     int all_gpu = any_gpu;
-    int share = (count > 0 && local_size > count) ? 1 : 0;
+    // Ranks share a GPU where they outnumber the devices they are spread over (all, or SLAB_DEVICE_ORDER's).
+    std::vector<int> distinct = order;
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    const int usable = distinct.empty() ? count : static_cast<int>(distinct.size());
+    int share = (count > 0 && local_size > usable) ? 1 : 0;
     MPI_Allreduce(MPI_IN_PLACE, &all_gpu, 1, MPI_INT, MPI_MIN, world);
     MPI_Allreduce(MPI_IN_PLACE, &share, 1, MPI_INT, MPI_MAX, world);
     if (!all_gpu)
@@ -160,7 +200,12 @@ struct Runtime::Impl {
       if (!std::filesystem::is_directory(parent, ec))
         spill_error = "--trace: the folder of '" + options.trace_file + "' does not exist";
     }
+    detail::LivenessSettings liveness_settings;
+    if (std::string e = detail::read_liveness_settings(liveness_settings); spill_error.empty()) spill_error = e;
     agree_or_throw(world, spill_error);
+    // A rank or host that disappears ends every other rank within a bounded time (runtime/liveness.hpp).
+    liveness = detail::Liveness::start(world, hostname, liveness_settings);
+    liveness_timeout = liveness ? liveness_settings.timeout : 0.0;
 
     if (!Kokkos::is_initialized()) {
 #if KOKKOS_VERSION >= 30700  // InitializationSettings came in 3.7; InitArguments went in 4.0
@@ -221,6 +266,7 @@ std::uint64_t Runtime::host_memory_limit() const noexcept { return impl_->host_l
 const std::string& Runtime::spill_root() const noexcept { return impl_->spill_root; }
 Tracer& Runtime::tracer() noexcept { return *impl_->tracer; }
 void* Runtime::stream_handle() const noexcept { return impl_->stream; }
+double Runtime::liveness_timeout() const noexcept { return impl_->liveness_timeout; }
 
 void Runtime::finish(const std::vector<std::pair<std::string, std::uint64_t>>& extra_summary_columns) {
   if (!impl_->options.trace_file.empty()) impl_->tracer->write_chrome_trace(impl_->options.trace_file);

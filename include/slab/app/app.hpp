@@ -61,6 +61,10 @@ class AppContext {
   /// Record a check value for --json (call with the same names on every rank; rank 0's values are printed).
   void check(const std::string& name, CheckValue value);
   [[nodiscard]] const std::map<std::string, CheckValue>& checks() const noexcept { return checks_; }
+  /// Add a member `name` holding `json` (a JSON document as text: an array or object) to the --json line, next
+  /// to "checks" (rank 0's value is printed). Not collective. @throws InvalidArgument when `json` does not parse.
+  void report(const std::string& name, const std::string& json);
+  [[nodiscard]] const std::map<std::string, std::string>& reports() const noexcept { return reports_; }
 
   /// A progress bar on rank 0 (a no-op on other ranks, with --quiet, or when stdout is not a terminal).
   [[nodiscard]] ProgressBar progress(std::string label, std::uint64_t total);
@@ -77,6 +81,7 @@ class AppContext {
   double job_start_ = 0;
   double job_seconds_ = 0;
   std::map<std::string, CheckValue> checks_;
+  std::map<std::string, std::string> reports_;
   std::shared_ptr<ProgressBar> task_bar_;
 };
 

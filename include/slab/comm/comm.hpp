@@ -14,6 +14,16 @@
 /// throws the same error. Only a rank that fails partway through a collective's data transfer, or whose
 /// peers never reach an agreement point (they wait in a user's own MPI call), ends the job with MPI_Abort,
 /// the latter after SLAB_AGREE_TIMEOUT seconds (default 60; 0 waits forever).
+///
+/// A rank or host that disappears (killed, crashed, its node or link gone) cannot reach any agreement point,
+/// and MPI may wait for it forever. The Runtime's liveness ring covers that without touching any collective:
+/// each world rank keeps a TCP connection to its two ring neighbours (addresses exchanged once with MPI at
+/// start-up) and a watchdog thread exchanges a one-byte heartbeat on them every min(1 s, T/6). A neighbour whose
+/// connection closes without a goodbye (1 s grace), or from which nothing arrives for T = SLAB_LIVENESS_TIMEOUT
+/// seconds (default 30; 0 turns the check off), is gone: the notice runs round the ring in both directions, and
+/// every healthy rank prints "slab: rank R on host H stopped responding: <why>", removes its spill folders and
+/// exits with code 4, within T + 1 s of the loss (1 s for a killed process) plus a few TCP hops. No-op at one
+/// rank; SLAB_LIVENESS_IFNAME (comma-separated interface name prefixes) chooses the addresses it publishes.
 
 #include <mpi.h>
 

@@ -30,6 +30,7 @@ struct DeviceInfo {
   int id = -1;                     ///< CUDA device ordinal, -1 on host builds or when no GPU exists
   std::string name = "host";       ///< "NVIDIA A100-SXM4-40GB", or "host"
   std::uint64_t total_memory = 0;  ///< bytes of the device (host build: this rank's share of the node's memory)
+  std::string pci_bus_id;          ///< "0000:c1:00.0" for a GPU; empty on the host
 };
 
 /**
@@ -37,8 +38,11 @@ struct DeviceInfo {
  *
  * Collective over MPI_COMM_WORLD (construction and destruction). Initialises MPI with at least
  * MPI_THREAD_FUNNELED and Kokkos unless they already are; finalises only what it initialised. With several
- * GPUs per node, local rank r uses device r % count; where ranks outnumber the node's GPUs the device
- * path is host staging (reported by slab-info).
+ * GPUs per node, local rank r uses device r % count, or, when SLAB_DEVICE_ORDER lists device ordinals
+ * ("3,2,1,0": the same list on every rank, e.g. the GPUs in the order of the cores they sit next to), device
+ * order[r % n]. That choice is made inside each rank, so it holds under a launcher that rewrites
+ * CUDA_VISIBLE_DEVICES per task (Slurm does). Where ranks outnumber the node's GPUs the device path is host
+ * staging (reported by slab-info).
  */
 class Runtime {
  public:
@@ -75,6 +79,10 @@ class Runtime {
 
   /// This rank's CUDA stream (an opaque cudaStream_t) on GPU builds with a device; nullptr otherwise.
   [[nodiscard]] void* stream_handle() const noexcept;
+
+  /// Seconds of silence after which a neighbouring rank counts as gone (SLAB_LIVENESS_TIMEOUT; see "A rank or
+  /// host that disappears" in slab/comm/comm.hpp); 0 when the check is off (one rank, or turned off). Not collective.
+  [[nodiscard]] double liveness_timeout() const noexcept;
 
   /**
    * @brief Collective: write the trace file named by --trace / SLAB_TRACE (no-op without one) and, with

@@ -38,6 +38,12 @@ void cuda_device_properties(int device, std::string& name, std::uint64_t& total_
   total_memory = prop.totalGlobalMem;
 }
 
+std::string cuda_device_pci_bus_id(int device) {
+  char id[32] = {};
+  check(cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof id), device), "cudaDeviceGetPCIBusId");
+  return id;
+}
+
 void* cuda_stream_create() {
   cudaStream_t stream = nullptr;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");

@@ -11,6 +11,8 @@ int cuda_device_count() noexcept;
 void cuda_set_device(int device);
 /// Name and total memory of `device`. @throws CudaError.
 void cuda_device_properties(int device, std::string& name, std::uint64_t& total_memory);
+/// PCI bus id of `device` ("0000:c1:00.0"). @throws CudaError.
+std::string cuda_device_pci_bus_id(int device);
 /// A new non-blocking stream on the current device (opaque cudaStream_t). @throws CudaError.
 void* cuda_stream_create();
 void cuda_stream_destroy(void* stream) noexcept;

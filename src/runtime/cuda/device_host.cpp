@@ -9,6 +9,7 @@ void cuda_set_device(int) { SLAB_FAIL(NotCompiled, "this build of slab has no CU
 void cuda_device_properties(int, std::string&, std::uint64_t&) {
   SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
 }
+std::string cuda_device_pci_bus_id(int) { SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support"); }
 void* cuda_stream_create() { SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support"); }
 void cuda_stream_destroy(void*) noexcept {}
 std::string cuda_versions() { return ""; }
