@@ -225,3 +225,18 @@ TEST(FrameOps, DivisionOperatorsFollowPandas) {
   ts.add(LocalColumn::timestamp("t", {1, 2}));
   EXPECT_THROW((void)assign(Frame::from_local_table(e, ts), "q", floordiv(col("t"), 2)), slab::TypeError);
 }
+
+// head(-n) / tail(-n) are all rows but the last / first n, as in pandas (df.head(-3): rows 0-6 of 10).
+// Before: head(-3) was empty and tail(-3) every row.
+TEST(FrameOps, HeadTailNegative) {
+  Engine e;
+  Frame f = small_frame(e);  // a = 5 3 5 1 3 5 7 1 2 5
+  EXPECT_EQ(head(f, -3)["a"].ints, (std::vector<std::int64_t>{5, 3, 5, 1, 3, 5, 7}));
+  EXPECT_EQ(tail(f, -3)["a"].ints, (std::vector<std::int64_t>{1, 3, 5, 7, 1, 2, 5}));
+  EXPECT_EQ(tail(f, -3).index, (std::vector<std::int64_t>{3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(head(f, -10).nrows(), 0);
+  EXPECT_EQ(tail(f, -12).nrows(), 0);
+  EXPECT_EQ(head(f, 3)["a"].ints, (std::vector<std::int64_t>{5, 3, 5}));
+  EXPECT_EQ(tail(f, 2)["a"].ints, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_EQ(head(f, 0).nrows(), 0);
+}
