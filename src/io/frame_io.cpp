@@ -182,7 +182,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
         present ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl) : H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     if (id < 0)
       SLAB_FAIL(IoError,
-                file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+                file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_reason());
     fid = H5Handle(id);
   });
   // HDF5 metadata calls are collective: every rank makes the same ones; a failure is agreed.
@@ -319,7 +319,7 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     H5Handle fid(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl));
-    if (fid.get() < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_stack());
+    if (fid.get() < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_reason());
     if (!path_exists(fid, gpath)) SLAB_FAIL(IoError, file + ": no group '" + gpath + "'");
     H5Handle grp(H5Gopen2(fid, gpath.c_str(), H5P_DEFAULT));
     if (grp.get() < 0) SLAB_FAIL(IoError, where + " is not a group");

@@ -253,6 +253,26 @@ TEST(FrameHdf5, ZeroRowFrames) {
   e.comm().barrier();
 }
 
+// A write that fails says what failed in one line (HDF5's innermost reason), the same on every rank, not
+// HDF5's error stack ("H5Fcreate(): unable to create file; H5F_open(): ...; H5FD__mpio_open(): ...").
+TEST(FrameHdf5, WriteErrorsAreOneLine) {
+  iotest::Engine e;
+  sf::LocalTable t;
+  t.add(sf::LocalColumn::float64("x", {1.0, 2.0}));
+  const sf::Frame f = sf::Frame::from_local_table(e, t);
+  const std::string path = "/proc/self/nope/out.h5";  // never creatable, root or not
+  std::string m;
+  try {
+    slab::io::write_hdf5(f, path, "/frame");
+  } catch (const slab::IoError& ex) {
+    m = ex.message();
+  }
+  EXPECT_EQ(m.rfind(path + ": cannot create: ", 0), 0u) << m;
+  EXPECT_EQ(m.find("H5"), std::string::npos) << m;
+  EXPECT_EQ(m.find("; "), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+}
+
 // Groups written by pandas' DataFrame.to_hdf (PyTables: blocks or a compound table, names pickled) are refused
 // with a message that names their writer and says what slab reads, the same on every rank. The file is
 // data/pandas_to_hdf.h5, made by data/make_pandas_to_hdf.py (pandas 3.1.1, PyTables 3.11.1).

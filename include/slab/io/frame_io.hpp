@@ -23,8 +23,9 @@ namespace slab::io {
  * closed, an existing object of the target name is removed and the temporary moved into place with H5Lmove.
  * Each rank writes its rows as one hyperslab per column (collective MPI-IO); a frame of zero rows (or a rank
  * with none) writes empty datasets, as h5py does for zero-length arrays. Collective (runs the graph).
- * @throws IoError (every rank) when the file cannot be opened or created, or a write fails; the target is then
- * untouched.
+ * @throws IoError (every rank) when the file cannot be opened or created, or a write fails, saying what failed
+ * in one line ("<file>: cannot create: <reason>", "<file>:<group>/<column>: H5Dwrite failed: <reason>"); the
+ * target is then untouched.
  */
 void write_hdf5(const frame::Frame& frame, const std::string& file, const std::string& group);
 
