@@ -283,8 +283,7 @@ RollingWindow RollingWindow::count(std::int64_t rows, std::int64_t min_periods) 
 }
 
 RollingWindow RollingWindow::time(std::int64_t span_ns, std::int64_t min_periods) {
-  SLAB_EXPECTS(span_ns >= 1, InvalidArgument,
-               "rolling time span must be positive, got " + std::to_string(span_ns) + " ns");
+  SLAB_EXPECTS(span_ns >= 1, InvalidArgument, "rolling time span must be positive, got " + format_duration(span_ns));
   RollingWindow w;
   w.span_ns = span_ns;
   w.min_periods = min_periods;
@@ -334,19 +333,20 @@ RollingHalo exchange_halo(const Comm& comm, std::span<const double> x, std::span
                           const RollingWindow& window, std::vector<double>* keep_x, std::vector<std::int64_t>* keep_t) {
   const int p = comm.size(), me = comm.rank();
   std::string problem;
+  const std::string what = window.str() + ": ";  // "rolling('1h'): ", as the user wrote the window
   if (window.rows <= 0 && window.span_ns <= 0)
     problem = "rolling window needs rows >= 1 or a positive time span";
   else if (window.is_time() && t.size() != x.size())
-    problem = "a time window needs a timestamp column of the same length as the values (" + std::to_string(t.size()) +
-              " != " + std::to_string(x.size()) + ")";
+    problem = what + "a time window needs a timestamp column of the same length as the values (" +
+              std::to_string(t.size()) + " != " + std::to_string(x.size()) + ")";
   else if (window.is_time()) {
     bool null = false, unsorted = false;  // branch-free scans
     for (std::size_t i = 0; i < t.size(); ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 1; i < t.size(); ++i) unsorted |= t[i] < t[i - 1];
     if (null)
-      problem = "the timestamp column of a time window has a null";
+      problem = what + "the timestamp column of a time window has a null";
     else if (unsorted)
-      problem = "the timestamp column of a time window is not sorted";
+      problem = what + "the timestamp column of a time window is not sorted";
   }
   comm.agree(problem.empty(), problem);
 
@@ -366,7 +366,7 @@ RollingHalo exchange_halo(const Comm& comm, std::span<const double> x, std::span
       if (have && info[3 * r + 1] < last) ok = false;
       last = info[3 * r + 2], have = true;
     }
-    comm.agree(ok, "the timestamp column of a time window is not sorted (across ranks)");
+    comm.agree(ok, what + "the timestamp column of a time window is not sorted (across ranks)");
   }
   std::vector<std::int64_t> g0(p + 1, 0);
   for (int r = 0; r < p; ++r) g0[r + 1] = g0[r] + info[3 * r];

@@ -57,7 +57,7 @@ struct RollingWindow {
   [[nodiscard]] std::int64_t effective_min_periods() const noexcept {
     return min_periods >= 0 ? min_periods : (is_time() ? 1 : rows);
   }
-  /// "rolling(1000)" / "rolling(3600000000000ns)", for messages.
+  /// "rolling(1000)" / "rolling('1h')" (the span in its largest exact unit, never raw nanoseconds), for messages.
   [[nodiscard]] std::string str() const;
 };
 
