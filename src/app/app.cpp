@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include "slab/core/error.hpp"
+#include "slab/core/log.hpp"
 #include "slab/core/version.hpp"
 
 namespace slab {
@@ -219,6 +220,8 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
   } catch (const std::exception& e) {
     const Error* se = dynamic_cast<const Error*>(&e);
     const std::string message = se ? se->message() : e.what();
+    // The message is the same on every rank; where it was raised (origin rank, file:line) is in what().
+    if (se) log(LogLevel::debug, std::string("error raised at: ") + se->what(), true);
     if (is_agreed_error(e)) {
       // Every rank has this error: report it on every rank and end cleanly.
       exit_code = fail_everywhere(rank, message, 1);

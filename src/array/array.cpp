@@ -9,6 +9,7 @@
 #include <numbers>
 
 #include "array/expr.hpp"
+#include "core/floor_divide.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 
@@ -311,13 +312,6 @@ Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f) {
 }
 
 template <class T>
-T divide(T x, T y) {
-  if constexpr (std::is_integral_v<T>)
-    return y == 0 ? T(0) : x / y;  // NumPy gives 0 (with a warning)
-  else
-    return x / y;
-}
-template <class T>
 T power(T x, T y) {
   if constexpr (std::is_integral_v<T>)
     return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
@@ -348,7 +342,16 @@ auto with_binary(BinaryOp op, G g) {
     case BinaryOp::mul:
       return g("multiply", [](T x, T y) { return static_cast<T>(x * y); });
     case BinaryOp::div:
-      return g("divide", [](T x, T y) { return divide(x, y); });
+      // Integer true division is a float64 array (divide()); a BinaryOp::div that kept int64 would truncate.
+      if constexpr (std::is_integral_v<T>)
+        SLAB_FAIL(InvalidArgument,
+                  "binary: BinaryOp::div of int64 arrays is true division, whose result is float64 as in NumPy; "
+                  "call divide() (or a / b) for it, or floor_divide() for integer division");
+      return g("divide", [](T x, T y) { return static_cast<T>(x / y); });
+    case BinaryOp::floordiv:
+      return g("floor_divide", [](T x, T y) { return detail::floor_divide_value(x, y); });
+    case BinaryOp::mod:
+      return g("remainder", [](T x, T y) { return detail::mod_value(x, y); });
     case BinaryOp::pow:
       return g("power", [](T x, T y) { return power(x, y); });
     case BinaryOp::min:
@@ -399,6 +402,29 @@ Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b) 
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b) {
   return with_compare<T>(op, [&](const char*, auto f) { return combine_scalar<std::int64_t>(a, b, false, f); });
+}
+
+template <class T>
+Array<true_divide_t<T>> divide(const Array<T>& a, const Array<T>& b) {
+  if constexpr (std::is_integral_v<T>)
+    return combine<double>("divide", a, b, [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+  else
+    return binary(BinaryOp::div, a, b);
+}
+template <class T>
+Array<true_divide_t<T>> divide(const Array<T>& a, std::type_identity_t<T> b) {
+  if constexpr (std::is_integral_v<T>)
+    return combine_scalar<double>(a, b, false,
+                                  [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+  else
+    return binary(BinaryOp::div, a, b);
+}
+template <class T>
+Array<true_divide_t<T>> divide(std::type_identity_t<T> a, const Array<T>& b) {
+  if constexpr (std::is_integral_v<T>)
+    return combine_scalar<double>(b, a, true, [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+  else
+    return binary(BinaryOp::div, a, b);
 }
 
 template <class T>
@@ -486,6 +512,22 @@ Array<T> Array<T>::cos() const {
 template <class T>
 Array<T> Array<T>::pow(double e) const {
   return binary(BinaryOp::pow, *this, static_cast<T>(e));
+}
+template <class T>
+Array<T> Array<T>::floor_divide(const Array& b) const {
+  return binary(BinaryOp::floordiv, *this, b);
+}
+template <class T>
+Array<T> Array<T>::floor_divide(T b) const {
+  return binary(BinaryOp::floordiv, *this, b);
+}
+template <class T>
+Array<T> Array<T>::mod(const Array& b) const {
+  return binary(BinaryOp::mod, *this, b);
+}
+template <class T>
+Array<T> Array<T>::mod(T b) const {
+  return binary(BinaryOp::mod, *this, b);
 }
 template <class T>
 T Array<T>::sum() const {
@@ -625,6 +667,9 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<T> binary(BinaryOp, const Array<T>&, std::type_identity_t<T>);                  \
   template Array<T> binary(BinaryOp, std::type_identity_t<T>, const Array<T>&);                  \
   template Array<T> unary(UnaryOp, const Array<T>&);                                             \
+  template Array<true_divide_t<T>> divide(const Array<T>&, const Array<T>&);                     \
+  template Array<true_divide_t<T>> divide(const Array<T>&, std::type_identity_t<T>);             \
+  template Array<true_divide_t<T>> divide(std::type_identity_t<T>, const Array<T>&);             \
   template Array<std::int64_t> compare(CompareOp, const Array<T>&, const Array<T>&);             \
   template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);     \
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);         \

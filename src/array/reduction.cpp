@@ -28,16 +28,20 @@ double acc_double(Acc<T> s) {
   return static_cast<double>(acc_value<T>(s));
 }
 
-// (count, sum, mean, M2, min, max, nan) of a set of values; merged with Chan's formula.
+// (count, sum, mean, M2, min, max, NaN/inf flags) of a set of values; merged with Chan's formula.
+// mean and M2 are those of the `nf` finite values only: an infinity in them would make Chan's update
+// inf - inf = NaN (NumPy's mean([inf, 1]) is inf, not NaN). The infinities are flags instead, and the
+// results follow sum / n: mean +-inf with infinities of one sign, NaN with both; var NaN with any (as NumPy).
 template <class T>
 struct StatsP {
-  std::int64_t n = 0;
+  std::int64_t n = 0;   // all values
+  std::int64_t nf = 0;  // the values in mean and m2 (the finite ones)
   Acc<T> sum = 0;
   double mean = 0;
   double m2 = 0;
   T min = std::numeric_limits<T>::max();
   T max = std::numeric_limits<T>::lowest();
-  std::int32_t nan = 0;
+  std::int32_t nan = 0, pinf = 0, ninf = 0;
 };
 
 template <class T>
@@ -47,15 +51,45 @@ void merge_stats(StatsP<T>& a, const StatsP<T>& b) {
     a = b;
     return;
   }
-  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
-  const double delta = b.mean - a.mean;
-  a.mean += delta * (nb / n);
-  a.m2 += b.m2 + delta * delta * (na * nb / n);
+  if (a.nf == 0) {
+    a.mean = b.mean, a.m2 = b.m2;
+  } else if (b.nf > 0) {
+    const double na = static_cast<double>(a.nf), nb = static_cast<double>(b.nf), n = na + nb;
+    const double delta = b.mean - a.mean;
+    a.mean += delta * (nb / n);
+    a.m2 += b.m2 + delta * delta * (na * nb / n);
+  }
+  a.nf += b.nf;
   a.n += b.n;
   a.sum += b.sum;
   a.min = b.min < a.min ? b.min : a.min;
   a.max = a.max < b.max ? b.max : a.max;
   a.nan |= b.nan;
+  a.pinf |= b.pinf;
+  a.ninf |= b.ninf;
+}
+
+// One value into a partial (Welford), for the axis reductions and a tile holding NaN or inf.
+template <class T>
+void add_one(StatsP<T>& p, T x) {
+  ++p.n;
+  p.sum += x;
+  p.min = x < p.min ? x : p.min;
+  p.max = p.max < x ? x : p.max;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (std::isnan(x)) {
+      p.nan = 1;
+      return;
+    }
+    if (std::isinf(x)) {
+      (x > 0 ? p.pinf : p.ninf) = 1;
+      return;
+    }
+  }
+  ++p.nf;
+  const double d = static_cast<double>(x) - p.mean;
+  p.mean += d / static_cast<double>(p.nf);
+  p.m2 += d * (static_cast<double>(x) - p.mean);
 }
 
 // One tile: 8 independent lanes (vectorisable without reassociation) for sum, min and max, then a
@@ -85,13 +119,24 @@ template <class T>
     mx[0] = mx[0] < x[i] ? x[i] : mx[0];
   }
   StatsP<T> t;
-  t.n = n;
+  t.n = t.nf = n;
   t.sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
   t.min = mn[0];
   t.max = mx[0];
   for (int j = 1; j < L; ++j) {
     t.min = mn[j] < t.min ? mn[j] : t.min;
     t.max = t.max < mx[j] ? mx[j] : t.max;
+  }
+  if constexpr (std::is_floating_point_v<T>) {
+    // A NaN or an infinity makes the sum non-finite (as does a finite overflow): redo the tile one value at a
+    // time, keeping them out of mean and M2 (rare, so the fast path keeps its vector loops).
+    if (!std::isfinite(t.sum)) {
+      StatsP<T> slow;
+      for (i = 0; i < n; ++i) add_one(slow, x[i]);
+      slow.sum = t.sum;  // the same sum as the fast path would give
+      merge_stats(p, slow);
+      return;
+    }
   }
   if constexpr (std::is_integral_v<T>)
     t.mean = (((ds[0] + ds[1]) + (ds[2] + ds[3])) + ((ds[4] + ds[5]) + (ds[6] + ds[7]))) / static_cast<double>(n);
@@ -108,14 +153,6 @@ template <class T>
     q[0] += d * d;
   }
   t.m2 = ((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7]));
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(static_cast<double>(t.sum)))
-      for (i = 0; i < n; ++i)
-        if (std::isnan(x[i])) {
-          t.nan = 1;
-          break;
-        }
-  }
   merge_stats(p, t);
 }
 
@@ -145,9 +182,18 @@ StatsP<T> full_stats(const Array<T>& a) {
 
 template <class T>
 double variance(const StatsP<T>& s, int ddof) {
-  if (s.nan) return nan_v();
+  if (s.nan || s.pinf || s.ninf) return nan_v();  // NumPy: x - mean is inf - inf for an infinity
   const double d = static_cast<double>(s.n - ddof);
   return d > 0 ? s.m2 / d : nan_v();
+}
+
+// The mean as sum / n gives it: NaN with a NaN or infinities of both signs, +-inf with those of one sign.
+template <class T>
+double mean_of(const StatsP<T>& s) {
+  if (s.nan || s.n == 0 || (s.pinf && s.ninf)) return nan_v();
+  if (s.pinf) return std::numeric_limits<double>::infinity();
+  if (s.ninf) return -std::numeric_limits<double>::infinity();
+  return s.mean;
 }
 
 // Sum and count of the values that pass `keep` (and of f(x) instead of x).
@@ -185,7 +231,7 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
   Stats out;
   out.count = s.n;
   out.sum = acc_double<T>(s.sum);
-  out.mean = s.nan ? nan_v() : (s.n ? s.mean : nan_v());
+  out.mean = mean_of(s);
   out.var = variance(s, ddof);
   out.std = std::sqrt(out.var);
   out.min = s.nan ? nan_v() : static_cast<double>(s.min);
@@ -211,8 +257,7 @@ T sum(const Array<T>& a) {
 
 template <class T>
 double mean(const Array<T>& a) {
-  const StatsP<T> s = full_stats(a);
-  return s.nan || s.n == 0 ? nan_v() : s.mean;
+  return mean_of(full_stats(a));
 }
 template <class T>
 double var(const Array<T>& a, int ddof) {
@@ -329,24 +374,12 @@ double nanmean(const Array<T>& a) {
 
 namespace {
 template <class T>
-void add_one(StatsP<T>& p, T x) {
-  if constexpr (std::is_floating_point_v<T>)
-    if (std::isnan(x)) p.nan = 1;
-  ++p.n;
-  p.sum += x;
-  const double d = static_cast<double>(x) - p.mean;
-  p.mean += d / static_cast<double>(p.n);
-  p.m2 += d * (static_cast<double>(x) - p.mean);
-  p.min = x < p.min ? x : p.min;
-  p.max = p.max < x ? x : p.max;
-}
-template <class T>
 double finish(const StatsP<T>& s, AxisOp op, int ddof) {
   switch (op) {
     case AxisOp::sum:
       return s.nan ? nan_v() : acc_double<T>(s.sum);
     case AxisOp::mean:
-      return s.nan || !s.n ? nan_v() : s.mean;
+      return mean_of(s);
     case AxisOp::var:
       return variance(s, ddof);
     case AxisOp::std:

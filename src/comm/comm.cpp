@@ -26,15 +26,19 @@ namespace detail {
 namespace {
 std::atomic<std::size_t> g_max_message_bytes{std::size_t{1} << 30};
 
-/// Marks an exception produced by agreement, so a nested agreement keeps its message instead of
-/// prefixing "rank R: " again.
+/// Marks an exception produced by agreement, so that a later agreement passes it on as it is (with the
+/// origin it already carries).
 struct AgreedMarker {
   virtual ~AgreedMarker() = default;
 };
 template <class E>
 class Agreed final : public E, public AgreedMarker {
  public:
-  using E::E;
+  Agreed(const std::string& message, const ErrorOrigin& origin, const char* file, int line) : E(message, file, line) {
+    const bool located = !origin.file.empty();
+    this->set_origin(origin.rank < 0 ? this->rank() : origin.rank, origin.also_failed,
+                     located ? origin.file : std::string(file), located ? origin.line : line);
+  }
 };
 }  // namespace
 
@@ -81,9 +85,9 @@ MPI_Datatype mpi_datatype(ElementType dt, bool for_reduction) {
   return MPI_BYTE;
 }
 
-[[noreturn]] void throw_agreed(const std::string& kind, const std::string& message) {
+[[noreturn]] void throw_agreed(const std::string& kind, const std::string& message, const ErrorOrigin& origin) {
 #define SLAB_AGREED_KIND(Name) \
-  if (kind == #Name) throw Agreed<Name>(message, __FILE__, __LINE__)
+  if (kind == #Name) throw Agreed<Name>(message, origin, __FILE__, __LINE__)
   SLAB_AGREED_KIND(InvalidArgument);
   SLAB_AGREED_KIND(ShapeError);
   SLAB_AGREED_KIND(TypeError);
@@ -95,7 +99,7 @@ MPI_Datatype mpi_datatype(ElementType dt, bool for_reduction) {
   SLAB_AGREED_KIND(CudaError);
   SLAB_AGREED_KIND(RemoteError);
 #undef SLAB_AGREED_KIND
-  throw Agreed<Error>(message, __FILE__, __LINE__);
+  throw Agreed<Error>(message, origin, __FILE__, __LINE__);
 }
 
 namespace {
@@ -164,8 +168,40 @@ class AgreeWatchdog {
 
 void mark_transfer_broken() noexcept { g_transfer_broken.store(true); }
 
+namespace {
+// The first failing rank's error, as broadcast: fields separated by NUL.
+std::string pack_error(const std::string& kind, const std::string& message, const ErrorOrigin& origin) {
+  std::string also;
+  for (std::size_t i = 0; i < origin.also_failed.size(); ++i)
+    also += (i ? "," : "") + std::to_string(origin.also_failed[i]);
+  const char nul = '\0';
+  return kind + nul + message + nul + origin.file + nul + std::to_string(origin.line) + nul +
+         std::to_string(origin.rank) + nul + also;
+}
+void unpack_error(const std::string& packed, std::string& kind, std::string& message, ErrorOrigin& origin) {
+  std::vector<std::string> f;
+  std::size_t at = 0;
+  for (int i = 0; i < 5; ++i) {
+    const auto nul = packed.find('\0', at);
+    f.push_back(packed.substr(at, nul - at));
+    at = nul + 1;
+  }
+  f.push_back(packed.substr(at));
+  kind = f[0], message = f[1], origin.file = f[2], origin.line = std::atoi(f[3].c_str());
+  origin.rank = std::atoi(f[4].c_str());
+  origin.also_failed.clear();
+  for (std::size_t b = 0; b < f[5].size();) {
+    auto comma = f[5].find(',', b);
+    if (comma == std::string::npos) comma = f[5].size();
+    origin.also_failed.push_back(std::atoi(f[5].substr(b, comma - b).c_str()));
+    b = comma + 1;
+  }
+}
+}  // namespace
+
 std::vector<std::int64_t> exchange_status(const Comm::Impl& impl, Status status, const std::string& kind,
-                                          const std::string& message, std::span<const std::int64_t> values) {
+                                          const std::string& message, std::span<const std::int64_t> values,
+                                          const ErrorOrigin& origin) {
   // [P - lowest failing rank (0: none), values...] reduced with MAX, always kStatusSlots long.
   SLAB_EXPECTS(values.size() < kStatusSlots, InvalidArgument,
                "exchange_status: " + std::to_string(values.size()) + " values do not fit");
@@ -184,24 +220,20 @@ std::vector<std::int64_t> exchange_status(const Comm::Impl& impl, Status status,
   else
     SLAB_MPI_TRY(MPI_Allgather(&mine, 1, MPI_INT, all.data(), 1, MPI_INT, impl.coll));
   const int first = impl.size - static_cast<int>(v[0]);
-  std::string packed = kind + std::string(1, '\0') + message;
+  std::string packed = pack_error(kind, message, origin);
   if (impl.size > 1) packed = bcast_string(packed, first, impl.rank, impl.coll);
-  const auto nul = packed.find('\0');
-  const std::string first_kind = packed.substr(0, nul);
-  const std::string first_message = packed.substr(nul + 1);
-  if (all[static_cast<std::size_t>(first)] == static_cast<int>(Status::verbatim))
-    throw_agreed(first_kind, first_message);
-  std::vector<int> failed;
-  for (int r = 0; r < impl.size; ++r)
-    if (all[static_cast<std::size_t>(r)] != 0) failed.push_back(r);
-  std::string text = "rank " + std::to_string(first) + ": " + first_message;
-  if (failed.size() > 1) {
-    text += " (also failed on rank";
-    text += failed.size() > 2 ? "s " : " ";
-    for (std::size_t i = 1; i < failed.size(); ++i) text += (i > 1 ? ", " : "") + std::to_string(failed[i]);
-    text += ")";
+  std::string first_kind, first_message;
+  ErrorOrigin first_origin;
+  unpack_error(packed, first_kind, first_message, first_origin);
+  // The message is passed on unchanged (Error::message() is the same text everywhere); where it came from
+  // travels beside it: an error agreed before keeps its origin, a new one names the lowest failing rank.
+  if (all[static_cast<std::size_t>(first)] != static_cast<int>(Status::verbatim)) {
+    first_origin.rank = first;
+    first_origin.also_failed.clear();
+    for (int r = first + 1; r < impl.size; ++r)
+      if (all[static_cast<std::size_t>(r)] != 0) first_origin.also_failed.push_back(r);
   }
-  throw_agreed(first_kind, text);
+  throw_agreed(first_kind, first_message, first_origin);
 }
 
 void agree_error(const Comm::Impl& impl, const std::exception_ptr& error) {
@@ -211,13 +243,18 @@ void agree_error(const Comm::Impl& impl, const std::exception_ptr& error) {
   }
   std::string kind;
   std::string message;
+  ErrorOrigin origin;
   Status status = Status::failed;
   try {
     std::rethrow_exception(error);
   } catch (const Error& e) {
     kind = e.kind();
     message = e.message();
-    if (dynamic_cast<const AgreedMarker*>(&e) != nullptr) status = Status::verbatim;
+    origin.file = e.file(), origin.line = e.line();
+    if (dynamic_cast<const AgreedMarker*>(&e) != nullptr) {
+      status = Status::verbatim;
+      origin.rank = e.origin_rank(), origin.also_failed = e.also_failed_on();
+    }
   } catch (const std::bad_alloc&) {
     kind = "OutOfMemory";
     message = "out of host memory (std::bad_alloc)";
@@ -234,7 +271,7 @@ void agree_error(const Comm::Impl& impl, const std::exception_ptr& error) {
           __FILE__, __LINE__);
   std::optional<AgreeWatchdog> watchdog;
   if (status == Status::failed && impl.size > 1) watchdog.emplace(impl.rank, message);
-  exchange_status(impl, status, kind, message, {});
+  exchange_status(impl, status, kind, message, {}, origin);
 }
 
 std::vector<std::int64_t> check_args(const Comm::Impl& impl, const char* op, std::initializer_list<Uniform> uniform,
@@ -247,19 +284,18 @@ std::vector<std::int64_t> check_args(const Comm::Impl& impl, const char* op, std
     v.push_back(-u.value);
   }
   for (auto m : maxes) v.push_back(m);
-  const std::string message = local_error.empty()
-                                  ? std::string()
-                                  : std::string(op) + ": rank " + std::to_string(impl.rank) + ": " + local_error;
-  v = exchange_status(impl, local_error.empty() ? Status::ok : Status::verbatim, "ShapeError", message, v);
+  const std::string message = local_error.empty() ? std::string() : std::string(op) + ": " + local_error;
+  v = exchange_status(impl, local_error.empty() ? Status::ok : Status::failed, "ShapeError", message, v);
   std::size_t i = 0;
   for (const auto& u : uniform) {
     const std::int64_t hi = v[i];
     const std::int64_t lo = -v[i + 1];
     i += 2;
     if (hi != lo)
-      throw_agreed(u.shape ? "ShapeError" : "InvalidArgument", std::string(op) + ": " + u.what +
-                                                                   " differs across ranks (min " + std::to_string(lo) +
-                                                                   ", max " + std::to_string(hi) + ")");
+      throw_agreed(u.shape ? "ShapeError" : "InvalidArgument",
+                   std::string(op) + ": " + u.what + " differs across ranks (min " + std::to_string(lo) + ", max " +
+                       std::to_string(hi) + ")",
+                   ErrorOrigin{impl.rank, {}, {}, 0});  // every rank found it itself
   }
   return {v.begin() + static_cast<std::ptrdiff_t>(i), v.end()};
 }

@@ -76,8 +76,17 @@ struct Uniform {
 /// A rank's part in a status exchange.
 enum class Status : int {
   ok = 0,
-  failed = 1,    ///< this rank failed: the agreed message is "rank R: <message>" (+ the other failing ranks)
-  verbatim = 2,  ///< this rank failed with a message that is already complete (kept as it is)
+  failed = 1,    ///< this rank failed: the agreed error's origin is the lowest failing rank (others: also_failed)
+  verbatim = 2,  ///< this rank passes on an error agreed before, with the origin that error carries
+};
+
+/// Where an agreed error was raised: the rank (of the agreeing communicator; -1: this rank), the other ranks
+/// that failed with it, and the source location (empty file: unknown).
+struct ErrorOrigin {
+  int rank = -1;
+  std::vector<int> also_failed;
+  std::string file;
+  int line = 0;
 };
 
 /// Every agreement point is one MPI_Allreduce of this many int64 (MAX) on Impl::coll, whatever it checks: a
@@ -89,10 +98,11 @@ inline constexpr std::size_t kStatusSlots = 16;
  * The status exchange behind every agreement: one fixed-shape allreduce carrying this rank's status and
  * `values` (at most kStatusSlots - 1), returning the maximum over ranks of each value. When any rank's
  * status is not ok, every rank throws (marked as agreed) the lowest failing rank's error: exception class
- * `kind`, message as described in Status. Collective over impl.coll.
+ * `kind` with the message unchanged and the origin as described in Status. Collective over impl.coll.
  */
 std::vector<std::int64_t> exchange_status(const Comm::Impl& impl, Status status, const std::string& kind,
-                                          const std::string& message, std::span<const std::int64_t> values);
+                                          const std::string& message, std::span<const std::int64_t> values,
+                                          const ErrorOrigin& origin = {});
 
 /**
  * exchange_status for an exception (null = this rank is fine): ends the job instead when this rank left a
@@ -123,7 +133,7 @@ class DataPhase {
 
 /**
  * The argument check at the start of every collective, as one status exchange: (1) agrees on local argument
- * errors (`local_error` non-empty on a rank: every rank throws ShapeError "<op>: rank R: <error>"), (2) checks
+ * errors (`local_error` non-empty on a rank: every rank throws ShapeError "<op>: <error>", origin R), (2) checks
  * `uniform` values match, and (3) returns the maximum over ranks of each of `maxes`. Collective over impl.coll.
  */
 std::vector<std::int64_t> check_args(const Comm::Impl& impl, const char* op, std::initializer_list<Uniform> uniform,
@@ -146,8 +156,9 @@ void pairwise_exchange(const char* send, const std::size_t* send_bytes, const st
                        const std::size_t* recv_bytes, const std::size_t* recv_displs, int rank, int size,
                        MPI_Comm comm);
 
-/// Throw an exception of the class named `kind` ("ShapeError", ...), marked as agreed, with `message`.
-[[noreturn]] void throw_agreed(const std::string& kind, const std::string& message);
+/// Throw an exception of the class named `kind` ("ShapeError", ...), marked as agreed, with `message` and
+/// `origin` (Error::origin_rank(), also_failed_on(), file(), line()).
+[[noreturn]] void throw_agreed(const std::string& kind, const std::string& message, const ErrorOrigin& origin);
 
 }  // namespace detail
 }  // namespace slab

@@ -47,19 +47,33 @@ void fatal(std::string_view message, const char* file, int line) noexcept {
 
 }  // namespace detail
 
-namespace {
-std::string with_location(const std::string& message, const char* file, int line, int rank) {
-  std::string base = file ? file : "?";
-  if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
-  return message + " (rank " + std::to_string(rank) + ", " + base + ":" + std::to_string(line) + ")";
-}
-}  // namespace
-
 Error::Error(std::string message, const char* file, int line)
-    : std::runtime_error(with_location(message, file, line, detail::world_rank_or_minus_one())),
+    : std::runtime_error(message),
       message_(std::move(message)),
-      file_(file),
+      file_(file ? file : "?"),
       line_(line),
-      rank_(detail::world_rank_or_minus_one()) {}
+      rank_(detail::world_rank_or_minus_one()),
+      origin_rank_(rank_) {
+  format_what();
+}
+
+void Error::set_origin(int origin_rank, std::vector<int> also_failed, std::string file, int line) {
+  origin_rank_ = origin_rank;
+  also_failed_ = std::move(also_failed);
+  file_ = std::move(file);
+  line_ = line;
+  format_what();
+}
+
+void Error::format_what() {
+  std::string base = file_;
+  if (auto slash = base.rfind('/'); slash != std::string::npos) base = base.substr(slash + 1);
+  what_ = message_ + " (rank " + std::to_string(origin_rank_) + ", " + base + ":" + std::to_string(line_);
+  if (!also_failed_.empty()) {
+    what_ += also_failed_.size() > 1 ? "; also failed on ranks " : "; also failed on rank ";
+    for (std::size_t i = 0; i < also_failed_.size(); ++i) what_ += (i ? ", " : "") + std::to_string(also_failed_[i]);
+  }
+  what_ += ")";
+}
 
 }  // namespace slab

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "core/floor_divide.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::frame {
@@ -14,7 +15,10 @@ Expr make(ExprOp op, std::vector<Expr> args) {
   n->args = std::move(args);
   return Expr(std::move(n));
 }
-bool is_arith(ExprOp op) { return op == ExprOp::add || op == ExprOp::sub || op == ExprOp::mul || op == ExprOp::div; }
+bool is_arith(ExprOp op) {
+  return op == ExprOp::add || op == ExprOp::sub || op == ExprOp::mul || op == ExprOp::div || op == ExprOp::floordiv ||
+         op == ExprOp::mod;
+}
 bool is_cmp(ExprOp op) { return op >= ExprOp::eq && op <= ExprOp::ge; }
 const char* op_name(ExprOp op) {
   switch (op) {
@@ -26,6 +30,10 @@ const char* op_name(ExprOp op) {
       return "*";
     case ExprOp::div:
       return "/";
+    case ExprOp::floordiv:
+      return "//";
+    case ExprOp::mod:
+      return "%";
     case ExprOp::eq:
       return "==";
     case ExprOp::ne:
@@ -97,6 +105,10 @@ Expr operator+(const Expr& a, const Expr& b) { return make(ExprOp::add, {a, b});
 Expr operator-(const Expr& a, const Expr& b) { return make(ExprOp::sub, {a, b}); }
 Expr operator*(const Expr& a, const Expr& b) { return make(ExprOp::mul, {a, b}); }
 Expr operator/(const Expr& a, const Expr& b) { return make(ExprOp::div, {a, b}); }
+Expr operator%(const Expr& a, const Expr& b) { return make(ExprOp::mod, {a, b}); }
+Expr floordiv(const Expr& a, const Expr& b) { return make(ExprOp::floordiv, {a, b}); }
+Expr Expr::floordiv(const Expr& divisor) const { return make(ExprOp::floordiv, {*this, divisor}); }
+Expr Expr::mod(const Expr& divisor) const { return make(ExprOp::mod, {*this, divisor}); }
 Expr operator-(const Expr& a) { return make(ExprOp::neg, {a}); }
 Expr operator==(const Expr& a, const Expr& b) { return make(ExprOp::eq, {a, b}); }
 Expr operator!=(const Expr& a, const Expr& b) { return make(ExprOp::ne, {a, b}); }
@@ -132,6 +144,11 @@ ElementType Expr::type(const Schema& schema) const {
              t == ElementType::timestamp;
     };
     SLAB_EXPECTS(num(a) && num(b), TypeError,
+                 "expression " + to_string() + ": cannot apply '" + op_name(n.op) + "' to " + frame::to_string(a) +
+                     " and " + frame::to_string(b));
+    SLAB_EXPECTS((n.op != ExprOp::floordiv && n.op != ExprOp::mod) ||
+                     (a != ElementType::timestamp && b != ElementType::timestamp),
+                 TypeError,
                  "expression " + to_string() + ": cannot apply '" + op_name(n.op) + "' to " + frame::to_string(a) +
                      " and " + frame::to_string(b));
     if (n.op == ExprOp::div || a == ElementType::float64 || b == ElementType::float64) return ElementType::float64;
@@ -424,12 +441,23 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
           case ExprOp::mul:
             r = x * y;
             break;
+          case ExprOp::floordiv:
+            r = detail::float_floor_divide(x, y);
+            break;
+          case ExprOp::mod:
+            r = detail::float_mod(x, y);
+            break;
           default:
             r = x / y;
             break;
         }
         out.floats[i] = r;
       }
+    } else if (nd.op == ExprOp::floordiv || nd.op == ExprOp::mod) {
+      out.ints.resize(n);  // x // 0 and x % 0 are 0, as pandas' nullable Int64 (and NumPy) give
+      for (std::size_t i = 0; i < n; ++i)
+        out.ints[i] = nd.op == ExprOp::floordiv ? detail::int_floor_divide(i64(a, i), i64(b, i))
+                                                : detail::int_mod(i64(a, i), i64(b, i));
     } else {
       out.ints.resize(n);
       for (std::size_t i = 0; i < n; ++i) {

@@ -292,8 +292,11 @@ std::vector<std::pair<std::string, ElementType>> dtypes(const Frame& frame) {
 LocalTable head(const Frame& frame, std::int64_t n) {
   std::int64_t off = frame.global_offset();
   std::int64_t local = frame.local_len();
+  // pandas: head(-n) is every row but the last n (n is the same on every rank, so either all reduce or none).
+  std::int64_t end = n;  // global end of the head
+  if (n < 0) end = std::max<std::int64_t>(frame.engine().comm().allreduce(local, ReduceOp::sum) + n, 0);
   const_cast<Frame&>(frame).persist();
-  std::int64_t take = std::clamp<std::int64_t>(n - off, 0, local);
+  std::int64_t take = std::clamp<std::int64_t>(end - off, 0, local);
   return allgather_rows(frame, rows_bytes(frame, 0, take), 0);
 }
 
@@ -302,7 +305,8 @@ LocalTable tail(const Frame& frame, std::int64_t n) {
   std::int64_t local = frame.local_len();
   std::int64_t total = frame.engine().comm().allreduce(local, ReduceOp::sum);
   const_cast<Frame&>(frame).persist();
-  std::int64_t first = std::max<std::int64_t>(total - n, 0);  // global first row of the tail
+  // Global first row of the tail; pandas: tail(-n) is every row but the first n.
+  std::int64_t first = n >= 0 ? std::max<std::int64_t>(total - n, 0) : std::min<std::int64_t>(-n, total);
   std::int64_t b = std::clamp<std::int64_t>(first - off, 0, local);
   return allgather_rows(frame, rows_bytes(frame, b, local), first);
 }

@@ -22,19 +22,28 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// Kahan-compensated running sum with add and remove (pandas' add_sum/remove_sum).
+// A value every aggregation but count takes: pandas turns +-inf into NaN before its window kernels
+// (BaseWindow._prep_values), so an infinity is missing for sum, mean, std, min and max, while count (of the
+// non-NaN rows) still counts it. Skipping infinities here also keeps them out of the running sums, where
+// inf - inf would leave NaN behind after the infinity has left the window.
+inline bool usable(double v) { return std::isfinite(v); }
+
+// Kahan-compensated running sum with add and remove (pandas' add_sum/remove_sum) of the finite values;
+// `nobs` counts them, `nvalid` the non-NaN values (count).
 struct SumAcc {
   double sum = 0, comp = 0;
-  std::int64_t nobs = 0;
-  void reset() { sum = comp = 0, nobs = 0; }
+  std::int64_t nobs = 0, nvalid = 0;
+  void reset() { sum = comp = 0, nobs = nvalid = 0; }
   void add(double v) {
-    if (v == v) {
+    nvalid += v == v;
+    if (usable(v)) {
       ++nobs;
       kahan(v);
     }
   }
   void remove(double v) {
-    if (v == v) {
+    nvalid -= v == v;
+    if (usable(v)) {
       --nobs;
       kahan(-v);
     }
@@ -49,13 +58,13 @@ struct SumAcc {
   }
 };
 
-// Welford running mean and sum of squared deviations with add and remove.
+// Welford running mean and sum of squared deviations (of the finite values) with add and remove.
 struct VarAcc {
   double mean = 0, ssq = 0;
   std::int64_t nobs = 0;
   void reset() { mean = ssq = 0, nobs = 0; }
   void add(double v) {
-    if (v == v) {
+    if (usable(v)) {
       ++nobs;
       const double d = v - mean;
       mean += d / static_cast<double>(nobs);
@@ -63,7 +72,7 @@ struct VarAcc {
     }
   }
   void remove(double v) {
-    if (v == v) {
+    if (usable(v)) {
       --nobs;
       if (nobs == 0) {
         mean = ssq = 0;
@@ -79,12 +88,12 @@ struct VarAcc {
     reset();
     double total = 0;
     for (std::size_t j = s; j < e; ++j)
-      if (x[j] == x[j]) total += x[j], ++nobs;
+      if (usable(x[j])) total += x[j], ++nobs;
     if (nobs == 0) return;
     mean = total / static_cast<double>(nobs);
     double c = 0;
     for (std::size_t j = s; j < e; ++j)
-      if (x[j] == x[j]) {
+      if (usable(x[j])) {
         const double d = x[j] - mean;
         ssq += d * d, c += d;
       }
@@ -93,9 +102,10 @@ struct VarAcc {
   }
 };
 
-bool has_nan(const double* x, std::size_t n) {
+// Whether x[0, n) holds a NaN or an infinity (branch-free: |v| <= max is false for both).
+bool has_nonfinite(const double* x, std::size_t n) {
   bool any = false;
-  for (std::size_t i = 0; i < n; ++i) any |= x[i] != x[i];
+  for (std::size_t i = 0; i < n; ++i) any |= !(std::fabs(x[i]) <= std::numeric_limits<double>::max());
   return any;
 }
 
@@ -108,7 +118,7 @@ double block_sum(const double* x, std::size_t s, std::size_t e) {
   return (a0 + a1) + (a2 + a3);
 }
 
-// sum/mean when the input has no NaN: every row counts (nobs = e - s), so the loop carries no per-row test,
+// sum/mean when every value is finite: every row counts (nobs = e - s), so the loop carries no per-row test,
 // and instead of a Kahan step per add and remove the window sum is recomputed from scratch once the window
 // has slid its own length (at least 256 rows): the rounding drift is bounded by one window of updates, at
 // the cost of about one extra (vectorisable) add per row.
@@ -144,7 +154,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
   // Window [s, e): both only grow. Initialise to the window of the first output row minus that row.
   std::size_t s = n ? start_of(halo) : 0;
   std::size_t e = s;
-  if ((op == RollingOp::sum || op == RollingOp::mean) && !has_nan(x + s, m - s)) {
+  if ((op == RollingOp::sum || op == RollingOp::mean) && !has_nonfinite(x + s, m - s)) {
     slide_dense_sum(x, halo, n, static_cast<std::size_t>(minp), op == RollingOp::mean, start_of, out);
     return;
   }
@@ -166,7 +176,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
         double r = kNaN;
         if (op == RollingOp::count) {
           // pandas: count applies min_periods to the rows in the window, NaN included.
-          if (e - s >= min_periods) r = static_cast<double>(acc.nobs);
+          if (e - s >= min_periods) r = static_cast<double>(acc.nvalid);
         } else if (acc.nobs >= minp && acc.nobs > 0) {
           r = op == RollingOp::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
         }
@@ -193,7 +203,11 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
         for (; s < ns; ++s) acc.remove(x[s]);
         for (; e <= i; ++e) acc.add(x[e]);
         double r = kNaN;
-        if (acc.nobs >= minp && acc.nobs > 1) r = std::sqrt(std::max(0.0, acc.ssq / static_cast<double>(acc.nobs - 1)));
+        if (acc.nobs >= minp && acc.nobs > 1) {
+          // Rounding can leave a tiny negative ssq; clamp it, but let a NaN through (std::max(0.0, NaN) is 0).
+          const double var = acc.ssq / static_cast<double>(acc.nobs - 1);
+          r = std::sqrt(var < 0 ? 0.0 : var);
+        }
         out[i - halo] = r;
       }
       break;
@@ -205,7 +219,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
       std::int64_t nobs = 0;
       auto push = [&](std::size_t j) {
         const double v = x[j];
-        if (v != v) return;
+        if (!usable(v)) return;
         ++nobs;
         while (!dq.empty() && (is_min ? x[dq.back()] >= v : x[dq.back()] <= v)) dq.pop_back();
         dq.push_back(j);
@@ -220,7 +234,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
           s = e = ns;
         }
         for (; s < ns; ++s)
-          if (x[s] == x[s]) --nobs;
+          if (usable(x[s])) --nobs;
         while (!dq.empty() && dq.front() < s) dq.pop_front();
         for (; e <= i; ++e) push(e);
         out[i - halo] = (nobs >= minp && !dq.empty()) ? x[dq.front()] : kNaN;
@@ -269,8 +283,7 @@ RollingWindow RollingWindow::count(std::int64_t rows, std::int64_t min_periods) 
 }
 
 RollingWindow RollingWindow::time(std::int64_t span_ns, std::int64_t min_periods) {
-  SLAB_EXPECTS(span_ns >= 1, InvalidArgument,
-               "rolling time span must be positive, got " + std::to_string(span_ns) + " ns");
+  SLAB_EXPECTS(span_ns >= 1, InvalidArgument, "rolling time span must be positive, got " + format_duration(span_ns));
   RollingWindow w;
   w.span_ns = span_ns;
   w.min_periods = min_periods;
@@ -320,19 +333,20 @@ RollingHalo exchange_halo(const Comm& comm, std::span<const double> x, std::span
                           const RollingWindow& window, std::vector<double>* keep_x, std::vector<std::int64_t>* keep_t) {
   const int p = comm.size(), me = comm.rank();
   std::string problem;
+  const std::string what = window.str() + ": ";  // "rolling('1h'): ", as the user wrote the window
   if (window.rows <= 0 && window.span_ns <= 0)
     problem = "rolling window needs rows >= 1 or a positive time span";
   else if (window.is_time() && t.size() != x.size())
-    problem = "a time window needs a timestamp column of the same length as the values (" + std::to_string(t.size()) +
-              " != " + std::to_string(x.size()) + ")";
+    problem = what + "a time window needs a timestamp column of the same length as the values (" +
+              std::to_string(t.size()) + " != " + std::to_string(x.size()) + ")";
   else if (window.is_time()) {
     bool null = false, unsorted = false;  // branch-free scans
     for (std::size_t i = 0; i < t.size(); ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();
     for (std::size_t i = 1; i < t.size(); ++i) unsorted |= t[i] < t[i - 1];
     if (null)
-      problem = "the timestamp column of a time window has a null";
+      problem = what + "the timestamp column of a time window has a null";
     else if (unsorted)
-      problem = "the timestamp column of a time window is not sorted";
+      problem = what + "the timestamp column of a time window is not sorted";
   }
   comm.agree(problem.empty(), problem);
 
@@ -352,7 +366,7 @@ RollingHalo exchange_halo(const Comm& comm, std::span<const double> x, std::span
       if (have && info[3 * r + 1] < last) ok = false;
       last = info[3 * r + 2], have = true;
     }
-    comm.agree(ok, "the timestamp column of a time window is not sorted (across ranks)");
+    comm.agree(ok, what + "the timestamp column of a time window is not sorted (across ranks)");
   }
   std::vector<std::int64_t> g0(p + 1, 0);
   for (int r = 0; r < p; ++r) g0[r + 1] = g0[r] + info[3 * r];

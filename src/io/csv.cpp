@@ -27,6 +27,17 @@ bool parse_int64(std::string_view t, std::int64_t& v) noexcept {
   return ec == std::errc() && p == t.data() + t.size();
 }
 
+namespace {
+// Digits with an optional sign: an integer, whether or not it fits in int64.
+bool is_integer_text(std::string_view t) noexcept {
+  if (!t.empty() && (t[0] == '+' || t[0] == '-')) t.remove_prefix(1);
+  if (t.empty()) return false;
+  for (char c : t)
+    if (c < '0' || c > '9') return false;
+  return true;
+}
+}  // namespace
+
 bool parse_float64(std::string_view t, double& v) noexcept {
   if (!t.empty() && t[0] == '+') t.remove_prefix(1);
   if (t.empty() || t[0] == '+') return false;
@@ -95,6 +106,8 @@ class Tokenizer {
       : file_(file), buf_(buf), size_(size), base_(base), line_(line), delim_(delim) {}
 
   std::size_t pos() const { return pos_; }
+  /// Start past the first n bytes (a byte-order mark), keeping the columns those bytes take.
+  void skip(std::size_t n) { pos_ = std::min(n, size_); }
   bool at_end() const { return pos_ >= size_; }
   std::int64_t line() const { return line_; }
 
@@ -274,6 +287,33 @@ std::size_t invalid_utf8(std::string_view t) noexcept {
   return std::string_view::npos;
 }
 
+// pandas' renaming of duplicate header names (its C parser): the second "x" becomes "x.1", or the next free
+// "x.<k>" when the header holds "x.1" itself; unnamed columns are renamed last, so given names keep theirs.
+std::vector<std::string> dedup_header(std::vector<std::string> names, const std::vector<bool>& unnamed) {
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (!unnamed[i]) order.push_back(i);
+  for (std::size_t i = 0; i < names.size(); ++i)
+    if (unnamed[i]) order.push_back(i);
+  std::map<std::string, std::int64_t> counts;
+  for (std::size_t i : order) {
+    std::string col = names[i];
+    const std::string old = col;
+    std::int64_t cur = counts.count(col) ? counts[col] : 0;
+    while (cur > 0) {
+      counts[old] = cur + 1;
+      col = old + "." + std::to_string(cur);
+      if (std::find(names.begin(), names.end(), col) != names.end())
+        ++cur;
+      else
+        cur = counts.count(col) ? counts[col] : 0;
+    }
+    names[i] = col;
+    counts[col] = cur + 1;
+  }
+  return names;
+}
+
 }  // namespace
 
 Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
@@ -357,6 +397,8 @@ Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
   agree_first(comm, err);
 
   Tokenizer tok(path, buf.data(), buf.size(), start == kNone ? 0 : start, start_line, opt.delimiter);
+  // A UTF-8 byte-order mark (Excel writes one) is not part of the first field, as in pandas.
+  if (me == 0 && buf.size() >= 3 && std::memcmp(buf.data(), "\xEF\xBB\xBF", 3) == 0) tok.skip(3);
 
   // Header (rank 0), broadcast.
   std::vector<std::string> names;
@@ -369,6 +411,7 @@ Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
       std::size_t nf;
       std::uint64_t xa;
       std::int64_t xl, xc, el, ec;
+      std::vector<bool> unnamed;
       if (tok.record(hf, nf, err, std::numeric_limits<std::size_t>::max(), xa, xl, xc, el, ec))
         for (std::size_t i = 0; i < hf.size(); ++i) {
           const std::size_t bad = invalid_utf8({buf.data() + hf[i].begin, hf[i].len});
@@ -379,8 +422,10 @@ Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
             break;
           }
           std::string n = field_text(buf.data(), hf[i]);
+          unnamed.push_back(n.empty());
           names.push_back(n.empty() ? "Unnamed: " + std::to_string(i) : n);
         }
+      if (names.size() == unnamed.size()) names = dedup_header(std::move(names), unnamed);
     }
   }
   agree_first(comm, err);
@@ -464,7 +509,9 @@ Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
         std::int64_t i;
         double d;
         if (k[kBool] && !parse_bool(s, b)) k[kBool] = 0;
-        if (k[kInt] && !parse_int64(s, i)) k[kInt] = 0;
+        // An integer beyond int64 stays an int64 candidate, so that the conversion below names it instead
+        // of the column silently becoming float64 with the value rounded.
+        if (k[kInt] && !parse_int64(s, i) && !is_integer_text(s)) k[kInt] = 0;
         if (k[kFloat] && !parse_float64(s, d)) k[kFloat] = 0;
         if (k[kTime] && !parse_timestamp(s, i)) k[kTime] = 0;
       }
@@ -504,9 +551,14 @@ Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& opt) {
         const FieldRef& f = t.fields[r * ncols + c];
         const std::uint64_t at = f.begin - (f.quoted ? 1 : 0);
         auto [L, C] = tok.where(t.rec_pos[r], t.rec_line[r], at);
-        err.set((start == kNone ? 0 : start) + at, path + ":" + std::to_string(L) + ":" + std::to_string(C) +
-                                                       ": cannot parse '" + std::string(s) + "' as " +
-                                                       to_string(types[c]) + " (column '" + names[c] + "')");
+        const std::string loc = path + ":" + std::to_string(L) + ":" + std::to_string(C) + ": ";
+        if (types[c] == ElementType::int64 && is_integer_text(s))
+          err.set((start == kNone ? 0 : start) + at,
+                  loc + "integer '" + std::string(s) + "' does not fit in int64 (column '" + names[c] +
+                      "'); read the column as string or float64 with CsvOptions::dtypes");
+        else
+          err.set((start == kNone ? 0 : start) + at, loc + "cannot parse '" + std::string(s) + "' as " +
+                                                         to_string(types[c]) + " (column '" + names[c] + "')");
       };
       switch (types[c]) {
         case ElementType::int64:

@@ -117,6 +117,9 @@ void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t m
   H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &dims, nullptr)));
   H5Handle dset(SLAB_HDF5_TRY(
       ctx + "/" + name, H5Dcreate2(group, name.c_str(), file_type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+  // An empty dataset, as h5py writes for a zero-length array: HDF5 allocates no storage for it, and a write,
+  // even of nothing, then fails on the undefined address. `total` is global, so every rank skips it.
+  if (total == 0) return;
   const hsize_t count = n, start = offset;
   H5Handle mspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &count, nullptr)));
   if (n == 0) {
@@ -179,7 +182,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
         present ? H5Fopen(file.c_str(), H5F_ACC_RDWR, fapl) : H5Fcreate(file.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
     if (id < 0)
       SLAB_FAIL(IoError,
-                file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+                file + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_reason());
     fid = H5Handle(id);
   });
   // HDF5 metadata calls are collective: every rank makes the same ones; a failure is agreed.
@@ -195,17 +198,17 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       switch (types[c]) {
         case ElementType::int64:
         case ElementType::timestamp:
-          write_column(grp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, total, offset, n, local.data(c), ctx);
+          write_column(grp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, total, offset, n, local.data(c), where);
           if (types[c] == ElementType::timestamp) {
             H5Handle d(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
             write_string_attr(d, "unit", {"ns"}, true, ctx);
           }
           break;
         case ElementType::float64:
-          write_column(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, n, local.data(c), ctx);
+          write_column(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, n, local.data(c), where);
           break;
         case ElementType::boolean:
-          write_column(grp, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, local.data(c), ctx);
+          write_column(grp, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, local.data(c), where);
           break;
         case ElementType::string: {
           H5Handle sub(SLAB_HDF5_TRY(ctx, H5Gcreate2(grp, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
@@ -231,7 +234,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       if (masked[c]) {
         std::vector<std::uint8_t> valid(n, 1);
         if (const std::uint8_t* v = local.valid(c)) std::memcpy(valid.data(), v, n);
-        write_column(grp, name + ".valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, valid.data(), ctx);
+        write_column(grp, name + ".valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, valid.data(), where);
       }
     }
     grp.reset();
@@ -277,6 +280,26 @@ void read_rows(hid_t d, hid_t mem_type, std::uint64_t row0, std::uint64_t n, voi
   SLAB_HDF5_TRY(ctx, H5Dread(d, mem_type, mspace, fspace, H5P_DEFAULT, out));
 }
 
+// pandas' DataFrame.to_hdf writes through PyTables: blocks of 2-D arrays (format 'fixed') or one compound
+// table ('table'), with the column names and types pickled into attributes. Name that instead of misreading
+// the group or failing on its first dataset.
+void refuse_pytables(hid_t grp, const std::string& where) {
+  const std::string reads =
+      "; slab reads a group with one 1-D dataset per column (the layout slab::io::write_hdf5 and h5py write; "
+      "see the README, \"Frames in HDF5 and pandas\")";
+  if (H5Aexists(grp, "pandas_type") > 0) {
+    H5Handle a(SLAB_HDF5_TRY(where, H5Aopen(grp, "pandas_type", H5P_DEFAULT)));
+    const std::vector<std::string> t = read_strings(a, true, where + " attribute 'pandas_type'");
+    const std::string kind = t.empty() ? std::string() : t[0];
+    const std::string format = kind.ends_with("_table") ? "table" : "fixed";
+    SLAB_FAIL(IoError, where + " was written by pandas (DataFrame.to_hdf through PyTables, format='" + format +
+                           "', pandas_type '" + kind + "'), which slab does not read" + reads);
+  }
+  if (H5Aexists(grp, "columns") <= 0 && H5Aexists(grp, "CLASS") > 0 && H5Aexists(grp, "TITLE") > 0)
+    SLAB_FAIL(IoError,
+              where + " was written by PyTables (its CLASS and TITLE attributes), which slab does not read" + reads);
+}
+
 }  // namespace
 
 Frame read_hdf5(Engine& engine, const std::string& file, const std::string& group_in, std::int64_t rows_per_partition) {
@@ -296,10 +319,11 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
     H5Handle fapl(H5Pcreate(H5P_FILE_ACCESS));
     H5Pset_fclose_degree(fapl, H5F_CLOSE_STRONG);
     H5Handle fid(H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl));
-    if (fid.get() < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_stack());
+    if (fid.get() < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_reason());
     if (!path_exists(fid, gpath)) SLAB_FAIL(IoError, file + ": no group '" + gpath + "'");
     H5Handle grp(H5Gopen2(fid, gpath.c_str(), H5P_DEFAULT));
     if (grp.get() < 0) SLAB_FAIL(IoError, where + " is not a group");
+    refuse_pytables(grp, where);
     std::vector<std::string> names;
     if (H5Aexists(grp, "columns") > 0) {
       H5Handle a(SLAB_HDF5_TRY(where, H5Aopen(grp, "columns", H5P_DEFAULT)));

@@ -11,6 +11,7 @@
 
 #include "io/hdf5_error.hpp"
 #include "slab/core/fault.hpp"
+#include "slab/core/log.hpp"
 #include "slab/memory/checksum.hpp"
 #include "slab/trace/tracer.hpp"
 
@@ -36,6 +37,40 @@ std::string hdf5_error_stack() {
       &text);
   H5Eclear2(H5E_DEFAULT);
   return text.empty() ? std::string("(no HDF5 error stack)") : text;
+}
+
+std::string hdf5_error_reason() {
+  struct Walk {
+    std::string innermost, stack;
+  } w;
+  H5Ewalk2(
+      H5E_DEFAULT, H5E_WALK_DOWNWARD,
+      [](unsigned n, const H5E_error2_t* e, void* data) -> herr_t {
+        auto& walk = *static_cast<Walk*>(data);
+        walk.innermost = e->desc ? e->desc : "";
+        if (n > 0) walk.stack += "; ";
+        walk.stack += std::string(e->func_name ? e->func_name : "?") + "(): " + walk.innermost;
+        return 0;
+      },
+      &w);
+  H5Eclear2(H5E_DEFAULT);
+  const std::string& innermost = w.innermost;
+  const std::string& stack = w.stack;
+  if (stack.empty()) return "no reason given by HDF5";
+  log(LogLevel::debug, "HDF5 error stack: " + stack, true);
+  // The system's words where the innermost entry quotes them: an MPI-IO error string ("MPI_ERR_NO_SUCH_FILE:
+  // no such file or directory") or a POSIX error message ("No space left on device").
+  auto quoted = [&](const std::string& marker) -> std::string {
+    const auto at = innermost.find(marker);
+    if (at == std::string::npos) return {};
+    const auto from = at + marker.size(), to = innermost.find('\'', from);
+    std::string q = innermost.substr(from, to == std::string::npos ? std::string::npos : to - from);
+    if (q.rfind("MPI_ERR_", 0) == 0 && q.find(": ") != std::string::npos) q = q.substr(q.find(": ") + 2);
+    return q;
+  };
+  for (const char* marker : {"MPI error string is '", "error message = '"})
+    if (std::string q = quoted(marker); !q.empty()) return q;
+  return innermost.empty() ? stack : innermost;
 }
 
 void H5Handle::reset() noexcept {
@@ -238,7 +273,7 @@ DatasetInfo inspect(const Comm& comm, const std::string& file, const std::string
     H5Handle fapl = mpio_fapl(comm, file);
     detail::hdf5_quiet();
     const hid_t id = H5Fopen(file.c_str(), H5F_ACC_RDONLY, fapl);
-    if (id < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_stack());
+    if (id < 0) SLAB_FAIL(IoError, file + ": cannot open: " + detail::hdf5_error_reason());
     fid = H5Handle(id);
   });
   std::exception_ptr error;
@@ -289,7 +324,7 @@ void read_block(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows
   SLAB_HDF5_TRY(name, H5Pset_file_locking(fapl, 0, 1));
   detail::hdf5_quiet();
   const hid_t id = H5Fopen(info.file.c_str(), H5F_ACC_RDONLY, fapl);
-  if (id < 0) SLAB_FAIL(IoError, name + ": cannot open: " + detail::hdf5_error_stack());
+  if (id < 0) SLAB_FAIL(IoError, name + ": cannot open: " + detail::hdf5_error_reason());
   H5Handle fid(id);
   H5Handle dset(SLAB_HDF5_TRY(name, H5Dopen2(fid, info.dataset.c_str(), H5P_DEFAULT)));
   // A chunk cache large enough for one row of chunks of this block avoids re-decompressing chunks.
@@ -358,7 +393,7 @@ DatasetWriter::DatasetWriter(const Comm& comm, std::string file, std::string dat
                                : H5Fcreate(file_.c_str(), H5F_ACC_EXCL, H5P_DEFAULT, fapl);
       if (id < 0)
         SLAB_FAIL(IoError,
-                  file_ + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_stack());
+                  file_ + ": cannot " + (present ? "open for writing" : "create") + ": " + detail::hdf5_error_reason());
       file_id_ = id;
     });
   } catch (...) {

@@ -1,7 +1,8 @@
 #pragma once
 /// @file hdf5_error.hpp
-/// @brief Private: SLAB_HDF5_TRY turns a failed HDF5 call into a slab::IoError carrying the HDF5 error stack,
-/// and RAII handles for HDF5 identifiers.
+/// @brief Private: SLAB_HDF5_TRY turns a failed HDF5 call into a slab::IoError saying in one line what failed
+/// (the context, the HDF5 function and its innermost reason; the whole HDF5 error stack is logged at
+/// --log-level debug), and RAII handles for HDF5 identifiers.
 
 #include <hdf5.h>
 
@@ -16,6 +17,16 @@ namespace slab::io::detail {
 void hdf5_quiet() noexcept;
 /// The current HDF5 error stack as text ("H5Dopen2(): unable to open dataset; ..."), then cleared.
 std::string hdf5_error_stack();
+/// The reason at the bottom of the current HDF5 error stack, in one line: the system's message where HDF5
+/// quotes one ("no such file or directory", "No space left on device"), else the innermost entry's text
+/// ("truncated file: eof = 1024, ..."). The whole stack is logged at LogLevel::debug; the stack is cleared.
+std::string hdf5_error_reason();
+
+/// "H5Dwrite" of the stringified call "H5Dwrite(dset, ...)".
+inline std::string hdf5_function(const char* call) {
+  const std::string c(call);
+  return c.substr(0, c.find('('));
+}
 
 /// An HDF5 identifier closed with the matching H5?close on destruction.
 class H5Handle {
@@ -45,13 +56,15 @@ class H5Handle {
 }  // namespace slab::io::detail
 
 /// Evaluate an HDF5 call; when it returns a negative value (hid_t, herr_t, htri_t), throw
-/// slab::IoError("<context>: <call>: <HDF5 error stack>"). Yields the call's value.
-#define SLAB_HDF5_TRY(context, call)                                                                                \
-  ([&]() {                                                                                                          \
-    ::slab::io::detail::hdf5_quiet();                                                                               \
-    auto slab_h5_rc_ = (call);                                                                                      \
-    if (slab_h5_rc_ < 0)                                                                                            \
-      throw ::slab::IoError(std::string(context) + ": " #call " failed: " + ::slab::io::detail::hdf5_error_stack(), \
-                            __FILE__, __LINE__);                                                                    \
-    return slab_h5_rc_;                                                                                             \
+/// slab::IoError("<context>: <function> failed: <reason>"), e.g. "out.h5:/frame/x: H5Dwrite failed: No space
+/// left on device". Yields the call's value.
+#define SLAB_HDF5_TRY(context, call)                                                                 \
+  ([&]() {                                                                                           \
+    ::slab::io::detail::hdf5_quiet();                                                                \
+    auto slab_h5_rc_ = (call);                                                                       \
+    if (slab_h5_rc_ < 0)                                                                             \
+      throw ::slab::IoError(std::string(context) + ": " + ::slab::io::detail::hdf5_function(#call) + \
+                                " failed: " + ::slab::io::detail::hdf5_error_reason(),               \
+                            __FILE__, __LINE__);                                                     \
+    return slab_h5_rc_;                                                                              \
   }())

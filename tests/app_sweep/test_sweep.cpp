@@ -148,8 +148,7 @@ TEST(Sweep, AFailingPointIsTheSameErrorOnEveryRank) {
       return slab::SweepValues{{"y", p["x"]}};
     });
   });
-  EXPECT_NE(m.find("sweep: point 5 (x=5): model diverged"), std::string::npos) << m;
-  EXPECT_EQ(m.rfind("rank ", 0), 0u) << m;  // "rank R: ..." names the rank it failed on
+  EXPECT_EQ(m, "sweep: point 5 (x=5): model diverged");  // the rank it failed on is Error::origin_rank()
   EXPECT_TRUE(same_on_all_ranks(m));
   // The other ranks stopped early: far fewer than all 40 points ran.
   EXPECT_LT(comm.allreduce(calls, slab::ReduceOp::sum), 40);
@@ -220,10 +219,10 @@ TEST(GridCsv, ReadOnRankZeroErrorsOnEveryRank) {
   EXPECT_EQ(g.names(), (std::vector<std::string>{"alpha", "folds"}));
   EXPECT_EQ(g.point(1)[1], 4.0);
   const std::string m = thrown_message<slab::IoError>([&] { (void)slab::Grid::read_csv(comm, bad); });
-  EXPECT_EQ(m, "rank 0: " + bad + ":3: column 2 ('folds'): '4x' is not a number");
+  EXPECT_EQ(m, bad + ":3: column 2 ('folds'): '4x' is not a number");
   EXPECT_TRUE(same_on_all_ranks(m));
   const std::string missing = thrown_message<slab::IoError>([&] { (void)slab::Grid::read_csv(comm, bad + ".no"); });
-  EXPECT_EQ(missing, "rank 0: grid CSV '" + bad + ".no' cannot be opened");
+  EXPECT_EQ(missing, "grid CSV '" + bad + ".no' cannot be opened");
   comm.barrier();
   if (comm.rank() == 0) {
     std::remove(good.c_str());

@@ -1,5 +1,6 @@
 // Layout maths, creation, gather, elementwise expressions (broadcasting, fusion) and shape errors.
 #include <cmath>
+#include <limits>
 
 #include "array_test_util.hpp"
 #include "slab/array/kokkos_view.hpp"
@@ -124,9 +125,115 @@ TEST(Array, ElementwiseAndBroadcast) {
                Array<double>::from_function(e, {1, n}, Split::none, [](auto, auto j) { return 1.0 + j; });
   EXPECT_EQ(outer.split(), Split::rows);
   EXPECT_EQ(outer.gather_all(), reference<double>(m, n, [](auto i, auto j) { return (1.0 + i) * (1.0 + j); }));
-  // int64 division by zero gives 0 like NumPy
+  // int64 floor division by zero gives 0 like NumPy (np.floor_divide(k, k - 3))
   auto k = slab::arange<std::int64_t>(e, 0, 6, 1, Split::rows);
-  EXPECT_EQ((k / (k - 3)).gather_all(), (std::vector<std::int64_t>{0, 0, -2, 0, 4, 2}));
+  EXPECT_EQ(slab::floor_divide(k, k - 3).gather_all(), (std::vector<std::int64_t>{0, -1, -2, 0, 4, 2}));
+}
+
+// Division as NumPy defines it. Expected values from NumPy 2.4.6 (perf/.venv), e.g.
+//   np.floor_divide(a, b), np.remainder(a, b), a / b  for the int64 and float64 pairs below.
+// Before: Array<int64> / int64 truncated toward zero (-7 / 2 == -3) and there was no floor division or modulo.
+TEST(Array, DivisionFollowsNumPy) {
+  Engine e;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::numeric_limits<double>::quiet_NaN();
+  const std::int64_t lo = std::numeric_limits<std::int64_t>::min(), hi = std::numeric_limits<std::int64_t>::max();
+  const std::vector<std::int64_t> ia = {7, -7, 7, -7, 0, 5, -5, 0, lo, lo, hi, -1, 1};
+  const std::vector<std::int64_t> ib = {2, 2, -2, -2, 3, 0, 0, 0, -1, 1, -1, 3, -3};
+  const std::vector<std::int64_t> ifloor = {3, -4, -4, 3, 0, 0, 0, 0, lo, lo, -hi, -1, -1};
+  const std::vector<std::int64_t> imod = {1, 1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 2, -2};
+  const std::vector<double> itrue = {3.5,
+                                     -3.5,
+                                     -3.5,
+                                     3.5,
+                                     0.0,
+                                     inf,
+                                     -inf,
+                                     nan,
+                                     9.223372036854776e18,
+                                     -9.223372036854776e18,
+                                     -9.223372036854776e18,
+                                     -1.0 / 3,
+                                     -1.0 / 3};
+  const auto n = static_cast<std::int64_t>(ia.size());
+  // chunk 2: several chunks per rank, ranks with one chunk or none at 3-4 ranks.
+  auto a = Array<std::int64_t>::from_function(
+      e, {n}, Split::rows, [&](auto i, auto) { return ia[i]; }, 2);
+  auto b = Array<std::int64_t>::from_function(
+      e, {n}, Split::rows, [&](auto i, auto) { return ib[i]; }, 2);
+  Array<double> q = a / b;  // true division: float64, as NumPy
+  const std::vector<double> qv = q.gather_all();
+  EXPECT_EQ(qv.size(), itrue.size());
+  for (std::size_t i = 0; i < qv.size() && i < itrue.size(); ++i)
+    EXPECT_TRUE(qv[i] == itrue[i] || (std::isnan(qv[i]) && std::isnan(itrue[i]))) << i << ": " << qv[i];
+  EXPECT_EQ(slab::floor_divide(a, b).gather_all(), ifloor);
+  EXPECT_EQ(a.floor_divide(b).gather_all(), ifloor);
+  EXPECT_EQ(slab::mod(a, b).gather_all(), imod);
+  EXPECT_EQ((a % b).gather_all(), imod);
+  EXPECT_EQ(a.mod(b).gather_all(), imod);
+  // Scalars on either side: -7 / 2 == -3.5, -7 // 2 == -4, -7 % 2 == 1, 7 // -2 == -4, 7 % -2 == -1.
+  auto m7 = slab::full<std::int64_t>(e, {3}, -7, Split::rows);
+  EXPECT_EQ((m7 / std::int64_t{2}).gather_all(), (std::vector<double>{-3.5, -3.5, -3.5}));
+  EXPECT_EQ(slab::floor_divide(m7, std::int64_t{2}).gather_all(), (std::vector<std::int64_t>{-4, -4, -4}));
+  EXPECT_EQ((m7 % std::int64_t{2}).gather_all(), (std::vector<std::int64_t>{1, 1, 1}));
+  EXPECT_EQ(slab::floor_divide(std::int64_t{7}, m7 + std::int64_t{5}).gather_all(),
+            (std::vector<std::int64_t>{-4, -4, -4}));
+  EXPECT_EQ(slab::mod(std::int64_t{7}, m7 + std::int64_t{5}).gather_all(), (std::vector<std::int64_t>{-1, -1, -1}));
+  EXPECT_EQ((std::int64_t{1} / (m7 + std::int64_t{3})).gather_all(), (std::vector<double>{-0.25, -0.25, -0.25}));
+  // BinaryOp::div would keep int64: refused, pointing at divide() / floor_divide().
+  EXPECT_THROW((void)slab::binary(slab::BinaryOp::div, a, b), slab::InvalidArgument);
+
+  // float64: NumPy's npy_divmod (remainder with the divisor's sign; inf and zero divisors as NumPy).
+  const std::vector<double> fa = {7.,  -7., 7.,  -7., 0.,  -0., 5.5, -5.5,  1., -1., 0.,  inf, -inf,
+                                  inf, 5.,  -5., 5.,  -5., nan, 3.,  1e300, 6., -6., 0.3, 1.0};
+  const std::vector<double> fb = {2.,  2.,  -2., -2.,  3.,   3., -2., 2.,     0., 0., 0.,  2., 2.,
+                                  inf, inf, inf, -inf, -inf, 1., nan, 1e-300, 3., 3., 0.1, 0.1};
+  const std::vector<double> ffloor = {3.,  -4., -4., 3.,  0., -0., -3., -3., inf, -inf, nan, nan, nan,
+                                      nan, 0.,  -1., -1., 0., nan, nan, inf, 2.,  -2.,  2.,  9.};
+  const std::vector<double> fmod = {1.,
+                                    1.,
+                                    -1.,
+                                    -1.,
+                                    0.,
+                                    0.,
+                                    -0.5,
+                                    0.5,
+                                    nan,
+                                    nan,
+                                    nan,
+                                    nan,
+                                    nan,
+                                    nan,
+                                    5.,
+                                    inf,
+                                    -inf,
+                                    -5.,
+                                    nan,
+                                    nan,
+                                    4.891554850853602e-301,
+                                    0.,
+                                    0.,
+                                    0.09999999999999998,
+                                    0.09999999999999995};
+  const auto fn = static_cast<std::int64_t>(fa.size());
+  for (Split s : {Split::rows, Split::cols, Split::none}) {
+    auto x = Array<double>::from_function(
+        e, {1, fn}, s, [&](auto, auto j) { return fa[j]; }, 3);
+    auto y = Array<double>::from_function(
+        e, {1, fn}, s, [&](auto, auto j) { return fb[j]; }, 3);
+    const auto fl = slab::floor_divide(x, y).gather_all();
+    const auto md = (x % y).gather_all();
+    EXPECT_EQ(fl.size(), ffloor.size());
+    EXPECT_EQ(md.size(), fmod.size());
+    for (std::size_t i = 0; i < fl.size() && i < ffloor.size() && i < md.size(); ++i) {
+      EXPECT_TRUE((fl[i] == ffloor[i] && std::signbit(fl[i]) == std::signbit(ffloor[i])) ||
+                  (std::isnan(fl[i]) && std::isnan(ffloor[i])))
+          << "floor_divide(" << fa[i] << ", " << fb[i] << ") = " << fl[i] << ", NumPy " << ffloor[i];
+      EXPECT_TRUE(md[i] == fmod[i] || (std::isnan(md[i]) && std::isnan(fmod[i])))
+          << "mod(" << fa[i] << ", " << fb[i] << ") = " << md[i] << ", NumPy " << fmod[i];
+    }
+    // floor_divide(a, b) * b + mod(a, b) == a where everything is finite.
+    EXPECT_EQ((slab::floor_divide(x, 2.0) * 2.0 + slab::mod(x, 2.0)).gather_all()[0], 7.0);
+  }
 }
 
 TEST(Array, FusionMakesOneTaskPerChunk) {

@@ -58,7 +58,7 @@ void expect_every_rank_fails(const Comm& comm, const std::string& name, const st
   for (int bad : bad_ranks)
     expect_agreed_everywhere(
         comm, name + ": rank " + std::to_string(bad) + " of " + std::to_string(comm.size()) + " fails before it",
-        "IoError", fail_alone(comm, bad, collective), "rank " + std::to_string(bad) + ": lost block 7");
+        "IoError", fail_alone(comm, bad, collective), "lost block 7");
 }
 
 }  // namespace
@@ -138,7 +138,7 @@ TEST(FailAlone, CombineThrowingInsideTheTreeReachesEveryRank) {
   }
   // rank 0 folds rank 1's partial
   expect_agreed_everywhere(comm, "tree_allreduce_bytes: the combine throws on rank 0 of " + std::to_string(comm.size()),
-                           "ShapeError", m, "rank 0: partial of rank 1 is malformed");
+                           "ShapeError", m, "partial of rank 1 is malformed");
 }
 
 TEST(FailAlone, AnAgreedErrorIsPassedOnWithoutAnotherExchange) {

@@ -106,13 +106,15 @@ TEST(CommV, BadCountsOnOneRankThrowEverywhere) {
   std::vector<int> recv;
   std::vector<std::size_t> rc;
   std::string message;
+  int origin = -2;
   try {
     comm.alltoallv(std::span<const int>(), std::span<const std::size_t>(sc), recv, rc);
   } catch (const slab::ShapeError& e) {
-    message = e.message();
+    message = e.message(), origin = e.origin_rank();
   }
-  EXPECT_EQ(message, "alltoallv: rank " + std::to_string(bad) + ": send counts has " + std::to_string(p + 1) +
-                         " entries for " + std::to_string(p) + " ranks");
+  EXPECT_EQ(message,
+            "alltoallv: send counts has " + std::to_string(p + 1) + " entries for " + std::to_string(p) + " ranks");
+  EXPECT_EQ(origin, bad);  // the rank whose arguments were wrong, beside the message
   EXPECT_TRUE(same_on_all_ranks(message));
 }
 
@@ -134,8 +136,7 @@ TEST(CommV, MismatchedCollectiveArgumentsThrowEverywhere) {
   } catch (const slab::ShapeError& e) {
     message = e.message();
   }
-  EXPECT_EQ(message,
-            "bcast: rank 0: root " + std::to_string(p) + " is out of range for " + std::to_string(p) + " ranks");
+  EXPECT_EQ(message, "bcast: root " + std::to_string(p) + " is out of range for " + std::to_string(p) + " ranks");
   message.clear();
   std::vector<double> out(comm.rank() == 0 ? 4 : 5), in(5);
   try {
@@ -143,7 +144,7 @@ TEST(CommV, MismatchedCollectiveArgumentsThrowEverywhere) {
   } catch (const slab::ShapeError& e) {
     message = e.message();
   }
-  EXPECT_EQ(message, "allreduce: rank 0: output has 4 elements, input 5");
+  EXPECT_EQ(message, "allreduce: output has 4 elements, input 5");
   EXPECT_TRUE(same_on_all_ranks(message));
   message.clear();
   try {
@@ -151,5 +152,5 @@ TEST(CommV, MismatchedCollectiveArgumentsThrowEverywhere) {
   } catch (const slab::ShapeError& e) {
     message = e.message();
   }
-  EXPECT_EQ(message, "allreduce: rank 0: logical and/or are defined for integer types only");
+  EXPECT_EQ(message, "allreduce: logical and/or are defined for integer types only");
 }

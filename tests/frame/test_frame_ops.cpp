@@ -1,4 +1,5 @@
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 
@@ -170,4 +171,72 @@ TEST(FrameOps, RanksWithNoRowsOps) {
   EXPECT_EQ(nunique(f, "v"), 3);
   EXPECT_EQ(head(f, 2).nrows(), 2);
   EXPECT_EQ(tail(f, 5).nrows(), 3);
+}
+
+// '/', '//' and '%' in expressions, against pandas 3.1.1 (perf/.venv): with A, B nullable Int64 (slab's int64
+// columns with nulls) and x, y float64 Series of the values below,
+//   list(A // B), list(A % B), (A / B).tolist(), (x // y).tolist(), (x % y).tolist().
+// Before: there was no floor division or modulo in expressions.
+TEST(FrameOps, DivisionOperatorsFollowPandas) {
+  Engine e;
+  const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+  const std::vector<std::int64_t> a = {7, -7, 7, -7, 0, 5, -5, 0, 0, 3};
+  const std::vector<std::uint8_t> av = {1, 1, 1, 1, 1, 1, 1, 1, 0, 1};  // row 8 null
+  const std::vector<std::int64_t> b = {2, 2, -2, -2, 3, 0, 0, 0, 1, 0};
+  const std::vector<std::uint8_t> bv = {1, 1, 1, 1, 1, 1, 1, 1, 1, 0};  // row 9 null
+  const std::vector<double> x = {7.5, -7.5, 1.0, -1.0, 0.0, nan, inf, -5.0, 5.5, 1.0};
+  const std::vector<double> y = {2.0, 2.0, 0.0, 0.0, 0.0, 1.0, 2.0, inf, -2.0, 1.0};
+  LocalTable all;
+  all.add(LocalColumn::int64("a", a, av)).add(LocalColumn::int64("b", b, bv));
+  all.add(LocalColumn::float64("x", x)).add(LocalColumn::float64("y", y));
+  const int p = e.comm().size(), r = e.comm().rank();
+  // Rows in rank order; at 2-4 ranks rank 0 holds none and ranks 1.. share the 10 rows.
+  std::int64_t lo = 0, hi = 10;
+  if (p > 1) lo = r == 0 ? 0 : 10 * (r - 1) / (p - 1), hi = r == 0 ? 0 : 10 * r / (p - 1);
+  Frame f = Frame::from_local_table(e, all.slice(lo, hi), 3);
+  Frame g = assign(assign(assign(f, "fd", floordiv(col("a"), col("b"))), "md", col("a") % col("b")), "td",
+                   col("a") / col("b"));
+  g = assign(assign(g, "xf", col("x").floordiv(col("y"))), "xm", col("x").mod(col("y")));
+  const LocalTable t = g.gather_all();
+  EXPECT_EQ(t["fd"].type, ElementType::int64);
+  EXPECT_EQ(t["td"].type, ElementType::float64);
+  EXPECT_EQ(t.nrows(), 10);
+  if (t.nrows() != 10) return;
+  const std::vector<std::int64_t> want_fd = {3, -4, -4, 3, 0, 0, 0, 0}, want_md = {1, 1, -1, -1, 0, 0, 0, 0};
+  const std::vector<double> want_td = {3.5, -3.5, -3.5, 3.5, 0.0, inf, -inf, nan};
+  for (std::size_t i = 0; i < 8; ++i) {
+    EXPECT_EQ(t["fd"].ints[i], want_fd[i]) << i;
+    EXPECT_EQ(t["md"].ints[i], want_md[i]) << i;
+    EXPECT_TRUE(t["td"].floats[i] == want_td[i] || (std::isnan(want_td[i]) && std::isnan(t["td"].floats[i]))) << i;
+  }
+  for (std::size_t i : {std::size_t{8}, std::size_t{9}})  // a null operand: null, as pandas' <NA>
+    EXPECT_TRUE(t["fd"].is_null(i) && t["md"].is_null(i) && t["td"].is_null(i)) << i;
+  const std::vector<double> want_xf = {3.0, -4.0, inf, -inf, nan, nan, nan, -1.0, -3.0, 1.0};
+  const std::vector<double> want_xm = {1.5, 0.5, nan, nan, nan, nan, nan, inf, -0.5, 0.0};
+  for (std::size_t i = 0; i < 10; ++i) {
+    const double xf = t["xf"].floats[i], xm = t["xm"].floats[i];
+    EXPECT_TRUE(xf == want_xf[i] || (std::isnan(xf) && std::isnan(want_xf[i]))) << i << ": " << xf;
+    EXPECT_TRUE(xm == want_xm[i] || (std::isnan(xm) && std::isnan(want_xm[i]))) << i << ": " << xm;
+  }
+  EXPECT_EQ(floordiv(col("a"), col("b")).to_string(), "(a // b)");
+  EXPECT_EQ((col("a") % 2).to_string(), "(a % 2)");
+  // Timestamps have no floor division.
+  LocalTable ts;
+  ts.add(LocalColumn::timestamp("t", {1, 2}));
+  EXPECT_THROW((void)assign(Frame::from_local_table(e, ts), "q", floordiv(col("t"), 2)), slab::TypeError);
+}
+
+// head(-n) / tail(-n) are all rows but the last / first n, as in pandas (df.head(-3): rows 0-6 of 10).
+// Before: head(-3) was empty and tail(-3) every row.
+TEST(FrameOps, HeadTailNegative) {
+  Engine e;
+  Frame f = small_frame(e);  // a = 5 3 5 1 3 5 7 1 2 5
+  EXPECT_EQ(head(f, -3)["a"].ints, (std::vector<std::int64_t>{5, 3, 5, 1, 3, 5, 7}));
+  EXPECT_EQ(tail(f, -3)["a"].ints, (std::vector<std::int64_t>{1, 3, 5, 7, 1, 2, 5}));
+  EXPECT_EQ(tail(f, -3).index, (std::vector<std::int64_t>{3, 4, 5, 6, 7, 8, 9}));
+  EXPECT_EQ(head(f, -10).nrows(), 0);
+  EXPECT_EQ(tail(f, -12).nrows(), 0);
+  EXPECT_EQ(head(f, 3)["a"].ints, (std::vector<std::int64_t>{5, 3, 5}));
+  EXPECT_EQ(tail(f, 2)["a"].ints, (std::vector<std::int64_t>{2, 5}));
+  EXPECT_EQ(head(f, 0).nrows(), 0);
 }

@@ -68,7 +68,38 @@ def make_merge_inputs():
     return left, right
 
 
+def make_inf_input(n=160):
+    """x with NaN, +inf and -inf mixed (singly, in runs, +inf next to -inf) at irregular 1-9 minute steps, so
+    that row windows of 5 and 7 and '1h' windows hold infinities, NaNs and partition/rank boundaries."""
+    rng = np.random.default_rng(20240602)
+    x = np.round(rng.normal(0.0, 10.0, n), 6) + rng.uniform(0, 1e-3, n)
+    i = np.arange(n)
+    x[(i % 13) == 3] = np.inf
+    x[(i % 17) == 8] = -np.inf
+    x[(i % 11) == 6] = np.nan
+    x[40:46] = [np.inf, np.inf, -np.inf, np.nan, np.inf, -np.inf]  # a run of mixed non-finite values
+    x[90:100] = np.inf  # longer than every row window and than some '1h' windows
+    steps = rng.integers(1, 10, n)
+    steps[0] = 0
+    t = pd.Timestamp("2024-03-01 00:00:00") + pd.to_timedelta(np.cumsum(steps), unit="min")
+    return pd.DataFrame({"x": x, "t": t})
+
+
+def write_inf_goldens():
+    # pandas >= 2 treats +-inf as NaN in every rolling aggregation except count (BaseWindow._prep_values).
+    df = make_inf_input()
+    write(df, "inf_input.csv", timestamps_as_ns=False)
+    aggs = ["mean", "sum", "std", "min", "max", "count"]
+    def table(r):
+        return pd.DataFrame({f"x_{a}": getattr(r, a)() for a in aggs})
+    write(table(df["x"].rolling(5)), "rolling_inf_5.csv")
+    write(table(df["x"].rolling(7, min_periods=3)), "rolling_inf_7_minp3.csv")
+    write(table(df.rolling("1h", on="t")["x"]), "rolling_inf_1h_t.csv")
+    write(table(df.rolling("1h", on="t", min_periods=3)["x"]), "rolling_inf_1h_minp3_t.csv")
+
+
 def main():
+    write_inf_goldens()
     df = make_input()
     write(df, "input.csv", timestamps_as_ns=False)  # ISO text, parsed by read_csv
 

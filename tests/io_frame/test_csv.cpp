@@ -156,3 +156,52 @@ TEST(FrameCsv, ScalarParsers) {
   EXPECT_EQ(d, -1.25e-3);
   EXPECT_FALSE(slab::io::parse_float64("1,5", d));
 }
+
+// pandas' header rules, the expected names from pandas 3.1.1 (`list(pd.read_csv(path).columns)` for each file):
+// a UTF-8 byte-order mark is not part of the first name; duplicates become x.1, x.2 (skipping names the header
+// has); empty names become "Unnamed: i", renamed after the given ones.
+TEST(FrameCsv, HeaderFollowsPandas) {
+  iotest::Engine e;
+  iotest::ScratchDir dir(e.comm());
+  struct Case {
+    std::string header;
+    std::vector<std::string> names;
+  };
+  const std::vector<Case> cases = {
+      {"\xEF\xBB\xBFid,v", {"id", "v"}},
+      {"\xEF\xBB\xBFx,x,x.1,y,x,,", {"x", "x.2", "x.1", "y", "x.3", "Unnamed: 5", "Unnamed: 6"}},
+      {"a,,a", {"a", "Unnamed: 1", "a.1"}},
+      {"a,,Unnamed: 1", {"a", "Unnamed: 1.1", "Unnamed: 1"}},
+      {"x,x,x,x.1,x.2", {"x", "x.3", "x.4", "x.1", "x.2"}},
+      {"x.1,x,x", {"x.1", "x", "x.2"}},
+      {"b,b.1,b,b", {"b", "b.1", "b.2", "b.3"}},
+  };
+  int k = 0;
+  for (const auto& c : cases) {
+    const std::string path = dir.file("h" + std::to_string(k++) + ".csv");
+    const std::size_t n = c.names.size();
+    std::string text = c.header + "\n";
+    for (int row = 0; row < 50; ++row) {  // enough rows for every rank to hold some
+      for (std::size_t j = 0; j < n; ++j) text += (j ? "," : "") + std::to_string(row * 10 + static_cast<int>(j));
+      text += "\n";
+    }
+    write_file(e.comm(), path, text);
+    const sf::LocalTable t = slab::io::read_csv(e, path).gather_all();
+    EXPECT_EQ(t.names(), c.names) << c.header;
+    EXPECT_EQ(t.nrows(), 50) << c.header;
+    if (t.names() != c.names || t.nrows() != 50) continue;
+    EXPECT_EQ(t.columns[0].type, slab::ElementType::int64) << c.header;  // the BOM is not in the first field
+    for (std::size_t j = 0; j < n; ++j) EXPECT_EQ(t.columns[j].ints[49], 490 + static_cast<std::int64_t>(j));
+  }
+  // A BOM before the first record of a header-less file is skipped too.
+  const std::string path = dir.file("nohead.csv");
+  write_file(e.comm(), path,
+             "\xEF\xBB\xBF"
+             "5,6\n7,8\n");
+  slab::io::CsvOptions o;
+  o.header = false;
+  o.names = {"a", "b"};
+  const sf::LocalTable t = slab::io::read_csv(e, path, o).gather_all();
+  EXPECT_EQ(t["a"].type, slab::ElementType::int64);
+  if (t["a"].type == slab::ElementType::int64 && t.nrows() == 2) EXPECT_EQ(t["a"].ints[0], 5);
+}

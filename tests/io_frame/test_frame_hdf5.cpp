@@ -8,6 +8,7 @@
 #include <cstring>
 
 #include "../io/io_test_util.hpp"
+#include "slab/frame/ops.hpp"
 #include "slab/io/frame_io.hpp"
 
 namespace sf = slab::frame;
@@ -191,4 +192,106 @@ TEST(FrameHdf5, ReadsAFileWrittenWithPlainHdf5Calls) {
   e.comm().barrier();
   EXPECT_EQ(slab::io::read_hdf5(e, file, "/frame").columns(),
             (std::vector<std::string>{"flag", "id", "name", "when", "x"}));
+}
+
+// A frame with no rows (on every rank, or on some) writes empty datasets, as h5py does for a zero-length
+// array, and reads back as zero rows with its columns and types. Before, H5Dwrite of a dataset with no
+// storage failed ("addr overflow, addr = 18446744073709551615, size=0") with a raw HDF5 error stack.
+TEST(FrameHdf5, ZeroRowFrames) {
+  iotest::Engine e;
+  iotest::ScratchDir dir(e.comm());
+  const std::string file = dir.file("empty.h5");
+  const int r = e.comm().rank(), p = e.comm().size();
+  // Every column type, nulls in the non-float columns (so `.valid` datasets are written where rows exist).
+  auto table = [](std::int64_t n) {
+    std::vector<std::int64_t> i64, ts;
+    std::vector<double> f;
+    std::vector<std::uint8_t> b, valid;
+    std::vector<std::string> s;
+    for (std::int64_t k = 0; k < n; ++k)
+      i64.push_back(k), ts.push_back(k * 1000), f.push_back(0.5 * k), b.push_back(k % 2), valid.push_back(k != 1),
+          s.push_back(k % 2 ? "odd" : "even");
+    sf::LocalTable t;
+    t.add(sf::LocalColumn::int64("i", i64, valid));
+    t.add(sf::LocalColumn::float64("f", f));
+    t.add(sf::LocalColumn::boolean("b", b, valid));
+    t.add(sf::LocalColumn::timestamp("t", ts));
+    t.add(sf::LocalColumn::string("s", s, valid));
+    return t;
+  };
+  const std::vector<slab::ElementType> types = {slab::ElementType::int64, slab::ElementType::float64,
+                                                slab::ElementType::boolean, slab::ElementType::timestamp,
+                                                slab::ElementType::string};
+  // No rows anywhere.
+  slab::io::write_hdf5(sf::Frame::from_local_table(e, table(0)), file, "/none");
+  const sf::Frame none = slab::io::read_hdf5(e, file, "/none");
+  EXPECT_EQ(none.len(), 0);
+  EXPECT_EQ(none.columns(), (std::vector<std::string>{"i", "f", "b", "t", "s"}));
+  for (std::size_t c = 0; c < types.size(); ++c) EXPECT_EQ(none.schema().type(c), types[c]) << c;
+  EXPECT_EQ(none.gather_all().nrows(), 0);
+  // Rows on the last rank only (at 1 rank: rows everywhere): the other ranks write empty hyperslabs.
+  const sf::Frame some = sf::Frame::from_local_table(e, table(r == p - 1 ? 4 : 0));
+  const sf::LocalTable want = some.gather_all();
+  slab::io::write_hdf5(some, file, "/some");
+  expect_same(slab::io::read_hdf5(e, file, "/some", 2).gather_all(), want);
+  // A filter that keeps nothing (partitions of zero rows) writes zero rows too.
+  const sf::Frame filtered = sf::filter(some, sf::col("i") > 100);
+  slab::io::write_hdf5(filtered, file, "/filtered");
+  EXPECT_EQ(slab::io::read_hdf5(e, file, "/filtered").len(), 0);
+  // The file stays readable with the plain HDF5 API: empty 1-D datasets, as h5py writes them.
+  e.comm().barrier();
+  if (r == 0) {
+    hid_t fh = H5Fopen(file.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
+    hid_t d = H5Dopen2(fh, "/none/f", H5P_DEFAULT);
+    hid_t sp = H5Dget_space(d);
+    hsize_t dims = 99;
+    EXPECT_EQ(H5Sget_simple_extent_ndims(sp), 1);
+    H5Sget_simple_extent_dims(sp, &dims, nullptr);
+    EXPECT_EQ(dims, 0u);
+    H5Sclose(sp), H5Dclose(d), H5Fclose(fh);
+  }
+  e.comm().barrier();
+}
+
+// A write that fails says what failed in one line (HDF5's innermost reason), the same on every rank, not
+// HDF5's error stack ("H5Fcreate(): unable to create file; H5F_open(): ...; H5FD__mpio_open(): ...").
+TEST(FrameHdf5, WriteErrorsAreOneLine) {
+  iotest::Engine e;
+  sf::LocalTable t;
+  t.add(sf::LocalColumn::float64("x", {1.0, 2.0}));
+  const sf::Frame f = sf::Frame::from_local_table(e, t);
+  const std::string path = "/proc/self/nope/out.h5";  // never creatable, root or not
+  std::string m;
+  try {
+    slab::io::write_hdf5(f, path, "/frame");
+  } catch (const slab::IoError& ex) {
+    m = ex.message();
+  }
+  EXPECT_EQ(m.rfind(path + ": cannot create: ", 0), 0u) << m;
+  EXPECT_EQ(m.find("H5"), std::string::npos) << m;
+  EXPECT_EQ(m.find("; "), std::string::npos) << m;
+  EXPECT_EQ(m.find('\n'), std::string::npos) << m;
+}
+
+// Groups written by pandas' DataFrame.to_hdf (PyTables: blocks or a compound table, names pickled) are refused
+// with a message that names their writer and says what slab reads, the same on every rank. The file is
+// data/pandas_to_hdf.h5, made by data/make_pandas_to_hdf.py (pandas 3.1.1, PyTables 3.11.1).
+TEST(FrameHdf5, RefusesPandasToHdf) {
+  iotest::Engine e;
+  const std::string file = std::string(SLAB_IO_FRAME_DATA) + "/pandas_to_hdf.h5";
+  const std::string reads =
+      ", which slab does not read; slab reads a group with one 1-D dataset per column (the layout "
+      "slab::io::write_hdf5 and h5py write; see the README, \"Frames in HDF5 and pandas\")";
+  for (const auto& [group, what] :
+       {std::pair<std::string, std::string>{"/fixed", "format='fixed', pandas_type 'frame'"},
+        {"/table", "format='table', pandas_type 'frame_table'"}}) {
+    std::string m;
+    try {
+      (void)slab::io::read_hdf5(e, file, group);
+    } catch (const slab::IoError& ex) {
+      m = ex.message();
+    }
+    EXPECT_EQ(m,
+              file + ":" + group + " was written by pandas (DataFrame.to_hdf through PyTables, " + what + ")" + reads);
+  }
 }

@@ -1,5 +1,5 @@
-// Rolling windows against a serial reference on the gathered series: row and time windows, NaNs, ranks with
-// fewer rows than the window and ranks with no rows.
+// Rolling windows against a serial reference on the gathered series: row and time windows, NaNs and +-inf,
+// ranks with fewer rows than the window and ranks with no rows.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -15,15 +15,20 @@ namespace sf = slab::frame;
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// Window [s, i] of the serial reference, computed directly.
+// Window [s, i] of the serial reference, computed directly. pandas (>= 2) turns +-inf into NaN before every
+// aggregation but count, which counts the non-NaN rows.
 double reference(const std::vector<double>& x, std::size_t s, std::size_t i, std::size_t minp, sf::RollingOp op) {
   std::vector<double> w;
-  for (std::size_t j = s; j <= i; ++j)
-    if (!std::isnan(x[j])) w.push_back(x[j]);
+  std::size_t valid = 0;
+  for (std::size_t j = s; j <= i; ++j) {
+    valid += !std::isnan(x[j]);
+    if (std::isfinite(x[j])) w.push_back(x[j]);
+  }
   const std::size_t n = w.size();
   // pandas: count applies min_periods to the rows in the window [s, i], NaN included.
-  if (op == sf::RollingOp::count) return i + 1 - s >= minp ? static_cast<double>(n) : kNaN;
+  if (op == sf::RollingOp::count) return i + 1 - s >= minp ? static_cast<double>(valid) : kNaN;
   if (n < std::max<std::size_t>(minp, 1)) return kNaN;
   long double sum = 0;
   for (double v : w) sum += v;
@@ -82,7 +87,12 @@ TEST(FrameRolling, RowWindowsMatchSerialReference) {
   const int p = e.comm().size(), r = e.comm().rank();
   const std::size_t total = 257;
   std::vector<double> all(total);
-  for (std::size_t i = 0; i < total; ++i) all[i] = (i % 17 == 5) ? kNaN : 100.0 * slab::counter_uniform(3, i) - 50.0;
+  for (std::size_t i = 0; i < total; ++i)
+    all[i] = (i % 17 == 5)   ? kNaN
+             : (i % 19 == 2) ? kInf
+             : (i % 29 == 9) ? -kInf
+                             : 100.0 * slab::counter_uniform(3, i) - 50.0;
+  for (std::size_t i = 120; i < 124; ++i) all[i] = i % 2 ? kInf : -kInf;  // +inf next to -inf
   const auto counts = layout(p, total);
   std::size_t first = 0;
   for (int q = 0; q < r; ++q) first += counts[q];
@@ -115,7 +125,7 @@ TEST(FrameRolling, TimeWindowsMatchSerialReference) {
   std::vector<std::int64_t> t(total);
   std::int64_t now = 1'000'000'000'000;
   for (std::size_t i = 0; i < total; ++i) {
-    all[i] = (i % 23 == 7) ? kNaN : slab::counter_uniform(4, i);
+    all[i] = (i % 23 == 7) ? kNaN : (i % 31 == 4) ? kInf : (i % 37 == 20) ? -kInf : slab::counter_uniform(4, i);
     now += static_cast<std::int64_t>(slab::counter_hash(5, i) % 4) * 1'000'000'000;  // gaps of 0..3 s (duplicates)
     t[i] = now;
   }
@@ -174,6 +184,23 @@ TEST(FrameRolling, FrameApiAndErrors) {
   } catch (const slab::InvalidArgument& ex) {
     msg = ex.message();
   }
-  EXPECT_NE(msg.find("not sorted"), std::string::npos) << msg;
+  // Windows print as the user wrote them, never in nanoseconds.
+  EXPECT_EQ(msg, "rolling('1h'): the timestamp column of a time window is not sorted");
   EXPECT_THROW((void)sf::RollingWindow::parse("1 parsec"), slab::InvalidArgument);
+  msg.clear();
+  try {
+    (void)sf::RollingWindow::time(-3'600'000'000'000);
+  } catch (const slab::InvalidArgument& ex) {
+    msg = ex.message();
+  }
+  EXPECT_EQ(msg, "rolling time span must be positive, got -1h");
+  msg.clear();
+  try {
+    (void)sf::rolling(f, "v", sf::RollingWindow::parse("90min"), {sf::RollingOp::sum});
+  } catch (const slab::InvalidArgument& ex) {
+    msg = ex.message();
+  }
+  EXPECT_EQ(msg, "a time window (rolling('90min')) needs the timestamp column ('on')");
+  EXPECT_EQ(sf::RollingWindow::parse("1.5h").str(), "rolling('90min')");
+  EXPECT_EQ(sf::RollingWindow::parse("2d").str(), "rolling('2d')");
 }

@@ -151,6 +151,11 @@ class Array {
   [[nodiscard]] Array sin() const;
   [[nodiscard]] Array cos() const;
   [[nodiscard]] Array pow(double exponent) const;
+  /// floor_divide(*this, b) and mod(*this, b) (NumPy's // and %; elementwise.hpp). Lazy, not collective.
+  [[nodiscard]] Array floor_divide(const Array& b) const;
+  [[nodiscard]] Array floor_divide(T b) const;
+  [[nodiscard]] Array mod(const Array& b) const;
+  [[nodiscard]] Array mod(T b) const;
   template <class U>
   [[nodiscard]] Array<U> astype() const;
 

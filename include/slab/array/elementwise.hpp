@@ -7,6 +7,14 @@
 /// (local_chunk(), persist(), a reduction, gather), tile by tile (4096 elements) so intermediates stay in
 /// cache: `(a * 2.0 + b).exp()` makes one task per chunk, not three. A reduction of an expression fuses too.
 ///
+/// Division follows NumPy: `/` (divide) is true division, so int64 / int64 is an Array<double> (-7 / 2 is
+/// -3.5; x / 0 is +-inf, 0 / 0 NaN); floor_divide (NumPy's `//`) floors toward -inf (-7 // 2 is -4) and mod
+/// (NumPy's `%`, np.remainder) has the divisor's sign (-7 % 2 is 1, 7 % -2 is -1), in the operand type.
+/// Integer floor_divide and mod by zero give 0, as NumPy does (NumPy also warns; slab does not: elementwise
+/// work is lazy and per chunk, and an error there would be data-dependent); INT64_MIN // -1 wraps to
+/// INT64_MIN as in NumPy. Floating floor_divide and mod follow NumPy's npy_divmod: x // 0 is +-inf (NaN for
+/// 0 // 0), x % 0 is NaN, inf // y is NaN, 5 // inf is 0 and -5 // inf is -1 (with -5 % inf = inf).
+///
 /// Broadcasting: an operand may be a scalar, a row vector (1 x cols, normally Split::none), or a column
 /// vector (rows x 1, or a 1-D array of length rows, with the same row blocks); operands with the full shape
 /// must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>
@@ -25,13 +33,22 @@ namespace slab {
 template <class T>
 class Array;
 
-/// The binary operations.
-enum class BinaryOp { add, sub, mul, div, pow, min, max };
+/// The binary operations. `div` keeps the operand type, so binary() accepts it for float and double only
+/// (true division of integers is a float64 array: divide() or `/`); floordiv and mod are floor_divide and mod.
+enum class BinaryOp { add, sub, mul, div, pow, min, max, floordiv, mod };
+/// The element type of true division: double for int64 (NumPy's int64 / int64 is float64), else T.
+template <class T>
+using true_divide_t = std::conditional_t<std::is_integral_v<T>, double, T>;
 /// The comparisons (result 0/1 as std::int64_t).
 enum class CompareOp { eq, ne, lt, le, gt, ge };
 /// The unary operations.
 enum class UnaryOp { neg, exp, log, sqrt, abs, sin, cos };
 
+/**
+ * @brief a op b elementwise, broadcasting (lazy, not collective).
+ * @throws ShapeError (every rank) when the shapes or blocks do not broadcast; InvalidArgument for
+ * BinaryOp::div of int64 arrays (use divide(), whose result is Array<double>).
+ */
 template <class T>
 [[nodiscard]] Array<T> binary(BinaryOp op, const Array<T>& a, const Array<T>& b);
 template <class T>
@@ -49,6 +66,50 @@ template <class T>
 [[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T>& b);
 template <class T>
 [[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b);
+/**
+ * @brief True division a / b, as NumPy's `/`: Array<double> for int64 operands (each converted to double
+ * first), T otherwise. Lazy, not collective. @throws ShapeError as binary().
+ */
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> divide(const Array<T>& a, const Array<T>& b);
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> divide(const Array<T>& a, std::type_identity_t<T> b);
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> divide(std::type_identity_t<T> a, const Array<T>& b);
+
+/**
+ * @brief Floor division a // b (NumPy's floor_divide; see the file comment for zero and infinite divisors).
+ * Lazy, not collective. @throws ShapeError as binary().
+ */
+template <class T>
+[[nodiscard]] Array<T> floor_divide(const Array<T>& a, const Array<T>& b) {
+  return binary(BinaryOp::floordiv, a, b);
+}
+template <class T>
+[[nodiscard]] Array<T> floor_divide(const Array<T>& a, std::type_identity_t<T> b) {
+  return binary(BinaryOp::floordiv, a, b);
+}
+template <class T>
+[[nodiscard]] Array<T> floor_divide(std::type_identity_t<T> a, const Array<T>& b) {
+  return binary(BinaryOp::floordiv, a, b);
+}
+/**
+ * @brief The remainder a % b with the sign of b (NumPy's mod / remainder, Python's %), so that
+ * floor_divide(a, b) * b + mod(a, b) == a. Lazy, not collective. @throws ShapeError as binary().
+ */
+template <class T>
+[[nodiscard]] Array<T> mod(const Array<T>& a, const Array<T>& b) {
+  return binary(BinaryOp::mod, a, b);
+}
+template <class T>
+[[nodiscard]] Array<T> mod(const Array<T>& a, std::type_identity_t<T> b) {
+  return binary(BinaryOp::mod, a, b);
+}
+template <class T>
+[[nodiscard]] Array<T> mod(std::type_identity_t<T> a, const Array<T>& b) {
+  return binary(BinaryOp::mod, a, b);
+}
+
 /// Convert elementwise with static_cast (float -> int64 truncates like NumPy's astype).
 template <class U, class T>
 [[nodiscard]] Array<U> astype(const Array<T>& a);
@@ -69,8 +130,23 @@ template <class U, class T>
 SLAB_ARRAY_BINARY_OPERATOR(+, add)
 SLAB_ARRAY_BINARY_OPERATOR(-, sub)
 SLAB_ARRAY_BINARY_OPERATOR(*, mul)
-SLAB_ARRAY_BINARY_OPERATOR(/, div)
+SLAB_ARRAY_BINARY_OPERATOR(%, mod)
 #undef SLAB_ARRAY_BINARY_OPERATOR
+
+/// a / b is true division (divide()): Array<double> for int64 operands, as NumPy's `/`. There is no `//`
+/// in C++: floor division is floor_divide().
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> operator/(const Array<T>& a, const Array<T>& b) {
+  return divide(a, b);
+}
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> operator/(const Array<T>& a, std::type_identity_t<T> b) {
+  return divide(a, b);
+}
+template <class T>
+[[nodiscard]] Array<true_divide_t<T>> operator/(std::type_identity_t<T> a, const Array<T>& b) {
+  return divide(a, b);
+}
 
 template <class T>
 [[nodiscard]] Array<T> operator-(const Array<T>& a) {

@@ -7,7 +7,12 @@
 /// then across ranks with Comm::tree_allreduce_bytes (a fixed tree), so results are bitwise identical from
 /// run to run at a fixed rank count, and every rank returns the same value. Variances merge (count, mean,
 /// M2) with Chan's formula. NaN follows NumPy: sum/mean/var/min/max of data with NaN are NaN; nansum and
-/// nanmean skip NaN. Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
+/// nanmean skip NaN. Infinities follow NumPy too, at every rank count and along either axis: the mean is
+/// what sum / n gives (+inf with +inf values, -inf with -inf values, NaN with both), var and std are NaN, min
+/// and max are the infinities. (Mean and M2 are merged over the finite values only and the infinities
+/// flagged, so Chan's update never meets inf - inf.) One difference: a sum of finite values that overflows
+/// is inf while the mean stays the finite mean of the values (NumPy's mean overflows to inf there).
+/// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
 /// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap.
 /// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a

@@ -269,15 +269,17 @@ class Comm {
 
   /**
    * @brief Collective error agreement: when any rank passes ok == false, every rank throws InvalidArgument
-   * with the same message: "rank R: <message of R>" (R the lowest failing rank), with " (also failed on
-   * ranks ...)" appended when several failed. Collective. @throws InvalidArgument as described.
+   * with the message of R, the lowest failing rank, unchanged; Error::origin_rank() is R and
+   * Error::also_failed_on() the other failing ranks (what() shows both). Collective.
+   * @throws InvalidArgument as described.
    */
   void agree(bool ok, std::string_view message) const;
 
   /**
    * @brief Collective error agreement on an exception (null = this rank is fine). When any rank has one,
    * every rank throws an exception of the lowest failing rank's kind (ShapeError, IoError, ...; slab::Error
-   * for non-slab exceptions, OutOfMemory for std::bad_alloc) with the message described in agree(bool, ...).
+   * for non-slab exceptions, OutOfMemory for std::bad_alloc) with that rank's message() unchanged and its
+   * origin as described in agree(bool, ...), its file() and line() those of the original throw.
    * An exception that was itself agreed is rethrown at once, without communication: one exchange raised it on
    * every rank. A rank that failed alone waits at most SLAB_AGREE_TIMEOUT seconds (default 60) for the others
    * to reach an agreement point, then ends the job; a rank whose exception left a collective's data transfer

@@ -3,37 +3,58 @@
 /// @brief slab's exception hierarchy and the SLAB_* checking macros.
 ///
 /// Every error carries the source location and the MPI rank that raised it. Errors that every rank
-/// agrees on (see slab::Comm::agree) are rethrown on every rank with the same message.
+/// agrees on (see slab::Comm::agree) are rethrown on every rank with the same message() and the origin
+/// rank kept apart (Error::origin_rank()).
 
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace slab {
 
 /**
  * @brief Base class of every exception slab throws.
  *
- * what() reads "<message> (rank R, file:line)". message() is the bare message, the same on every rank
- * when the error was agreed collectively.
+ * message() is the bare message: the same text whether the error was raised on this rank or agreed on by
+ * every rank (slab::Comm::agree, run_collectively), so code and tests can compare it exactly. Where it came
+ * from is kept apart: origin_rank() and also_failed_on(). what() reads "<message> (rank R, file:line)" with
+ * R the origin rank and the raising file and line, plus "; also failed on ranks ..." for an agreed error
+ * that several ranks raised.
  */
 class Error : public std::runtime_error {
  public:
   Error(std::string message, const char* file, int line);
-  /// The message without location or rank.
+  /// The message without location or rank (the same on every rank for an agreed error).
   [[nodiscard]] const std::string& message() const noexcept { return message_; }
-  [[nodiscard]] const char* file() const noexcept { return file_; }
+  [[nodiscard]] const char* what() const noexcept override { return what_.c_str(); }
+  /// Where the error was raised (for an agreed error: on the origin rank).
+  [[nodiscard]] const char* file() const noexcept { return file_.c_str(); }
   [[nodiscard]] int line() const noexcept { return line_; }
-  /// The MPI rank that raised the error (-1 before MPI is initialised).
+  /// The MPI world rank of this process, where this exception object was thrown (-1 before MPI is
+  /// initialised).
   [[nodiscard]] int rank() const noexcept { return rank_; }
+  /// The rank that raised the error: rank() for an error raised here; for an agreed error the lowest rank
+  /// (of the communicator that agreed) that failed with it.
+  [[nodiscard]] int origin_rank() const noexcept { return origin_rank_; }
+  /// For an agreed error, the other ranks of that communicator that failed too (ascending); else empty.
+  [[nodiscard]] const std::vector<int>& also_failed_on() const noexcept { return also_failed_; }
   /// A short name of the error class ("ShapeError", ...), used when an error is re-raised on other ranks.
   [[nodiscard]] virtual const char* kind() const noexcept { return "Error"; }
 
+ protected:
+  /// @private For agreed errors (slab::Comm): the origin's rank, location and the other failing ranks.
+  void set_origin(int origin_rank, std::vector<int> also_failed, std::string file, int line);
+
  private:
+  void format_what();
   std::string message_;
-  const char* file_;
+  std::string file_;
   int line_;
   int rank_;
+  int origin_rank_;
+  std::vector<int> also_failed_;
+  std::string what_;
 };
 
 #define SLAB_DEFINE_ERROR(Name)                                                \

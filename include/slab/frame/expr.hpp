@@ -3,11 +3,16 @@
 /// @brief A small column expression type: col("x") > 0.5 & col("name") == "Alice", col("x") * 2 + col("y").
 /// Evaluated per partition, the whole tree in one task (fused). Nothing here is collective.
 ///
-/// Types: int64 op int64 -> int64 (+, -, *), '/' -> float64, any float64 -> float64; timestamps compare with
+/// Types: int64 op int64 -> int64 (+, -, *, //, %), '/' -> float64, any float64 -> float64; timestamps compare with
 /// timestamps and int64; comparisons, &, |, ~, isnull, notnull, isin -> boolean. Strings compare (==, !=, <,
 /// ...) with string literals (by the sorted dictionary) or with string columns of the same dictionary.
 /// Nulls: arithmetic with a null is null; a comparison with a null is false (except != which is true),
 /// like pandas with NaN; & and | treat null as false.
+/// Division as pandas: '/' is true division (float64, x / 0 is +-inf, 0 / 0 NaN); floordiv ('//') floors
+/// toward -inf and mod ('%') has the divisor's sign (-7 // 2 == -4, -7 % 2 == 1; NumPy's floor_divide and
+/// remainder, also for floats: x // 0.0 is +-inf, x % 0.0 NaN). Integer floordiv and mod by zero give 0, as
+/// pandas' nullable Int64 does (slab's int64 columns, with their nulls, are that type) and NumPy; pandas'
+/// NumPy-backed int64 would turn the column into float64 holding +-inf / NaN there.
 
 #include <cstdint>
 #include <memory>
@@ -43,7 +48,9 @@ enum class ExprOp : std::uint8_t {
   abs,
   isnull,
   notnull,
-  isin
+  isin,
+  floordiv,
+  mod
 };
 
 struct ExprNode;
@@ -65,6 +72,9 @@ class Expr {
   [[nodiscard]] Expr notnull() const;
   [[nodiscard]] Expr abs() const;
   [[nodiscard]] Expr isin(std::vector<Scalar> values) const;
+  /// pandas' Series.floordiv (`a // b`) and Series.mod (`a % b`); see the file comment.
+  [[nodiscard]] Expr floordiv(const Expr& divisor) const;
+  [[nodiscard]] Expr mod(const Expr& divisor) const;
   /// The result type over `schema`. @throws InvalidArgument for unknown columns, TypeError for bad operands.
   [[nodiscard]] ElementType type(const Schema& schema) const;
   /// Column names used.
@@ -91,6 +101,10 @@ Expr operator+(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a, const Expr& b);
 Expr operator*(const Expr& a, const Expr& b);
 Expr operator/(const Expr& a, const Expr& b);
+/// a % b: the remainder with the divisor's sign (Python's and pandas' %); a.mod(b).
+Expr operator%(const Expr& a, const Expr& b);
+/// a // b (C++ has no // operator): the quotient floored toward -inf; a.floordiv(b).
+[[nodiscard]] Expr floordiv(const Expr& a, const Expr& b);
 Expr operator-(const Expr& a);
 Expr operator==(const Expr& a, const Expr& b);
 Expr operator!=(const Expr& a, const Expr& b);

@@ -30,7 +30,8 @@ namespace slab::frame {
 /// Column dtypes, in order. Not collective.
 [[nodiscard]] std::vector<std::pair<std::string, ElementType>> dtypes(const Frame& frame);
 
-/// The first / last n rows, on every rank (index = global row numbers). Collective.
+/// The first / last n rows, on every rank (index = global row numbers). As in pandas, a negative n means all
+/// rows but the last |n| (head) or the first |n| (tail): head(f, -2) of 5 rows is rows 0-2. Collective.
 [[nodiscard]] LocalTable head(const Frame& frame, std::int64_t n = 5);
 [[nodiscard]] LocalTable tail(const Frame& frame, std::int64_t n = 5);
 

@@ -8,8 +8,11 @@
 /// possibly from several ranks back) and computes its own rows.
 ///
 /// Numerics follow pandas: NaN values are skipped (they count for neither min_periods nor the result, except
-/// for `count`, which like pandas applies min_periods to the rows in the window, NaN included);
-/// sums and means use a running sum (Kahan-compensated add and remove where the input has NaN; without NaN a
+/// for `count`, which like pandas applies min_periods to the rows in the window, NaN included); +-inf is
+/// skipped like NaN by mean, sum, std, min and max (pandas >= 2 turns infinities into NaN before its window
+/// kernels: `pd.Series([1, inf, 2]).rolling(2, min_periods=1).sum()` is 1, 1, 2) and counted by `count`, so an
+/// infinity never leaves NaN behind in a running sum and the result does not depend on the rank count;
+/// sums and means use a running sum (Kahan-compensated add and remove where the input has NaN or inf; else a
 /// plain running sum recomputed from scratch every window length, which bounds its drift the same way and
 /// needs no per-row test), std a Welford running variance
 /// (recomputed exactly every `window` rows for fixed windows), min/max a monotonic deque: results match
@@ -54,7 +57,7 @@ struct RollingWindow {
   [[nodiscard]] std::int64_t effective_min_periods() const noexcept {
     return min_periods >= 0 ? min_periods : (is_time() ? 1 : rows);
   }
-  /// "rolling(1000)" / "rolling(3600000000000ns)", for messages.
+  /// "rolling(1000)" / "rolling('1h')" (the span in its largest exact unit, never raw nanoseconds), for messages.
   [[nodiscard]] std::string str() const;
 };
 

@@ -19,10 +19,18 @@
 ///   "<file>:<L>:<C>: quote inside an unquoted field",
 ///   "<file>:<L>:<C>: expected <n> fields, found <m>" (C: the first extra field, or the end of a short row),
 ///   "<file>:<L>:<C>: cannot parse '<text>' as <dtype> (column '<name>')",
+///   "<file>:<L>:<C>: integer '<text>' does not fit in int64 (column '<name>'); read the column as string or
+///   float64 with CsvOptions::dtypes" (an integer column, inferred or asked for, with a value beyond the int64
+///   range: slab has no uint64 column, and a float64 column would round such values silently; pandas reads
+///   them as uint64, or as str beyond uint64),
 ///   "<file>:<L>:<C>: invalid UTF-8 (column '<name>')" (a string field; C: the bad byte),
 ///   "<file>:<L>:<C>: invalid UTF-8 in the header".
 /// A file of a header only gives a frame with those columns (float64: no values seen) and no rows.
 /// Blank lines are skipped (pandas skip_blank_lines). No row is ever dropped silently.
+/// As in pandas: a UTF-8 byte-order mark at the start of the file is skipped (not part of the first name;
+/// columns in messages still count its 3 bytes); an empty header name becomes "Unnamed: <i>"; duplicate
+/// names are renamed as pandas' read_csv does: the second "x" becomes "x.1", the third "x.2", skipping
+/// names the header already has ("x,x,x.1" gives x, x.2, x.1), unnamed columns last.
 
 #include <cstdint>
 #include <map>

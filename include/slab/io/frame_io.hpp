@@ -1,7 +1,7 @@
 #pragma once
 /// @file frame_io.hpp
-/// @brief Frames in HDF5, in the layout of shared/WORKLOADS.md ("HDF5 layout of a frame"), readable by h5py and
-/// pandas:
+/// @brief Frames in HDF5, in the layout of shared/WORKLOADS.md ("HDF5 layout of a frame"), which h5py reads and
+/// writes (pandas through h5py: the README shows how; pandas' own to_hdf writes PyTables' layout instead):
 ///   - a group; int64/float64 columns: 1-D datasets named after the column; bool: uint8 (0/1); timestamp:
 ///     int64 ns since the epoch with the attribute unit = "ns";
 ///   - string columns: a subgroup <column> with `codes` (int32, -1 null) and `categories` (fixed-length UTF-8),
@@ -21,9 +21,11 @@ namespace slab::io {
  * when missing; other objects are left alone). Complete-or-absent: the group is written under a temporary name
  * ".<name>.slab-tmp" next to it (a stale one is removed first) and, only once every column is written and
  * closed, an existing object of the target name is removed and the temporary moved into place with H5Lmove.
- * Each rank writes its rows as one hyperslab per column (collective MPI-IO). Collective (runs the graph).
- * @throws IoError (every rank) when the file cannot be opened or created, or a write fails; the target is then
- * untouched.
+ * Each rank writes its rows as one hyperslab per column (collective MPI-IO); a frame of zero rows (or a rank
+ * with none) writes empty datasets, as h5py does for zero-length arrays. Collective (runs the graph).
+ * @throws IoError (every rank) when the file cannot be opened or created, or a write fails, saying what failed
+ * in one line ("<file>: cannot create: <reason>", "<file>:<group>/<column>: H5Dwrite failed: <reason>"); the
+ * target is then untouched.
  */
 void write_hdf5(const frame::Frame& frame, const std::string& file, const std::string& group);
 
@@ -33,7 +35,11 @@ void write_hdf5(const frame::Frame& frame, const std::string& file, const std::s
  * string subgroups in alphabetical order; h5py's bool enum and float32 are accepted; unsorted or duplicated
  * categories are re-encoded into a sorted dictionary). Rank r reads rows [n r / p, n (r+1) / p), in partitions
  * of `rows_per_partition` rows (<= 0: one). Collective.
- * @throws IoError (every rank) for a missing file or group, a column of another length, an unsupported dtype.
+ * A frame of zero rows reads back with its columns and types and no rows.
+ * @throws IoError (every rank) for a missing file or group, a column of another length, an unsupported dtype;
+ * for a group written by pandas.DataFrame.to_hdf or PyTables (group attribute `pandas_type`, or PyTables'
+ * `CLASS`/`TITLE` without `columns`): "<file>:<group> was written by pandas (DataFrame.to_hdf through PyTables,
+ * format='fixed'|'table', ...), which slab does not read; slab reads a group with one 1-D dataset per column ...".
  */
 [[nodiscard]] frame::Frame read_hdf5(Engine& engine, const std::string& file, const std::string& group,
                                      std::int64_t rows_per_partition = 0);

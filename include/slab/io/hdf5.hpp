@@ -39,8 +39,9 @@ struct DatasetInfo {
 
 /**
  * @brief Open `file` collectively over `comm` with the MPI-IO driver, validate `dataset` and close the file.
- * Collective. Checks, in order, with these messages (every rank throws the same, prefixed "rank R: "):
- * - IoError "<file>: no such file" / "<file>: not an HDF5 file" / "<file>: cannot open: <HDF5 error stack>"
+ * Collective. Checks, in order, with these messages (every rank throws the same; Error::origin_rank() names
+ * the rank that found it):
+ * - IoError "<file>: no such file" / "<file>: not an HDF5 file" / "<file>: cannot open: <HDF5's reason>"
  * - IoError "<file>: no dataset '<dataset>'" (also when an intermediate group is missing) or
  *   "<file>:<dataset> is not a dataset"
  * - ShapeError "<file>:<dataset> has rank R; expected 1 or 2"
