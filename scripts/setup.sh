@@ -37,7 +37,8 @@ fi
 build_dir="${SLAB_BUILD_DIR:-build}"
 jobs="$(nproc)"
 if [ ! -f "$build_dir/build.ninja" ]; then
+  # The preset "default" of CMakePresets.json: Ninja, Release, CUDA wherever the toolkit is found.
   # shellcheck disable=SC2086
-  cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release ${SLAB_CMAKE_ARGS:-}
+  cmake --preset default -S . -B "$build_dir" ${SLAB_CMAKE_ARGS:-}
 fi
 cmake --build "$build_dir" -j "$jobs"

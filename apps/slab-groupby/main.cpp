@@ -1,4 +1,4 @@
-// slab-groupby: workload W3 of ../shared/WORKLOADS.md, the dask_cudf groupby demo:
+// slab-groupby: workload W3 of docs/WORKLOADS.md, the dask_cudf groupby demo:
 //   df.groupby(['id', 'name']).agg({'x': ['mean', 'sum', 'count', 'std'], 'y': ['min', 'max']})
 //
 //   mpirun -n 2 slab-groupby --generate --rows 20000000 --json

@@ -1,4 +1,4 @@
-// slab-merge: workload W4 of ../shared/WORKLOADS.md, the cuDF-vs-pandas merge demo: an inner join of
+// slab-merge: workload W4 of docs/WORKLOADS.md, the cuDF-vs-pandas merge demo: an inner join of
 // left (key, value) with right (key, value2) on key.
 //
 //   mpirun -n 2 slab-merge --generate --rows 20000000 --right-rows 2000000 --json

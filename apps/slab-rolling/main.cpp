@@ -1,4 +1,4 @@
-// slab-rolling: rolling-window statistics of a time series (W5 of shared/WORKLOADS.md): pandas
+// slab-rolling: rolling-window statistics of a time series (W5 of docs/WORKLOADS.md): pandas
 // `df.v.rolling(1000).mean()` or `df.rolling('1h', on='t').v.mean()`, rows distributed over the ranks, each
 // rank exchanging only the halo its first rows need.
 //

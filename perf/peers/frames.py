@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Dataframe peers of slab's W3 (groupby), W4 (merge), W5 (rolling) from /work/shared/WORKLOADS.md.
+"""Dataframe peers of slab's W3 (groupby), W4 (merge), W5 (rolling) from docs/WORKLOADS.md.
 
   frames.py run W3 pandas|polars|duckdb|dask-threaded --rows N
   frames.py run W4 IMPL --rows N --right-rows M

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exact inputs and Python peer implementations of slab's workloads W1, W2, W6, W7 (see /work/shared/WORKLOADS.md).
+"""Exact inputs and Python peer implementations of slab's workloads W1, W2, W6, W7 (see docs/WORKLOADS.md).
 
 Every input comes from the counter-based hash h(s, i) (SplitMix64's first output for state (s << 40) + i), computed
 here with vectorised numpy uint64 arithmetic, so that the peers see bit-identical inputs to slab's --generate.

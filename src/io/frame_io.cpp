@@ -1,4 +1,4 @@
-// Frames in HDF5 (layout of shared/WORKLOADS.md). See slab/io/frame_io.hpp.
+// Frames in HDF5 (layout of docs/WORKLOADS.md). See slab/io/frame_io.hpp.
 #include "slab/io/frame_io.hpp"
 
 #include <hdf5.h>

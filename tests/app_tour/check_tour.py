@@ -3,7 +3,7 @@
 
     check_tour.py tiny|default [--max-other F] -- command...
 
-tiny: exact references in pure Python from the counter-based hash of ../shared/WORKLOADS.md (independent of
+tiny: exact references in pure Python from the counter-based hash of docs/WORKLOADS.md (independent of
 slab's C++): the singular values of A from the eigenvalues of A^T A (Jacobi), the timeseries frame's length,
 groupby, rolling('1h') and merge results, and X X^T. default: the sizes are too large for pure Python, so the
 checks are exact counts (rows, groups) and statistical bounds (a uniform matrix's Frobenius norm and top singular

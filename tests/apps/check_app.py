@@ -4,7 +4,7 @@
     check_app.py WORKLOAD [--write-csv TABLE=PATH ...] -- command...
 
 WORKLOAD names the checks: the references are computed here, in pure Python, from the counter-based hash of
-../shared/WORKLOADS.md (independent of slab's C++), or are invariants (orthogonality, symmetry).
+docs/WORKLOADS.md (independent of slab's C++), or are invariants (orthogonality, symmetry).
 --write-csv first writes an input table (w3, w4_left, w4_right, w5; sizes from the command's --rows and
 --right-rows) as CSV, written here without slab, for the app to read with --input.
 """

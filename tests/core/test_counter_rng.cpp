@@ -2,7 +2,7 @@
 
 #include "slab/core/counter_rng.hpp"
 
-// Test vectors of ../shared/WORKLOADS.md (the peers' generators give the same bits).
+// Test vectors of docs/WORKLOADS.md (the peers' generators give the same bits).
 TEST(CounterRng, MatchesWorkloadTestVectors) {
   EXPECT_EQ(slab::counter_hash(1, 0), 0x1fdd7128f310c389ull);
   EXPECT_EQ(slab::counter_hash(1, 1), 0x6d65027660c4cdc5ull);

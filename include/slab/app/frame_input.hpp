@@ -1,7 +1,7 @@
 #pragma once
 /// @file frame_input.hpp
 /// @brief The frame apps' file flags: `--input FILE.h5:/group` (a frame in the HDF5 layout of
-/// shared/WORKLOADS.md; FILE.h5 alone means the group /frame) or `--input FILE.csv`, and the check that an
+/// docs/WORKLOADS.md; FILE.h5 alone means the group /frame) or `--input FILE.csv`, and the check that an
 /// input has the columns an app needs, with the types it needs.
 
 #include <cstdint>

@@ -1,7 +1,7 @@
 #pragma once
 /// @file counter_rng.hpp
 /// @brief Counter-based random numbers: the value at global index i depends only on (stream, i), never on
-/// rank count or chunking. This is the SplitMix64 hash of ../shared/WORKLOADS.md, so inputs generated
+/// rank count or chunking. This is the SplitMix64 hash of docs/WORKLOADS.md, so inputs generated
 /// here are bit-identical to the peers' (NumPy, Dask) generators.
 
 #include <cstdint>

@@ -14,7 +14,7 @@
 
 namespace slab::frame {
 
-/// The NAMES list of ../shared/WORKLOADS.md (dask.datasets.timeseries), index 0..25.
+/// The NAMES list of docs/WORKLOADS.md (dask.datasets.timeseries), index 0..25.
 inline constexpr std::array<std::string_view, 26> kNames = {
     "Alice", "Bob",   "Charlie", "Dan",     "Edith",   "Frank",  "George",   "Hannah", "Ingrid",
     "Jerry", "Kevin", "Laura",   "Michael", "Norbert", "Oliver", "Patricia", "Quinn",  "Ray",

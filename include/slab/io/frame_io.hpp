@@ -1,6 +1,6 @@
 #pragma once
 /// @file frame_io.hpp
-/// @brief Frames in HDF5, in the layout of shared/WORKLOADS.md ("HDF5 layout of a frame"), which h5py reads and
+/// @brief Frames in HDF5, in the layout of docs/WORKLOADS.md ("HDF5 layout of a frame"), which h5py reads and
 /// writes (pandas through h5py: the README shows how; pandas' own to_hdf writes PyTables' layout instead):
 ///   - a group; int64/float64 columns: 1-D datasets named after the column; bool: uint8 (0/1); timestamp:
 ///     int64 ns since the epoch with the attribute unit = "ns";
