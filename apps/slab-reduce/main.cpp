@@ -32,11 +32,11 @@ int main(int argc, char** argv) {
           "generate_a", {},
           [e](slab::TaskContext& t) {
             auto out = t.output_as<double>(std::size_t(e.rows));
-            const bool gpu = t.memory().config().use_gpu;  // device buffers: fill on host, then copy
+            const bool gpu = t.execution().on_device();  // device buffers: fill on host, then copy
             std::vector<double> host(gpu ? out.size() : 0);
             double* dst = gpu ? host.data() : out.data();
             for (std::int64_t k = 0; k < e.rows; ++k) dst[k] = slab::counter_uniform(11, std::uint64_t(e.row0 + k));
-            if (gpu) slab::linalg::copy_to_device(out.data(), host.data(), out.size(), t.memory().config().stream);
+            if (gpu) slab::copy(out.data(), host.data(), out.size() * sizeof(double), t.execution());
           },
           {slab::TraceKind::generate, false}));
     }

@@ -35,7 +35,7 @@ slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, s
       [e, cols](slab::TaskContext& ctx) {
         std::vector<double> host;
         const std::size_t count = std::size_t(e.rows * cols);
-        const bool gpu = ctx.memory().config().use_gpu;
+        const bool gpu = ctx.execution().on_device();
         auto out = ctx.output_as<double>(count);
         double* dst = out.data();
         if (gpu) {  // fill on host, the task engine's buffer is device memory: stage through a host array
@@ -45,7 +45,7 @@ slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, s
         for (std::int64_t i = 0; i < e.rows; ++i)
           for (std::int64_t j = 0; j < cols; ++j)
             dst[i * cols + j] = slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols + j));
-        if (gpu) slab::linalg::copy_to_device(out.data(), host.data(), count, ctx.memory().config().stream);
+        if (gpu) slab::copy(out.data(), host.data(), count * sizeof(double), ctx.execution());
       },
       {slab::TraceKind::generate, false});
 }
@@ -178,8 +178,7 @@ int main(int argc, char** argv) {
       const auto& e = extents[c];
       slab::Pin pin = head[c].buffer()->pin();
       std::vector<double> u(std::size_t(e.rows) * kk);
-      la::copy_to_host(u.data(), reinterpret_cast<const double*>(pin.data()), u.size(), ctx.memory().config().use_gpu,
-                       ctx.memory().config().stream);
+      slab::copy(u.data(), pin.data(), u.size() * sizeof(double), ctx.engine().execution());
       for (std::int64_t i = 0; i < std::min(e.rows, check_rows - e.row0); ++i) {
         for (std::size_t j = 0; j < n; ++j) {
           double v = 0;

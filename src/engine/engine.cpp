@@ -10,9 +10,8 @@ MemoryConfig memory_config_of(Runtime& runtime) {
   mc.host_limit = runtime.host_memory_limit();
   mc.disk_limit = runtime.options().disk_limit;
   mc.spill_root = runtime.spill_root();
-  // Array and frame kernels read chunks on the host, so GPU memory for the device tier is opt-in.
-  mc.use_gpu = runtime.device().id >= 0 && runtime.options().device_memory;
-  mc.stream = runtime.stream_handle();
+  // The device tier is GPU memory where the rank computes on its GPU (opt-in: --device-memory).
+  mc.execution = &runtime.execution();
   mc.tracer = &runtime.tracer();
   return mc;
 }

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "memory/device_allocator.hpp"
 #include "slab/memory/memory_manager.hpp"
 
 namespace slab::io {
@@ -28,21 +27,20 @@ Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& d
   Layout layout;
   comm.run_collectively([&] { layout = Layout::make(shape, split, comm.size(), chunk, sizeof(T)); });
   const int rank = comm.rank();
-  const bool use_gpu = engine.memory().config().use_gpu;
-  void* stream = engine.memory().config().stream;
+  const bool use_gpu = engine.execution().on_device();
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
     chunks.push_back(engine.tasks().submit(
         "hdf5.read", {},
-        [info, e, use_gpu, stream](TaskContext& ctx) {
+        [info, e, use_gpu](TaskContext& ctx) {
           auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
           const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
           const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
           if (use_gpu) {
             std::vector<T> host(out.size());
             read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
-            detail::copy_host_to_device(out.data(), host.data(), host.size() * sizeof(T), stream);
+            slab::copy(out.data(), host.data(), host.size() * sizeof(T), ctx.execution());
           } else {
             read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
           }
@@ -66,8 +64,7 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   const bool writes = layout.split != Split::none || comm.rank() == 0;
   const std::int64_t mine = writes ? static_cast<std::int64_t>(array.num_local_chunks()) : 0;
   const std::int64_t rounds = comm.allreduce(mine, ReduceOp::max);
-  const bool use_gpu = engine.memory().config().use_gpu;
-  void* stream = engine.memory().config().stream;
+  const ExecutionContext& exec = engine.execution();
   std::vector<T> host;
   for (std::int64_t r = 0; r < rounds; ++r) {
     const bool have = r < mine;
@@ -81,9 +78,9 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
       e = array.local_extent(static_cast<std::size_t>(r));
       pin = c->buffer()->pin();
       data = pin.data();
-      if (use_gpu) {
+      if (exec.on_device()) {
         host.resize(static_cast<std::size_t>(e.size()));
-        detail::copy_device_to_host(host.data(), pin.data(), host.size() * sizeof(T), stream);
+        slab::copy(host.data(), pin.data(), host.size() * sizeof(T), exec);
         data = host.data();
       }
     });

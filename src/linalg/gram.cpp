@@ -10,7 +10,6 @@
 #include <memory>
 
 #include "linalg/cuda/gram_kernels.hpp"
-#include "memory/device_allocator.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/memory_manager.hpp"
 
@@ -47,13 +46,13 @@ void symmetrize(double* y, std::uint64_t n) {
 
 // Pin the final accumulator, bring it to host memory, reduce it over the fixed tree to `root`, mirror it.
 // Returns the host copy (empty when the accumulator could be reduced in place; then `pin` holds the data).
-void reduce_accumulator(const Comm& comm, Chunk& acc, std::uint64_t n, bool use_gpu, void* stream,
+void reduce_accumulator(const Comm& comm, Chunk& acc, std::uint64_t n, const ExecutionContext& exec,
                         std::vector<double>& host, Pin& pin, double*& y, int root) {
   pin = acc.buffer()->pin();
   const std::size_t count = static_cast<std::size_t>(n * n);
-  if (use_gpu) {
+  if (exec.on_device()) {
     host.resize(count);
-    detail::copy_device_to_host(host.data(), pin.data(), count * sizeof(double), stream);
+    slab::copy(host.data(), pin.data(), count * sizeof(double), exec);
     pin.reset();
     acc = Chunk();
     y = host.data();
@@ -93,8 +92,8 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   TaskQueue& tasks = engine.tasks();
   Comm& comm = engine.comm();
   MemoryManager& memory = engine.memory();
-  const bool use_gpu = memory.config().use_gpu;
-  void* stream = memory.config().stream;
+  const bool use_gpu = memory.execution().on_device();
+  void* stream = memory.execution().stream();
   const std::uint64_t n = x.rows();
   const std::uint64_t m = x.cols();
   auto rep = std::make_shared<GramReport>();
@@ -131,7 +130,7 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
                                  if (use_gpu) {
                                    std::vector<double> host(n * w);
                                    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
-                                   detail::copy_host_to_device(out.data(), host.data(), out.size(), stream);
+                                   slab::copy(out.data(), host.data(), out.size(), ctx.execution());
                                  } else {
                                    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
                                  }
@@ -154,7 +153,7 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   std::vector<double> host;
   Pin pin;
   double* y = nullptr;
-  reduce_accumulator(comm, acc, n, use_gpu, stream, host, pin, y, 0);
+  reduce_accumulator(comm, acc, n, memory.execution(), host, pin, y, 0);
   rep->reduce_seconds = MPI_Wtime() - t0;
 
   if (!out_file.empty()) {
@@ -184,8 +183,8 @@ std::vector<double> gram_ata(const Array<double>& a) {
     if (a.split() != Split::rows)
       SLAB_FAIL(ShapeError, std::string("gram_ata: A must be split by rows, not ") + to_string(a.split()));
   });
-  const bool use_gpu = tasks.memory().config().use_gpu;
-  void* stream = tasks.memory().config().stream;
+  const bool use_gpu = tasks.memory().execution().on_device();
+  void* stream = tasks.memory().execution().stream();
   const std::uint64_t m = static_cast<std::uint64_t>(a.cols());
   Chunk acc = tasks.submit("gram.zero", {}, [m, use_gpu, stream](TaskContext& ctx) {
     auto out = ctx.output(m * m * sizeof(double));
@@ -204,7 +203,7 @@ std::vector<double> gram_ata(const Array<double>& a) {
   std::vector<double> host;
   Pin pin;
   double* y = nullptr;
-  reduce_accumulator(comm, acc, m, use_gpu, stream, host, pin, y, 0);
+  reduce_accumulator(comm, acc, m, tasks.memory().execution(), host, pin, y, 0);
   std::vector<double> result(m * m);
   if (comm.rank() == 0) std::copy(y, y + m * m, result.begin());
   comm.bcast(std::span<double>(result), 0);

@@ -20,25 +20,25 @@
 namespace slab::linalg {
 namespace {
 
-using detail::gpu_copy;
 
 std::string shape_str(std::int64_t r, std::int64_t c) {
   return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
 }
 std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
 
+// Where the rank computes, as a value the tasks' lambdas copy.
 struct Device {
   bool gpu = false;
-  void* stream = nullptr;
+  const ExecutionContext* exec = &ExecutionContext::host();
 };
-Device device_of(TaskQueue& q) { return {q.memory().config().use_gpu, q.memory().config().stream}; }
+Device device_of(TaskQueue& q) { return {q.memory().execution().on_device(), &q.memory().execution()}; }
 
 // Host copy of (possibly device) doubles.
 std::vector<double> to_host(const double* p, std::size_t count, const Device& d) {
   std::vector<double> out(count);
   if (count == 0) return out;
   if (d.gpu)
-    gpu_copy(out.data(), p, count * sizeof(double), d.stream);
+    slab::copy(out.data(), p, count * sizeof(double), *d.exec);
   else
     std::memcpy(out.data(), p, count * sizeof(double));
   return out;
@@ -46,7 +46,7 @@ std::vector<double> to_host(const double* p, std::size_t count, const Device& d)
 void from_host(double* dst, const double* src, std::size_t count, const Device& d) {
   if (count == 0) return;
   if (d.gpu)
-    gpu_copy(dst, src, count * sizeof(double), d.stream);
+    slab::copy(dst, src, count * sizeof(double), *d.exec);
   else
     std::memcpy(dst, src, count * sizeof(double));
 }
@@ -65,7 +65,7 @@ Resident resident(TaskContext& ctx, const std::vector<double>& host, const Devic
   }
   r.buffer = ctx.memory().allocate(std::max<std::size_t>(1, host.size()) * sizeof(double), "linalg_operand");
   r.pin = r.buffer->pin();
-  gpu_copy(r.pin.data(), host.data(), host.size() * sizeof(double), d.stream);
+  slab::copy(r.pin.data(), host.data(), host.size() * sizeof(double), *d.exec);
   r.data = reinterpret_cast<const double*>(r.pin.data());
   return r;
 }
@@ -113,7 +113,7 @@ TaskQueue::CombineFn add_combine(const Device& d) {
     const auto* b = reinterpret_cast<const double*>(in.data());
     const std::size_t count = acc.size() / sizeof(double);
     if (d.gpu)
-      detail::gpu_axpy(count, 1.0, b, a, d.stream);
+      detail::gpu_axpy(count, 1.0, b, a, *d.exec);
     else
       cblas_daxpy(int(count), 1.0, b, 1, a, 1);
   };
@@ -148,7 +148,7 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(n * n);
       if (d.gpu && rows >= n) {
-        detail::gpu_qr_r(in.data(), rows, n, out.data(), d.stream);
+        detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
       } else if (d.gpu) {
         auto a = to_host(in.data(), rows * n, d);
         std::vector<double> r(n * n);
@@ -198,7 +198,7 @@ std::vector<double> cholesky_r_impl(Engine& engine, const RowSource& src) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(n * n);
       if (d.gpu)
-        detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), d.stream);
+        detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), *d.exec);
       else
         local_gram(in.data(), rows, n, out.data(), false);
     }));
@@ -267,7 +267,7 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(count);
       if (d.gpu)
-        gpu_copy(out.data(), in.data() + off, count * sizeof(double), d.stream);
+        slab::copy(out.data(), in.data() + off, count * sizeof(double), *d.exec);
       else
         std::memcpy(out.data(), in.data() + off, count * sizeof(double));
     }));
@@ -300,7 +300,7 @@ Array<double> matmul_source(Engine& engine, const RowSource& src, std::vector<do
       auto c = ctx.output_as<double>(rows * n);
       if (d.gpu) {
         auto b_dev = resident(ctx, *bp, d);
-        detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), d.stream);
+        detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), *d.exec);
       } else {
         local_matmul(in.data(), rows, k, bp->data(), n, c.data());
       }
@@ -415,7 +415,7 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
         const double* ap = in.data() + row * na;
         const double beta = p == 0 ? 0.0 : 1.0;
         if (d.gpu)
-          detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), d.stream);
+          detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), *d.exec);
         else
           cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(na), int(nb), int(pieces[p].rows), 1.0, ap, int(na),
                       bp, int(nb), beta, c.data(), int(nb));
@@ -549,18 +549,6 @@ std::vector<double> lstsq(const Array<double>& a, const Array<double>& b) {
                      std::to_string(i) + ") = " + std::to_string(rr[i * n + i]) + ")");
   solve_upper(rr.data(), n, x.data());
   return x;
-}
-
-void copy_to_host(double* dst, const double* src, std::size_t count, bool device, void* stream) {
-  if (count == 0) return;
-  if (device)
-    gpu_copy(dst, src, count * sizeof(double), stream);
-  else
-    std::memcpy(dst, src, count * sizeof(double));
-}
-
-void copy_to_device(double* dst, const double* src, std::size_t count, void* stream) {
-  if (count) gpu_copy(dst, src, count * sizeof(double), stream);
 }
 
 }  // namespace slab::linalg

@@ -60,7 +60,10 @@ std::string quoted_label(const Buffer& b) {
 
 class MemoryState {
  public:
-  explicit MemoryState(MemoryConfig config) : cfg(std::move(config)) {
+  explicit MemoryState(MemoryConfig config)
+      : cfg(std::move(config)),
+        exec(cfg.execution != nullptr ? *cfg.execution : ExecutionContext::host()),
+        on_gpu(exec.on_device()) {
     SLAB_EXPECTS(cfg.device_limit > 0, InvalidArgument, "the device memory limit is 0 bytes; raise --memory-limit");
     if (cfg.spill_root.empty()) {
       const char* tmp = std::getenv("TMPDIR");
@@ -72,6 +75,8 @@ class MemoryState {
 
   std::mutex mu;
   MemoryConfig cfg;
+  const ExecutionContext& exec;
+  const bool on_gpu;  // the device tier is GPU memory
   std::string dir;  // private spill directory, "" until created
   bool closed = false;
   std::uint64_t next_buffer_id = 1;
@@ -135,12 +140,12 @@ class MemoryState {
   }
 
   std::byte* alloc_device(std::uint64_t bytes) {
-    return cfg.use_gpu ? static_cast<std::byte*>(device_alloc(bytes)) : host_alloc(bytes);
+    return on_gpu ? static_cast<std::byte*>(device_alloc(bytes, exec.stream())) : host_alloc(bytes);
   }
 
   void free_device(std::byte* p) noexcept {
-    if (cfg.use_gpu) {
-      device_free(p);
+    if (on_gpu) {
+      device_free(p, exec.stream());
     } else {
       host_free(p);
     }
@@ -305,15 +310,15 @@ class MemoryState {
       const double trace_start = trace_now();
       if (to_host) {
         std::byte* h = b.device_ptr_;  // host build: the device tier is host memory, relabel it
-        if (cfg.use_gpu) {
+        if (on_gpu) {
           h = host_alloc(b.size_);
           try {
-            copy_device_to_host(h, b.device_ptr_, b.size_, cfg.stream);
+            slab::copy(h, b.device_ptr_, b.size_, exec);
           } catch (...) {
             host_free(h);
             throw;
           }
-          device_free(b.device_ptr_);
+          device_free(b.device_ptr_, exec.stream());
         }
         b.device_ptr_ = nullptr;
         b.host_ptr_ = h;
@@ -325,10 +330,10 @@ class MemoryState {
         st.spill_seconds += seconds_since(t0);
         record("spill device->host", trace_start, b.size_);
       } else {
-        if (cfg.use_gpu) {
+        if (on_gpu) {
           std::byte* staging = host_alloc(b.size_);
           try {
-            copy_device_to_host(staging, b.device_ptr_, b.size_, cfg.stream);
+            slab::copy(staging, b.device_ptr_, b.size_, exec);
             write_to_disk(b, staging);
           } catch (...) {
             host_free(staging);
@@ -393,11 +398,11 @@ class MemoryState {
     const double trace_start = trace_now();
     if (b.tier_ == Tier::host) {
       std::byte* d = b.host_ptr_;
-      if (cfg.use_gpu) {
+      if (on_gpu) {
         try {
           d = alloc_device(b.size_);
           try {
-            copy_host_to_device(d, b.host_ptr_, b.size_, cfg.stream);
+            slab::copy(d, b.host_ptr_, b.size_, exec);
           } catch (...) {
             free_device(d);
             throw;
@@ -423,11 +428,11 @@ class MemoryState {
     const std::string path = file_path(b.file_id_);
     std::byte* d = alloc_device(b.size_);
     try {
-      if (cfg.use_gpu) {
+      if (on_gpu) {
         std::byte* staging = host_alloc(b.size_);
         try {
           read_spill_file(path, staging, b.size_, b.checksum_);
-          copy_host_to_device(d, staging, b.size_, cfg.stream);
+          slab::copy(d, staging, b.size_, exec);
         } catch (...) {
           host_free(staging);
           throw;
@@ -681,5 +686,6 @@ MemoryStats MemoryManager::stats() const {
 }
 
 const MemoryConfig& MemoryManager::config() const noexcept { return state_->cfg; }
+const ExecutionContext& MemoryManager::execution() const noexcept { return state_->exec; }
 
 }  // namespace slab

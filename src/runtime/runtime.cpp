@@ -116,6 +116,8 @@ struct Runtime::Impl {
   std::string spill_root;
   double liveness_timeout = 0;
   void* stream = nullptr;
+  // Where this rank computes: its GPU when it has one and the device tier is GPU memory (--device-memory).
+  std::unique_ptr<ExecutionContext> execution = std::make_unique<ExecutionContext>();
   std::unique_ptr<Tracer> tracer;
   // Declared last: destroyed after the destructor's body, so the heartbeat runs through MPI_Finalize.
   std::unique_ptr<detail::Liveness> liveness;
@@ -222,11 +224,14 @@ struct Runtime::Impl {
 #endif
       owns_kokkos = owns_mpi;  // a host program that initialised MPI itself also finalises Kokkos itself
     }
+    if (device.id >= 0 && stream != nullptr && options.device_memory)
+      execution = std::make_unique<ExecutionContext>(ExecutionPlace::cuda, device.id, stream);
     tracer = std::make_unique<Tracer>(world);
   }
 
   ~Impl() {
     tracer.reset();
+    execution.reset();  // its cuBLAS/cuSOLVER handles go before the stream
     detail::cuda_stream_destroy(stream);
     if (owns_kokkos && Kokkos::is_initialized()) Kokkos::finalize();
     int finalized = 0;
@@ -266,6 +271,7 @@ std::uint64_t Runtime::host_memory_limit() const noexcept { return impl_->host_l
 const std::string& Runtime::spill_root() const noexcept { return impl_->spill_root; }
 Tracer& Runtime::tracer() noexcept { return *impl_->tracer; }
 void* Runtime::stream_handle() const noexcept { return impl_->stream; }
+const ExecutionContext& Runtime::execution() const noexcept { return *impl_->execution; }
 double Runtime::liveness_timeout() const noexcept { return impl_->liveness_timeout; }
 
 void Runtime::finish(const std::vector<std::pair<std::string, std::uint64_t>>& extra_summary_columns) {

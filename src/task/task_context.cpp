@@ -5,6 +5,8 @@
 
 namespace slab {
 
+const ExecutionContext& TaskContext::execution() const noexcept { return memory_.execution(); }
+
 std::span<const std::byte> TaskContext::input(std::size_t i) const {
   SLAB_EXPECTS(i < inputs_.size(), InvalidArgument,
                "task input " + std::to_string(i) + " requested, but the task has " + std::to_string(inputs_.size()));

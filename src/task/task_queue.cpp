@@ -7,7 +7,6 @@
 #include <map>
 #include <unordered_set>
 
-#include "memory/device_allocator.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -119,10 +118,7 @@ struct TaskQueue::Impl {
         node.output = memory.allocate(input->output->size(), "reduce accumulator");
         Pin dst = node.output->pin();
         Pin src = input->output->pin();
-        if (memory.config().use_gpu)
-          detail::copy_device_to_device(dst.data(), src.data(), src.size(), memory.config().stream);
-        else
-          std::memcpy(dst.data(), src.data(), src.size());
+        slab::copy(dst.data(), src.data(), src.size(), memory.execution());
       }
     } else {
       SLAB_EXPECTS(input->output->size() == node.output->size(), InvalidArgument,
@@ -317,9 +313,9 @@ void TaskQueue::copy_out(const Chunk& chunk, const std::function<void(std::span<
     return;
   }
   Pin pin = buffer->pin();
-  if (impl_->memory.config().use_gpu) {
+  if (impl_->memory.execution().on_device()) {
     std::vector<std::byte> host(pin.size());
-    detail::copy_device_to_host(host.data(), pin.data(), pin.size(), impl_->memory.config().stream);
+    slab::copy(host.data(), pin.data(), pin.size(), impl_->memory.execution());
     reader(host);
   } else {
     reader({pin.data(), static_cast<std::size_t>(pin.size())});

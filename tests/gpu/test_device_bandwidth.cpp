@@ -42,22 +42,23 @@ TEST(Gpu, DeviceBufferBandwidth) {
   const std::size_t bytes = n * sizeof(double);
   std::vector<double> host(n);
   for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<double>(i % 7) + comm.rank();
-  auto* in = static_cast<double*>(slab::detail::device_alloc(bytes));
-  auto* out = static_cast<double*>(slab::detail::device_alloc(bytes));
   void* stream = rt.stream_handle();
+  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, stream);
+  auto* in = static_cast<double*>(slab::detail::device_alloc(bytes, stream));
+  auto* out = static_cast<double*>(slab::detail::device_alloc(bytes, stream));
 
-  const double h2d = timed(comm, 5, [&] { slab::detail::copy_host_to_device(in, host.data(), bytes, stream); });
+  const double h2d = timed(comm, 5, [&] { slab::copy(in, host.data(), bytes, exec); });
   std::vector<double> back(n);
-  const double d2h = timed(comm, 5, [&] { slab::detail::copy_device_to_host(back.data(), in, bytes, stream); });
+  const double d2h = timed(comm, 5, [&] { slab::copy(back.data(), in, bytes, exec); });
   const double ar = timed(
       comm, 5, [&] { comm.allreduce(std::span<const double>(in, n), std::span<double>(out, n), slab::ReduceOp::sum); });
-  slab::detail::copy_device_to_host(back.data(), out, bytes, stream);
+  slab::copy(back.data(), out, bytes, exec);
   const int p = comm.size();
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += back[i] != p * static_cast<double>(i % 7) + p * (p - 1) / 2.0;
   EXPECT_EQ(wrong, 0u);
-  slab::detail::device_free(in);
-  slab::detail::device_free(out);
+  slab::detail::device_free(in, stream);
+  slab::detail::device_free(out, stream);
 
   if (comm.rank() == 0) {
     const double gb = static_cast<double>(bytes) / 1e9;

@@ -30,8 +30,8 @@ TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
   std::string why;
   if (no_device(rt, why)) GTEST_SKIP() << why;
   const std::size_t n = 1 << 20;
-  slab::MemoryManager memory(
-      {2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), true, rt.stream_handle(), nullptr});
+  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+  slab::MemoryManager memory({2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), &exec, nullptr});
   std::vector<double> host(n);
   std::iota(host.begin(), host.end(), 0.0);
   std::vector<slab::BufferPtr> buffers;
@@ -39,12 +39,12 @@ TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
     buffers.push_back(memory.allocate(n * sizeof(double)));
     auto pin = buffers.back()->pin();
     for (auto& v : host) v += 1;
-    slab::detail::copy_host_to_device(pin.data(), host.data(), n * sizeof(double), nullptr);
+    slab::copy(pin.data(), host.data(), n * sizeof(double), exec);
   }
   EXPECT_GT(memory.stats().spilled_to_host_count, 0u);
   std::vector<double> back(n);
   auto pin = buffers[0]->pin();
-  slab::detail::copy_device_to_host(back.data(), pin.data(), n * sizeof(double), nullptr);
+  slab::copy(back.data(), pin.data(), n * sizeof(double), exec);
   EXPECT_EQ(back[0], 1.0);
   EXPECT_EQ(back[n - 1], static_cast<double>(n));
   EXPECT_LE(memory.stats().device.high_water, 2 * n * sizeof(double));
@@ -55,16 +55,17 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
   std::string why;
   if (no_device(rt, why)) GTEST_SKIP() << why;
   slab::Comm comm = slab::make_world_comm(rt);
+  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
   const std::size_t n = 1 << 18;
   const int size = comm.size();
   std::vector<double> host(n);
   for (std::size_t i = 0; i < n; ++i) host[i] = static_cast<double>(i % 97) + comm.rank();
-  auto* dev_in = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double)));
-  auto* dev_out = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double)));
-  slab::detail::copy_host_to_device(dev_in, host.data(), n * sizeof(double), nullptr);
+  auto* dev_in = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double), exec.stream()));
+  auto* dev_out = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double), exec.stream()));
+  slab::copy(dev_in, host.data(), n * sizeof(double), exec);
   comm.allreduce(std::span<const double>(dev_in, n), std::span<double>(dev_out, n), slab::ReduceOp::sum);
   std::vector<double> got(n);
-  slab::detail::copy_device_to_host(got.data(), dev_out, n * sizeof(double), nullptr);
+  slab::copy(got.data(), dev_out, n * sizeof(double), exec);
   std::size_t wrong = 0;
   for (std::size_t i = 0; i < n; ++i) wrong += got[i] != size * static_cast<double>(i % 97) + size * (size - 1) / 2.0;
   EXPECT_EQ(wrong, 0u);
@@ -73,14 +74,14 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
   std::vector<double> send(block * size);
   for (int p = 0; p < size; ++p)
     for (std::size_t i = 0; i < block; ++i) send[p * block + i] = comm.rank() * 1000.0 + p;
-  auto* dsend = static_cast<double*>(slab::detail::device_alloc(send.size() * sizeof(double)));
-  auto* drecv = static_cast<double*>(slab::detail::device_alloc(send.size() * sizeof(double)));
-  slab::detail::copy_host_to_device(dsend, send.data(), send.size() * sizeof(double), nullptr);
+  auto* dsend = static_cast<double*>(slab::detail::device_alloc(send.size() * sizeof(double), exec.stream()));
+  auto* drecv = static_cast<double*>(slab::detail::device_alloc(send.size() * sizeof(double), exec.stream()));
+  slab::copy(dsend, send.data(), send.size() * sizeof(double), exec);
   comm.alltoall(std::span<const double>(dsend, send.size()), std::span<double>(drecv, send.size()));
   std::vector<double> recv(send.size());
-  slab::detail::copy_device_to_host(recv.data(), drecv, recv.size() * sizeof(double), nullptr);
+  slab::copy(recv.data(), drecv, recv.size() * sizeof(double), exec);
   for (int p = 0; p < size; ++p) EXPECT_EQ(recv[p * block], p * 1000.0 + comm.rank());
   for (void* p :
        {static_cast<void*>(dev_in), static_cast<void*>(dev_out), static_cast<void*>(dsend), static_cast<void*>(drecv)})
-    slab::detail::device_free(p);
+    slab::detail::device_free(p, exec.stream());
 }

@@ -40,7 +40,7 @@ TEST(BadInputMemory, SpillRootCannotBeCreated) {
   // /proc refuses new folders, even to root. (An Engine checks its spill root before it makes a memory manager;
   // this is the memory layer's own check.)
   slab::Comm comm(MPI_COMM_WORLD);
-  slab::MemoryManager memory(slab::MemoryConfig{1u << 20, 0, UINT64_MAX, "/proc/slab-spill", false, nullptr, nullptr});
+  slab::MemoryManager memory(slab::MemoryConfig{1u << 20, 0, UINT64_MAX, "/proc/slab-spill", nullptr, nullptr});
   expect_error(comm, "IoError",
                "cannot create the spill root '/proc/slab-spill': No such file or directory; set --spill-dir "
                "(SLAB_SPILL_DIR) to a writable folder",

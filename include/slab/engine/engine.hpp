@@ -59,6 +59,8 @@ class Engine {
   [[nodiscard]] const MemoryManager& memory() const noexcept { return *memory_; }
   [[nodiscard]] TaskQueue& tasks() noexcept { return *tasks_; }
   [[nodiscard]] Tracer& tracer() noexcept { return runtime_->tracer(); }
+  /// Where this rank computes (host or its GPU), its stream and CUDA library handles. Not collective.
+  [[nodiscard]] const ExecutionContext& execution() const noexcept { return runtime_->execution(); }
   [[nodiscard]] int rank() const noexcept { return runtime_->rank(); }
   [[nodiscard]] int size() const noexcept { return runtime_->size(); }
 

@@ -107,12 +107,4 @@ struct RandomizedOptions {
  */
 [[nodiscard]] std::vector<double> lstsq(const Array<double>& a, const Array<double>& b);
 
-/// @brief Copy `count` doubles to host memory from `src`, which is device memory when `device` (the memory
-/// manager's use_gpu), else host memory. For apps reading their chunks. Not collective.
-/// @throws NotCompiled when device is true in a build without CUDA.
-void copy_to_host(double* dst, const double* src, std::size_t count, bool device, void* stream);
-/// @brief Copy `count` doubles from host memory to device memory `dst` (a chunk's buffer on a GPU build).
-/// Not collective. @throws NotCompiled in a build without CUDA.
-void copy_to_device(double* dst, const double* src, std::size_t count, void* stream);
-
 }  // namespace slab::linalg

@@ -14,6 +14,7 @@
 #include "slab/memory/buffer.hpp"
 #include "slab/memory/reservation.hpp"
 #include "slab/memory/tier.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 namespace slab {
 
@@ -25,8 +26,9 @@ struct MemoryConfig {
   std::uint64_t host_limit = 0;           ///< bytes resident on the host tier may never exceed this
   std::uint64_t disk_limit = UINT64_MAX;  ///< cap on spilled payload bytes in the spill directory
   std::string spill_root;    ///< folder in which the private spill directory is made; empty: $TMPDIR or /tmp
-  bool use_gpu = false;      ///< device tier is cudaMalloc'd memory (false: host memory)
-  void* stream = nullptr;    ///< cudaStream_t for device<->host copies (null: default stream)
+  /// Where the rank computes: the device tier is GPU memory (a stream-ordered pool on its stream) when
+  /// execution->on_device(), else host memory. Null: a host context. Must outlive the manager.
+  const ExecutionContext* execution = nullptr;
   Tracer* tracer = nullptr;  ///< spill/reload events and memory samples go here when set
 };
 
@@ -145,6 +147,8 @@ class MemoryManager {
 
   /** @brief The configuration (spill_root resolved). Never throws. */
   [[nodiscard]] const MemoryConfig& config() const noexcept;
+  /// Where the rank computes (config().execution, or a host context). Not collective.
+  [[nodiscard]] const ExecutionContext& execution() const noexcept;
 
  private:
   std::shared_ptr<detail::MemoryState> state_;

@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "slab/runtime/execution_context.hpp"
 #include "slab/runtime/options.hpp"
 #include "slab/trace/tracer.hpp"
 
@@ -79,6 +80,9 @@ class Runtime {
 
   /// This rank's CUDA stream (an opaque cudaStream_t) on GPU builds with a device; nullptr otherwise.
   [[nodiscard]] void* stream_handle() const noexcept;
+  /// Where this rank computes: on its GPU (device tier in GPU memory) with --device-memory / SLAB_DEVICE_MEMORY=1
+  /// on a rank with a device, else on the host. Not collective.
+  [[nodiscard]] const ExecutionContext& execution() const noexcept;
 
   /// Seconds of silence after which a neighbouring rank counts as gone (SLAB_LIVENESS_TIMEOUT; see "A rank or
   /// host that disappears" in slab/comm/comm.hpp); 0 when the check is off (one rank, or turned off). Not collective.

@@ -13,6 +13,7 @@
 namespace slab {
 
 class MemoryManager;
+class ExecutionContext;
 class Comm;
 class Tracer;
 
@@ -62,6 +63,8 @@ class TaskContext {
   void set_output(BufferPtr buffer, std::size_t index = 0);
 
   [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
+  /// Where this task computes (host or the rank's GPU), its stream and CUDA library handles.
+  [[nodiscard]] const ExecutionContext& execution() const noexcept;
   [[nodiscard]] Comm& comm() noexcept { return comm_; }
   [[nodiscard]] Tracer& tracer() noexcept { return tracer_; }
 

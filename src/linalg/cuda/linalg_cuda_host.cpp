@@ -9,15 +9,13 @@ namespace {
   SLAB_FAIL(NotCompiled, std::string("linalg: ") + what + " needs a CUDA build (cuBLAS/cuSOLVER)");
 }
 }  // namespace
-bool gpu_available() noexcept { return false; }
 void gpu_dgemm(bool, bool, std::size_t, std::size_t, std::size_t, double, const double*, const double*, double, double*,
-               void*) {
+               const ExecutionContext&) {
   no_cuda("dgemm on device memory");
 }
-void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("dsyrk on device memory"); }
-void gpu_qr_r(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("QR on device memory"); }
-void gpu_qr_q(const double*, std::size_t, std::size_t, double*, void*) { no_cuda("QR on device memory"); }
-void gpu_svd(const double*, std::size_t, double*, double*, double*, void*) { no_cuda("SVD on device memory"); }
-void gpu_axpy(std::size_t, double, const double*, double*, void*) { no_cuda("axpy on device memory"); }
-void gpu_copy(void*, const void*, std::size_t, void*) { no_cuda("device copies"); }
+void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("dsyrk on device memory"); }
+void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("QR on device memory"); }
+void gpu_qr_q(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("QR on device memory"); }
+void gpu_svd(const double*, std::size_t, double*, double*, double*, const ExecutionContext&) { no_cuda("SVD on device memory"); }
+void gpu_axpy(std::size_t, double, const double*, double*, const ExecutionContext&) { no_cuda("axpy on device memory"); }
 }  // namespace slab::linalg::detail

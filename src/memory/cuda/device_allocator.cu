@@ -1,65 +1,57 @@
-// The device tier's raw allocator: cudaMalloc / cudaFree and synchronous copies on the caller's stream.
-// Raw pointers and a void* stream only, so that no public header includes CUDA.
+// The device tier's raw allocator: a stream-ordered pool (cudaMallocAsync / cudaFreeAsync on the rank's
+// stream). The device's default pool keeps what is freed (release threshold: unlimited), so that buffers coming
+// and going as tasks run do not pay cudaMalloc's device-wide synchronisation; the memory manager's limit, not
+// the pool, bounds what is resident. Raw pointers and a void* stream only, so that no public header includes CUDA.
 #include <cuda_runtime.h>
 
+#include <cstdint>
+#include <mutex>
 #include <string>
 
 #include "memory/device_allocator.hpp"
-#include "slab/core/error.hpp"
+#include "runtime/cuda/check.hpp"
 #include "slab/core/units.hpp"
 
 namespace slab::detail {
 namespace {
 
-void check(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess) {
-    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
-  }
+void keep_freed_memory_in_pool() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    int device = 0;
+    check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+    cudaMemPool_t pool = nullptr;
+    check_cuda(cudaDeviceGetDefaultMemPool(&pool, device), "cudaDeviceGetDefaultMemPool");
+    std::uint64_t threshold = UINT64_MAX;
+    check_cuda(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold),
+               "cudaMemPoolSetAttribute(release threshold)");
+  });
 }
 
 }  // namespace
 
-bool device_allocator_is_cuda() noexcept { return true; }
-
-void* device_alloc(std::size_t bytes) {
+void* device_alloc(std::size_t bytes, void* stream) {
+  keep_freed_memory_in_pool();
+  auto s = static_cast<cudaStream_t>(stream);
   void* p = nullptr;
-  const cudaError_t rc = cudaMalloc(&p, bytes == 0 ? 1 : bytes);
+  const cudaError_t rc = cudaMallocAsync(&p, bytes == 0 ? 1 : bytes, s);
   if (rc == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // not sticky: clear it
-    SLAB_FAIL(OutOfMemory, "cudaMalloc of " + format_bytes(bytes) +
+    SLAB_FAIL(OutOfMemory, "cudaMallocAsync of " + format_bytes(bytes) +
                                " failed: the GPU is out of memory (is --memory-limit above what is free?)");
   }
-  check(rc, "cudaMalloc");
+  check_cuda(rc, "cudaMallocAsync");
+  // Callers use the buffer from the host (copies, kernels on other streams) right away: make it valid there.
+  check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after cudaMallocAsync");
   return p;
 }
 
-void device_free(void* ptr) noexcept {
+void device_free(void* ptr, void* stream) noexcept {
   if (ptr == nullptr) return;
-  const cudaError_t rc = cudaFree(ptr);
+  const cudaError_t rc = cudaFreeAsync(ptr, static_cast<cudaStream_t>(stream));
   if (rc != cudaSuccess) {
-    SLAB_FATAL(std::string("cudaFree failed: ") + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
+    SLAB_FATAL(std::string("cudaFreeAsync failed: ") + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
   }
-}
-
-void copy_device_to_host(void* host_dst, const void* device_src, std::size_t bytes, void* stream) {
-  if (bytes == 0) return;
-  auto s = static_cast<cudaStream_t>(stream);
-  check(cudaMemcpyAsync(host_dst, device_src, bytes, cudaMemcpyDeviceToHost, s), "cudaMemcpyAsync device->host");
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize after device->host copy");
-}
-
-void copy_host_to_device(void* device_dst, const void* host_src, std::size_t bytes, void* stream) {
-  if (bytes == 0) return;
-  auto s = static_cast<cudaStream_t>(stream);
-  check(cudaMemcpyAsync(device_dst, host_src, bytes, cudaMemcpyHostToDevice, s), "cudaMemcpyAsync host->device");
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize after host->device copy");
-}
-
-void copy_device_to_device(void* device_dst, const void* device_src, std::size_t bytes, void* stream) {
-  if (bytes == 0) return;
-  auto s = static_cast<cudaStream_t>(stream);
-  check(cudaMemcpyAsync(device_dst, device_src, bytes, cudaMemcpyDeviceToDevice, s), "cudaMemcpyAsync device->device");
-  check(cudaStreamSynchronize(s), "cudaStreamSynchronize after device->device copy");
 }
 
 }  // namespace slab::detail

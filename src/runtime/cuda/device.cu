@@ -7,17 +7,14 @@
 
 #include <string>
 
+#include "runtime/cuda/check.hpp"
 #include "runtime/cuda/device.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::detail {
 
 namespace {
-void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    SLAB_FAIL(CudaError,
-              std::string(what) + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
-}
+void check(cudaError_t status, const char* what) { check_cuda(status, what); }
 }  // namespace
 
 int cuda_device_count() noexcept {

@@ -1,0 +1,23 @@
+// The CUDA side of ExecutionContext: one copy between memory kinds (unified addressing tells the kinds).
+#include <cuda_runtime.h>
+
+#include <cstring>
+
+#include "runtime/cuda/check.hpp"
+#include "runtime/cuda/execution.hpp"
+
+namespace slab::detail {
+
+void cuda_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, s), "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy");
+}
+
+void host_copy(void* dst, const void* src, std::size_t bytes) noexcept { std::memcpy(dst, src, bytes); }
+
+void cuda_stream_synchronize(void* stream) {
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+}
+
+}  // namespace slab::detail
