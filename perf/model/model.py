@@ -62,21 +62,43 @@ def tsqr(mach, prob, p):
     return {"compute": local, "comm": comm, "serial": serial, "io": 0.0}
 
 
-def gram(mach, prob, p, reduce_scatter=False):
-    """slab's out-of-core X X^T: read X (n x m) in column blocks dealt to ranks, dsyrk each into one n x n
-    sum per rank, reduce the sums over a binomial tree to rank 0 (or, the alternative, a reduce-scatter), and
-    rank 0 writes Y."""
+def gram(mach, prob, p, flow="after", reduce_scatter=False):
+    """slab's out-of-core X X^T: read X (n x m) in column blocks dealt to ranks, dsyrk each into one n x n sum per
+    rank, then combine the sums and write Y.
+
+    flow="before" (slab up to issue 14; `--gram-flow before` prints only this): read and dsyrk take turns (their
+    times add), the sums are reduced over the binomial tree to rank 0 (n x n per level), and rank 0 alone writes Y.
+    With reduce_scatter=True, the old dotted alternative: that tree replaced by Rabenseifner's reduce-scatter plus
+    a gather to rank 0, which still writes Y alone.
+
+    flow="after" (slab now): block i + 1 is read while block i's dsyrk runs, so the pass costs the longer of the
+    two plus the shorter one's share of one block (at least four blocks per rank, gram_block_cols); the sums are
+    reduce-scattered by recursive halving along the same tree (level l sends n^2 / 2^(l+1) doubles, the first
+    levels inside a node over NVLink) into row blocks; and every rank writes its rows collectively, so writing Y
+    scales with the nodes' bandwidth like the read."""
     n, m, r = prob["n"], prob["m"], mach.r
     nodes = math.ceil(p / mach.gpn)
     io = 8.0 * n * m / min(nodes * r["read_Bps_per_node"], 5.0e12)  # scratch: > 5 TB/s in all
     compute = float(n) * n * m / p / r["syrk_flops"]
     add = 3 * 8.0 * n * n / r["mem_Bps"]  # one n x n sum per level: read two, write one
-    if reduce_scatter and p > 1:  # Rabenseifner: reduce-scatter + gather, 2 (p-1)/p of the matrix per rank
-        comm = 2 * math.log2(p) * mach.net[0] + 2.0 * (p - 1) / p * 8.0 * n * n / mach.net[1] + add
-    else:
-        comm = mach.tree(p, 8.0 * n * n, combine_s=add)
-    serial = 8.0 * n * n / r["read_Bps_per_node"]  # writing Y
-    return {"compute": compute, "comm": comm, "serial": serial, "io": io}
+    if flow == "before":
+        if reduce_scatter and p > 1:  # Rabenseifner: reduce-scatter + gather, 2 (p-1)/p of the matrix per rank
+            comm = 2 * math.log2(p) * mach.net[0] + 2.0 * (p - 1) / p * 8.0 * n * n / mach.net[1] + add
+        else:
+            comm = mach.tree(p, 8.0 * n * n, combine_s=add)
+        serial = 8.0 * n * n / r["read_Bps_per_node"]  # rank 0 writes Y
+        return {"compute": compute, "comm": comm, "serial": serial, "io": io}
+    blocks = 4  # per rank (gram_block_cols' floor, where the memory allows no fewer)
+    levels = math.ceil(math.log2(p)) if p > 1 else 0
+    intra = min(levels, int(math.log2(mach.gpn)))
+    comm = 0.0
+    for lev in range(levels):  # recursive halving: half the remaining blocks cross at each level
+        a, b = mach.nvl if lev < intra else mach.net
+        piece = 8.0 * n * n / 2 ** (lev + 1)
+        comm += a + piece / b + 3 * piece / r["mem_Bps"]
+    write = 8.0 * n * n / min(nodes * r["read_Bps_per_node"], 5.0e12)  # every rank its rows, collectively
+    hidden = min(io, compute) * (1.0 - 1.0 / blocks)  # what the overlap hides of the shorter of the two
+    return {"compute": compute, "comm": comm, "serial": 0.0, "io": io - hidden + write}
 
 
 def groupby(mach, prob, p):
@@ -90,10 +112,38 @@ def groupby(mach, prob, p):
     return {"compute": compute, "comm": comm, "serial": 0.0, "io": 0.0}
 
 
+def gram_table(rows, prm, gpus):
+    """The X X^T flows at the given GPU counts, for each rate set, as a markdown table: predicted seconds,
+    efficiency against the same flow on 1 GPU, and the speedup over the 1-GPU time of the flow before."""
+    names = [n for n in ("gram", "gram (reduce-scatter)", "gram (rs + overlap)") if any(r["model"] == n for r in rows)]
+    label = {"gram": "before: tree reduce to rank 0, read then dsyrk, rank 0 writes Y",
+             "gram (reduce-scatter)": "before, tree replaced by reduce-scatter + gather (the old dotted line)",
+             "gram (rs + overlap)": "after: reduce-scatter into row blocks, reads overlap dsyrk, collective write"}
+    out = [f"# X X^T, predicted on Perlmutter ({prm['problems']['gram']['label']})", "",
+           "Regenerate: `python3 perf/model/model.py --table perf/model/gram-scaling.md` "
+           "(`--gram-flow before` keeps only the flow before issue 14). Efficiency is against the same flow on "
+           "1 GPU; \"vs before @1\" is the speedup over the flow before on 1 GPU.", ""]
+    for rates in prm["rates"]:
+        out += [f"## {rates.replace('_', ' ')} rates", "",
+                "| flow | GPUs | seconds | efficiency | vs before @1 | compute s | comm s | serial s | io s |",
+                "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
+        base = [r for r in rows if r["model"] == "gram" and r["rates"] == rates and r["gpus"] == 1]
+        for name in names:
+            for g in gpus:
+                for r in rows:
+                    if r["model"] == name and r["rates"] == rates and r["gpus"] == g:
+                        vs = f"{base[0]['seconds'] / r['seconds']:.0f}x" if base else "-"
+                        out.append(f"| {label[name]} | {g} | {r['seconds']:.3g} | {100 * r['efficiency']:.1f}% | {vs} | "
+                                   f"{r['compute_s']:.3g} | {r['comm_s']:.3g} | {r['serial_s']:.3g} | {r['io_s']:.3g} |")
+        out.append("")
+    return "\n".join(out)
+
+
 MODELS = [
     ("tsqr", "tsqr", tsqr, {}),
-    ("gram", "gram", gram, {}),
-    ("gram (reduce-scatter)", "gram", gram, {"reduce_scatter": True}),
+    ("gram", "gram", gram, {"flow": "before"}),
+    ("gram (reduce-scatter)", "gram", gram, {"flow": "before", "reduce_scatter": True}),
+    ("gram (rs + overlap)", "gram", gram, {"flow": "after"}),
     ("groupby, few groups", "groupby_low", groupby, {}),
     ("groupby, many groups", "groupby_high", groupby, {}),
 ]
@@ -103,15 +153,22 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--params", default=os.path.join(HERE, "params.json"))
     ap.add_argument("--out", default=os.path.join(ROOT, "perf", "results", "scaling", "model"))
+    ap.add_argument("--gram-flow", choices=["before", "after", "both"], default="both",
+                    help="X X^T as slab did it before issue 14 (tree reduce to rank 0, read and dsyrk in turn, rank 0 "
+                         "writes Y), as it does now (reduce-scatter, overlapped reads, collective write), or both")
+    ap.add_argument("--table", help="also write the X X^T efficiencies at --table-gpus as a markdown table here")
+    ap.add_argument("--table-gpus", default="256,1024")
     opts = ap.parse_args()
     with open(opts.params) as f:
         prm = json.load(f)
     ps = [2 ** k for k in range(int(math.log2(prm["max_gpus"])) + 1)]
     results = {}  # (model, rates) -> [parts per p]
     rows = []
+    models = [mdl for mdl in MODELS
+              if mdl[1] != "gram" or opts.gram_flow == "both" or mdl[3].get("flow") == opts.gram_flow]
     for rates in prm["rates"]:
         mach = Machine(prm, prm["rates"][rates])
-        for name, key, fn, kw in MODELS:
+        for name, key, fn, kw in models:
             parts = [fn(mach, prm["problems"][key], p, **kw) for p in ps]
             results[(name, rates)] = parts
             t1 = sum(parts[0].values())
@@ -125,15 +182,27 @@ def main():
         w.writeheader()
         w.writerows(rows)
     print(f"wrote {opts.out}.csv")
-    for name, _, _, _ in MODELS:
+    for name, _, _, _ in models:
         for rates in prm["rates"]:
             good = [r["gpus"] for r in rows if r["model"] == name and r["rates"] == rates and r["efficiency"] >= 0.5]
             print(f"{name:24s} {rates:14s} efficiency >= 50% up to {max(good)} GPUs")
+    table = gram_table(rows, prm, [int(g) for g in opts.table_gpus.split(",")])
+    print(table)
+    if opts.table:
+        with open(opts.table, "w") as f:
+            f.write(table)
+        print(f"wrote {opts.table}")
 
-    import matplotlib
+    try:
+        import matplotlib
+    except ImportError:
+        print("matplotlib not installed: no plot")
+        return
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    panels = [("tsqr", ["tsqr"]), ("gram", ["gram", "gram (reduce-scatter)"]),
+    have = {mdl[0] for mdl in models}
+    panels = [("tsqr", ["tsqr"]),
+              ("gram", [g for g in ("gram", "gram (reduce-scatter)", "gram (rs + overlap)") if g in have]),
               ("groupby", ["groupby, few groups", "groupby, many groups"])]
     fig, ax = plt.subplots(2, 3, figsize=(16, 8.5))
     colors = {"compute": "#4c72b0", "comm": "#dd8452", "serial": "#c44e52", "io": "#55a868"}

@@ -155,6 +155,16 @@ void binomial_tree(int rank, int size, int root, Exchange&& exchange, Merge&& me
 
 }  // namespace
 
+namespace detail {
+void combine_elements(char* acc, const char* other, std::size_t n, ElementType dt, ReduceOp op) {
+  combine(acc, other, n, dt, op);
+}
+void normalize_logical_elements(char* data, std::size_t n, ElementType dt, ReduceOp op) {
+  normalize_logical(data, n, dt, op);
+}
+std::string reduce_op_error(ElementType dt, ReduceOp op) { return op_error(dt, op); }
+}  // namespace detail
+
 void Comm::bcast_raw(void* data, std::size_t count, ElementType dt, int root) const {
   const Impl& im = *impl_;
   const std::size_t bytes = count * element_size(dt);

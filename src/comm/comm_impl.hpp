@@ -47,6 +47,7 @@ namespace detail {
 inline constexpr int tag_tree = 11;
 inline constexpr int tag_exchange = 12;
 inline constexpr int tag_forward = 13;
+inline constexpr int tag_reduce_scatter = 14;
 
 /// Records one TraceKind::comm event on destruction when a tracer is present.
 class CommTrace {
@@ -155,6 +156,13 @@ void wait_all(std::vector<MPI_Request>& reqs);
 void pairwise_exchange(const char* send, const std::size_t* send_bytes, const std::size_t* send_displs, char* recv,
                        const std::size_t* recv_bytes, const std::size_t* recv_displs, int rank, int size,
                        MPI_Comm comm);
+
+/// acc[i] = acc[i] op other[i] for n elements of `dt` (the combine of reduce and its tree). Not collective.
+void combine_elements(char* acc, const char* other, std::size_t n, ElementType dt, ReduceOp op);
+/// Logical results as 0/1 (land/lor; other operators leave `data` as it is). Not collective.
+void normalize_logical_elements(char* data, std::size_t n, ElementType dt, ReduceOp op);
+/// Why `op` is not defined for `dt` (land/lor on floating point), or empty. Not collective.
+std::string reduce_op_error(ElementType dt, ReduceOp op);
 
 /// Throw an exception of the class named `kind` ("ShapeError", ...), marked as agreed, with `message` and
 /// `origin` (Error::origin_rank(), also_failed_on(), file(), line()).

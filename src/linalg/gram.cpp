@@ -1,17 +1,23 @@
-// Gram matrices: X X^T out of core from HDF5 (streamed dsyrk into one accumulator per rank, fixed-tree
-// reduction, atomic write next to X) and A^T A of a row-split Array.
+// Gram matrices: X X^T out of core from HDF5 (reads overlapped with a streamed dsyrk into one accumulator per
+// rank, a reduce-scatter of the sums into each rank's rows of Y, one collective atomic write next to X) and A^T A
+// of a row-split Array.
 #include "slab/linalg/gram.hpp"
 
 #include <cblas.h>
 #include <mpi.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
+#include <exception>
 #include <memory>
+#include <thread>
+#include <tuple>
 
 #include "linalg/cuda/gram_kernels.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/memory_manager.hpp"
+#include "slab/trace/tracer.hpp"
 
 namespace slab::linalg {
 namespace {
@@ -44,27 +50,144 @@ void symmetrize(double* y, std::uint64_t n) {
         for (std::uint64_t j = std::max(j0, i + 1); j < std::min(n, j0 + tile); ++j) y[j * n + i] = y[i * n + j];
 }
 
-// Pin the final accumulator, bring it to host memory, reduce it over the fixed tree to `root`, mirror it.
-// Returns the host copy (empty when the accumulator could be reduced in place; then `pin` holds the data).
-void reduce_accumulator(const Comm& comm, Chunk& acc, std::uint64_t n, const ExecutionContext& exec,
-                        std::vector<double>& host, Pin& pin, double*& y, int root) {
+// Pin the final accumulator (copied to host memory on the GPU path, and the device copy released), mirror its upper
+// triangle and reduce-scatter it in place into row blocks (gram_row_block): every rank then holds its rows of the
+// sum, bitwise those of a tree reduce of the whole matrix. Returns this rank's rows; `host` and `pin` keep them.
+std::span<double> reduce_scatter_rows(const Comm& comm, Tracer& tracer, Chunk& acc, std::uint64_t n,
+                                      const ExecutionContext& exec, std::vector<double>& host, Pin& pin) {
   pin = acc.buffer()->pin();
-  const std::size_t count = static_cast<std::size_t>(n * n);
+  auto* y = reinterpret_cast<double*>(pin.data());
+  const auto count = static_cast<std::size_t>(n * n);
   if (exec.on_device()) {
     host.resize(count);
     slab::copy(host.data(), pin.data(), count * sizeof(double), exec);
     pin.reset();
-    acc = Chunk();
+    acc = Chunk();  // the device tier's copy goes now
     y = host.data();
-  } else {
-    y = reinterpret_cast<double*>(pin.data());
   }
-  std::span<const double> in(y, count);
-  std::span<double> out = comm.rank() == root ? std::span<double>(y, count) : std::span<double>();
-  comm.reduce(in, out, ReduceOp::sum, root);
-  if (comm.rank() == root) symmetrize(y, n);
+  {
+    const Tracer::Scope traced(tracer, "gram.symmetrize", TraceKind::compute, count * sizeof(double));
+    symmetrize(y, n);  // every rank: then each row block of the sum is whole, and summed in one order
+  }
+  std::vector<std::size_t> counts(static_cast<std::size_t>(comm.size()));
+  for (int r = 0; r < comm.size(); ++r)
+    counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(gram_row_block(n, comm.size(), r).second * n);
+  return comm.reduce_scatter(std::span<double>(y, count), counts, ReduceOp::sum);
 }
 
+// Read `w` columns of X from column j0 into `out` (n x w row-major; device memory on the GPU path).
+void read_columns(const io::DatasetInfo& x, std::uint64_t n, std::uint64_t j0, std::uint64_t w,
+                  const ExecutionContext& exec, std::byte* out) {
+  if (exec.on_device()) {
+    std::vector<double> host(n * w);
+    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
+    slab::copy(out, host.data(), n * w * sizeof(double), exec);
+  } else {
+    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, out);
+  }
+}
+
+// The streaming pass of gram_xxt: this rank's blocks b = rank, rank + p, ... The first block is read by a task
+// of its own; then each task "gram.syrk" folds block i into the accumulator (input 0, passed on as output 0)
+// while it reads block i + 1 (output 1) on this thread: the dsyrk runs on a worker thread (host) or is only
+// enqueued on the stream (GPU). HDF5 is called from this thread alone (Debian's parallel HDF5 is not built
+// thread-safe) and so is the memory manager; the worker touches only the two pinned buffers. Each read is
+// recorded as a "gram.read" io event inside its "gram.syrk" task, so the trace shows the overlap.
+void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<GramReport>& rep, bool use_gpu,
+          void* stream, bool overlap, Chunk& acc) {
+  const Comm& comm = tasks.comm();
+  const std::uint64_t n = rep->n, m = rep->m, k = rep->block_cols;
+  std::vector<std::uint64_t> mine;
+  for (std::uint64_t b = static_cast<std::uint64_t>(comm.rank()); b < rep->blocks; b += comm.size()) mine.push_back(b);
+  rep->local_blocks = mine.size();
+  auto width = [=](std::uint64_t b) { return std::min(k, m - b * k); };
+  Chunk block;
+  if (!mine.empty()) {
+    const std::uint64_t j0 = mine[0] * k, w = width(mine[0]);
+    block = tasks.submit("gram.read", {},
+                         [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
+                           const double t0 = MPI_Wtime();
+                           auto out = ctx.output(n * w * sizeof(double));
+                           read_columns(x, n, j0, w, ctx.execution(), out.data());
+                           rep->read_seconds += MPI_Wtime() - t0;
+                         },
+                         {TraceKind::io, false});
+  }
+  for (std::size_t i = 0; i < mine.size(); ++i) {
+    const std::uint64_t w = width(mine[i]);
+    const bool more = i + 1 < mine.size();
+    const std::uint64_t next_j0 = more ? mine[i + 1] * k : 0, next_w = more ? width(mine[i + 1]) : 0;
+    auto step = [x, n, w, next_j0, next_w, more, use_gpu, stream, overlap, rep](TaskContext& ctx) {
+      Pin& a = ctx.input_pin(0);
+      auto* c = reinterpret_cast<double*>(a.data());
+      const double* blk = ctx.input_as<double>(1).data();
+      std::exception_ptr worker_error;
+      double syrk_seconds = 0;
+      auto fold = [&] {
+        try {
+          const auto s0 = std::chrono::steady_clock::now();
+          syrk(false, stream, n, w, blk, w, c, false);
+          syrk_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
+        } catch (...) {
+          worker_error = std::current_exception();
+        }
+      };
+      std::thread worker;
+      if (use_gpu) {
+        detail::gram_syrk_device_async(n, w, blk, w, c, n, false, stream);  // the GPU runs it while we read
+        if (!overlap) syrk_seconds += detail::gram_wait_device(stream);
+      } else if (more && overlap) {
+        worker = std::thread(fold);
+      } else {
+        fold();  // nothing to overlap with (or asked not to)
+      }
+      std::exception_ptr read_error;
+      if (more) {
+        try {
+          const double t0 = ctx.tracer().now();
+          // The one block read ahead is reserved first (spilling others if it must), then made from the
+          // reservation, so the trace and the report show it as "gram prefetch".
+          const std::uint64_t bytes = n * next_w * sizeof(double);
+          Reservation room = ctx.memory().reserve("gram prefetch", bytes);
+          BufferPtr next = room.allocate(bytes, "gram block");
+          {
+            Pin pinned = next->pin();
+            read_columns(x, n, next_j0, next_w, ctx.execution(), pinned.data());  // GPU: the copy waits for dsyrk
+          }
+          ctx.set_output(std::move(next), 1);
+          const double t1 = ctx.tracer().now();
+          ctx.tracer().record("gram.read", TraceKind::io, t0, t1 - t0, n * next_w * sizeof(double));
+          rep->read_seconds += t1 - t0;
+        } catch (...) {
+          read_error = std::current_exception();
+        }
+      }
+      if (worker.joinable()) worker.join();
+      if (use_gpu) {
+        try {
+          syrk_seconds += detail::gram_wait_device(stream);  // the buffers stay pinned until the GPU is done
+        } catch (...) {
+          worker_error = std::current_exception();
+        }
+      }
+      if (worker_error) std::rethrow_exception(worker_error);
+      if (read_error) std::rethrow_exception(read_error);
+      rep->syrk_seconds += syrk_seconds;
+      rep->syrk_flops += static_cast<double>(n) * static_cast<double>(n + 1) * static_cast<double>(w);
+      ctx.set_output(a.buffer(), 0);  // fold in place: the accumulator moves on, no copy
+    };
+    std::vector<Chunk> inputs{std::move(acc), std::move(block)};
+    if (more) {
+      std::vector<Chunk> out = tasks.submit_multi("gram.syrk", std::move(inputs), 2, step);
+      acc = std::move(out[0]);
+      block = std::move(out[1]);
+    } else {
+      acc = tasks.submit("gram.syrk", std::move(inputs), step);
+      block = Chunk();
+    }
+  }
+  tasks.persist(acc);
+}
 }  // namespace
 
 std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t device_bytes, std::uint64_t chunk_cols,
@@ -81,9 +204,19 @@ std::uint64_t gram_block_cols(std::uint64_t n, std::uint64_t m, std::uint64_t de
   std::uint64_t k = (device_limit - acc) / (2 * column);
   if (k == 0) k = 1;  // acc + one column fits; two do not
   const std::uint64_t share = (m + static_cast<std::uint64_t>(std::max(ranks, 1)) - 1) / std::max(ranks, 1);
-  k = std::min({k, std::max<std::uint64_t>(m, 1), std::max<std::uint64_t>(share, 1)});
+  // At least kMinBlocksPerRank blocks per rank where the share allows: with one block, its read cannot overlap a dsyrk.
+  constexpr std::uint64_t kMinBlocksPerRank = 4;
+  const std::uint64_t per_block = (share + kMinBlocksPerRank - 1) / kMinBlocksPerRank;
+  k = std::min({k, std::max<std::uint64_t>(m, 1), std::max<std::uint64_t>(per_block, 1)});
   if (chunk_cols > 0 && k >= chunk_cols) k = k / chunk_cols * chunk_cols;
   return std::max<std::uint64_t>(k, 1);
+}
+
+std::pair<std::uint64_t, std::uint64_t> gram_row_block(std::uint64_t n, int ranks, int rank) {
+  const auto p = static_cast<std::uint64_t>(std::max(ranks, 1));
+  const auto r = static_cast<std::uint64_t>(std::clamp(rank, 0, std::max(ranks, 1) - 1));
+  const std::uint64_t base = n / p, extra = n % p;
+  return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
 std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std::string& out_file,
@@ -99,6 +232,7 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   auto rep = std::make_shared<GramReport>();
   rep->n = n;
   rep->m = m;
+  std::tie(rep->row0, rep->rows) = gram_row_block(n, comm.size(), comm.rank());
   // The accumulator and two column blocks (one being read, one multiplied in) share what the device tier has
   // besides what is pinned or reserved; every rank uses the smallest rank's share, so the blocks agree.
   const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
@@ -119,58 +253,35 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
     zero(use_gpu, stream, pin.data(), pin.size());
     ctx.set_output(std::move(out));
   });
-  for (std::uint64_t b = static_cast<std::uint64_t>(comm.rank()); b < rep->blocks; b += comm.size()) {
-    const std::uint64_t j0 = b * k;
-    const std::uint64_t w = std::min(k, m - j0);
-    ++rep->local_blocks;
-    Chunk block = tasks.submit("gram.read", {},
-                               [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
-                                 const double t0 = MPI_Wtime();
-                                 auto out = ctx.output(n * w * sizeof(double));
-                                 if (use_gpu) {
-                                   std::vector<double> host(n * w);
-                                   slab::io::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
-                                   slab::copy(out.data(), host.data(), out.size(), ctx.execution());
-                                 } else {
-                                   slab::io::read_block(x, 0, n, j0, w, ElementType::float64, out.data());
-                                 }
-                                 rep->read_seconds += MPI_Wtime() - t0;
-                               },
-                               {TraceKind::io, false});
-    acc = tasks.submit("gram.syrk", {std::move(acc), std::move(block)}, [n, w, use_gpu, stream, rep](TaskContext& ctx) {
-      Pin& a = ctx.input_pin(0);
-      auto blk = ctx.input_as<double>(1);
-      const double t0 = MPI_Wtime();
-      syrk(use_gpu, stream, n, w, blk.data(), w, reinterpret_cast<double*>(a.data()), false);
-      rep->syrk_seconds += MPI_Wtime() - t0;
-      rep->syrk_flops += static_cast<double>(n) * static_cast<double>(n + 1) * static_cast<double>(w);
-      ctx.set_output(a.buffer());  // fold in place: the accumulator moves on, no copy
-    });
-  }
-  tasks.persist(acc);
+  const double tp = MPI_Wtime();
+  pass(tasks, x, rep, use_gpu, stream, options.overlap, acc);
+  rep->pass_seconds = MPI_Wtime() - tp;
 
+  // Reduce-scatter in place: rank r's rows of the accumulator become rows [row0, row0 + rows) of Y.
   const double t0 = MPI_Wtime();
-  std::vector<double> host;
+  std::vector<double> host;  // the GPU path's host copy of the accumulator
   Pin pin;
-  double* y = nullptr;
-  reduce_accumulator(comm, acc, n, memory.execution(), host, pin, y, 0);
+  const std::span<double> mine = reduce_scatter_rows(comm, engine.tracer(), acc, n, memory.execution(), host, pin);
   rep->reduce_seconds = MPI_Wtime() - t0;
 
   if (!out_file.empty()) {
     const double t1 = MPI_Wtime();
     slab::io::DatasetWriter writer(comm, out_file, out_dataset, ElementType::float64, {n, n});
-    const bool root = comm.rank() == 0;
-    writer.write_collective(0, root ? n : 0, 0, n, y);
+    // Every rank writes its rows in the same number of collective calls, each at most ~256 MiB per rank.
+    const std::uint64_t rows_per_write =
+        std::max<std::uint64_t>(1, (std::uint64_t{256} << 20) / std::max<std::uint64_t>(n * sizeof(double), 1));
+    const std::uint64_t most_rows = gram_row_block(n, comm.size(), 0).second;
+    const std::uint64_t writes = std::max<std::uint64_t>(1, (most_rows + rows_per_write - 1) / rows_per_write);
+    for (std::uint64_t w = 0; w < writes; ++w) {
+      const std::uint64_t r0 = std::min(rep->rows, w * rows_per_write);
+      const std::uint64_t nr = std::min(rep->rows - r0, rows_per_write);
+      writer.write_collective(rep->row0 + r0, nr, 0, n, nr > 0 ? mine.data() + r0 * n : nullptr);
+    }
     writer.commit();
     rep->write_seconds = MPI_Wtime() - t1;
   }
   std::vector<double> result;
-  if (keep_result && comm.rank() == 0) {
-    if (!host.empty())
-      result = std::move(host);
-    else
-      result.assign(y, y + n * n);
-  }
+  if (keep_result) comm.gatherv(std::span<const double>(mine.data(), mine.size()), result, 0);
   if (report) *report = *rep;
   return result;
 }
@@ -200,13 +311,12 @@ std::vector<double> gram_ata(const Array<double>& a) {
     });
   }
   tasks.persist(acc);
+  // Each rank's rows of the sum, then every rank gathers all of them (the result is wanted whole everywhere).
   std::vector<double> host;
   Pin pin;
-  double* y = nullptr;
-  reduce_accumulator(comm, acc, m, tasks.memory().execution(), host, pin, y, 0);
-  std::vector<double> result(m * m);
-  if (comm.rank() == 0) std::copy(y, y + m * m, result.begin());
-  comm.bcast(std::span<double>(result), 0);
+  const std::span<double> mine = reduce_scatter_rows(comm, engine.tracer(), acc, m, tasks.memory().execution(), host, pin);
+  std::vector<double> result;
+  comm.allgatherv(std::span<const double>(mine.data(), mine.size()), result);
   return result;
 }
 

@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <fstream>
+#include <iostream>
 
 #include "../io/io_test_util.hpp"
 #include "slab/array/array.hpp"
@@ -47,7 +49,10 @@ TEST(Gram, BlockWidthFollowsTheMemoryLimit) {
   // n = 5000: accumulator 200 MB; 1 GiB leaves room for two blocks of 10,000 columns (rounded to chunks).
   EXPECT_EQ(slab::linalg::gram_block_cols(5000, 100000, 1ull << 30, 5000, 2), 10000u);
   EXPECT_EQ(slab::linalg::gram_block_cols(5000, 100000, 1ull << 30, 0, 2), 10921u);
-  EXPECT_EQ(slab::linalg::gram_block_cols(10, 7, 1ull << 30, 0, 4), 2u);  // every rank gets work
+  EXPECT_EQ(slab::linalg::gram_block_cols(10, 7, 1ull << 30, 0, 4), 1u);  // every rank gets work, in blocks
+  // Memory for one block of all 100,000 columns, but four blocks a rank so that reading overlaps the dsyrk.
+  EXPECT_EQ(slab::linalg::gram_block_cols(100, 100000, 1ull << 30, 0, 1), 25000u);
+  EXPECT_EQ(slab::linalg::gram_block_cols(100, 100000, 1ull << 30, 1000, 4), 6000u);
   std::string message;
   try {
     (void)slab::linalg::gram_block_cols(5000, 100000, 100u << 20, 5000, 2);
@@ -77,7 +82,11 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   EXPECT_GT(rep.blocks, 1u);
   const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, limit);
-  EXPECT_LE(stats.device.high_water, n * n * 8 + n * rep.block_cols * 8) << "one accumulator and one block";
+  EXPECT_LE(stats.device.high_water, n * n * 8 + 2 * n * rep.block_cols * 8)
+      << "one accumulator, the block multiplied and the one read ahead";
+  const auto prefetch = stats.reserved_peak_by_purpose.find("gram prefetch");
+  ASSERT_NE(prefetch, stats.reserved_peak_by_purpose.end()) << "the block read ahead is reserved";
+  EXPECT_LE(prefetch->second, n * rep.block_cols * 8) << "one block read ahead, never more";
   EXPECT_EQ(stats.spilled_to_host_count, 0u);
 
   EXPECT_EQ(slab::io::dataset_checksum(x), before) << "writing Y modified X";
@@ -113,6 +122,94 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
     diff = std::max(diff, std::fabs(again[k] - stored[k]) / std::fabs(stored[k]));
   EXPECT_LT(diff, 1e-12);
   EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.Y.slab-tmp"));
+}
+
+namespace {
+// This process's resident-set peak since the last reset_peak_rss() (VmHWM), in bytes; 0 where unknown.
+std::uint64_t peak_rss() {
+  std::ifstream in("/proc/self/status");
+  std::string key;
+  while (in >> key) {
+    if (key == "VmHWM:") {
+      std::uint64_t kib = 0;
+      in >> kib;
+      return kib * 1024;
+    }
+    std::getline(in, key);
+  }
+  return 0;
+}
+// Linux: writing 5 to clear_refs resets VmHWM to the current resident set. False where it cannot.
+bool reset_peak_rss() {
+  std::ofstream out("/proc/self/clear_refs");
+  out << "5";
+  out.flush();
+  return static_cast<bool>(out);
+}
+}  // namespace
+
+TEST(Gram, ReduceScatterAndWriteHoldOnlyTheAccumulatorAndThisRanksShare) {
+  // n = 2560: the accumulator is 52 MB per rank; Y whole would be another 52 MB on the rank that held it.
+  const std::uint64_t n = 2560, m = 48;
+  const std::uint64_t acc = n * n * 8;
+  Engine e(acc + (16u << 20), acc + (16u << 20));
+  ScratchDir dir(e.comm());
+  const std::string file = dir.file("share.h5");
+  generate_x(e.comm(), file, n, m, 16);
+  const auto x = slab::io::inspect(e.comm(), file, "/X", slab::ElementType::float64);
+  const int p = e.comm().size();
+  const auto [row0, rows] = slab::linalg::gram_row_block(n, p, e.comm().rank());
+
+  e.comm().barrier();
+  const bool measured = reset_peak_rss();
+  const std::uint64_t base = peak_rss();
+  slab::linalg::GramReport rep;
+  (void)slab::linalg::gram_xxt(e, x, file, "/Y", {}, &rep);
+  const std::uint64_t peak = peak_rss();
+  EXPECT_EQ(rep.row0, row0);
+  EXPECT_EQ(rep.rows, rows);
+
+  // The tier's own count: the accumulator (reserved) and at most two blocks, never a second n x n.
+  const auto stats = e.memory().stats();
+  EXPECT_LE(stats.device.high_water, acc + 2 * n * rep.block_cols * 8);
+  // The process's resident peak: the accumulator (which holds this rank's rows of Y in place), the blocks, the
+  // comm layer's two 4 MiB message pieces, and MPI-IO's and HDF5's buffers (slack), never accumulator + Y.
+  const std::uint64_t share = rows * n * 8, slack = 20u << 20;
+  const std::uint64_t bound = acc + share + 2 * n * rep.block_cols * 8 + slack;
+  if (p >= 2) EXPECT_LT(bound, 2 * acc) << "the test's sizes must tell a share from the whole of Y";
+  if (measured && base > 0) {
+    EXPECT_LE(peak - base, bound) << "peak resident growth " << (peak - base) / 1e6 << " MB, bound " << bound / 1e6
+                                  << " MB (accumulator " << acc / 1e6 << " MB, share " << share / 1e6 << " MB)";
+    std::cout << "[rank " << e.comm().rank() << "/" << p << "] peak resident growth " << (peak - base) / 1e6
+              << " MB; accumulator " << acc / 1e6 << " MB, this rank's share of Y " << share / 1e6 << " MB\n";
+  }
+
+  // And Y is right: each rank checks its own rows against dgemm on the gathered X.
+  const auto yi = slab::io::inspect(e.comm(), file, "/Y", slab::ElementType::float64);
+  std::vector<double> xs(n * m), ys(rows * n), ref(rows * n);
+  slab::io::read_block(x, 0, n, 0, m, slab::ElementType::float64, xs.data());
+  slab::io::read_block(yi, row0, rows, 0, n, slab::ElementType::float64, ys.data());
+  if (rows > 0)
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, static_cast<int>(rows), static_cast<int>(n),
+                static_cast<int>(m), 1.0, xs.data() + row0 * m, static_cast<int>(m), xs.data(), static_cast<int>(m),
+                0.0, ref.data(), static_cast<int>(n));
+  double err = 0;
+  for (std::uint64_t k = 0; k < rows * n; ++k) err = std::max(err, std::fabs(ys[k] - ref[k]) / std::fabs(ref[k]));
+  EXPECT_LT(err, 1e-12);
+}
+
+TEST(Gram, RowBlocksCoverYInRankOrder) {
+  for (const std::uint64_t n : {0u, 1u, 2u, 7u, 64u})
+    for (int p = 1; p <= 5; ++p) {
+      std::uint64_t next = 0;
+      for (int r = 0; r < p; ++r) {
+        const auto [r0, rows] = slab::linalg::gram_row_block(n, p, r);
+        EXPECT_EQ(r0, next) << n << " " << p << " " << r;
+        EXPECT_LE(rows, n / p + 1);
+        next += rows;
+      }
+      EXPECT_EQ(next, n);
+    }
 }
 
 TEST(Gram, AccumulatorLargerThanTheLimitIsOutOfMemoryOnEveryRank) {

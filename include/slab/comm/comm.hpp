@@ -156,6 +156,34 @@ class Comm {
   }
 
   /**
+   * @brief Reduce-scatter in place: `data` holds this rank's contribution to every block, block k being the
+   * counts[k] elements after those of blocks 0..k-1; on return, this rank's block (the span returned) holds the
+   * element-wise reduction of that block over all ranks. Every element is combined in the same fixed order as
+   * reduce() (the binomial tree: ((x0 op x1) op (x2 op x3)) op ... in rank order), so the result is bitwise equal
+   * to reduce()'s at the same rank count, for every block and run to run.
+   *
+   * Recursive halving along that tree: at the level of distance d, each pair of neighbouring rank ranges of d
+   * ranks exchanges the blocks the other range will hold (every block moves straight from the rank holding one
+   * half's partial to the rank holding the other's), so with a power-of-two rank count each rank sends and
+   * receives (p - 1) / p of `data` in log2 p levels; no rank relays for the others (with other rank counts the
+   * ranks above the largest power of two send up to that much once more, in the last level). Messages are pieces
+   * of at most min(detail::max_message_bytes(), 4 MiB), so any count works. Besides `data`, which it uses as its
+   * working space (everything outside this rank's block is unspecified on return), it holds two such pieces.
+   * Device buffers go through NCCL where it is built and on (one grouped ncclReduce per block, rooted at its
+   * owner: NCCL's combine order, as reduce() has there); otherwise they are staged through host memory whole.
+   * Collective; `counts` must be the same on every rank, data.size() their sum.
+   * @return this rank's block: data.subspan(counts[0] + ... + counts[rank - 1], counts[rank]).
+   * @throws ShapeError (every rank) when counts has other than size() entries or does not sum to data.size() on
+   * a rank, when the counts differ across ranks, and for land/lor on floating-point types (the argument check
+   * every collective here shares raises ShapeError for all of these).
+   */
+  template <Reducible T>
+  std::span<T> reduce_scatter(std::span<T> data, std::span<const std::size_t> counts, ReduceOp op) const {
+    const std::size_t offset = reduce_scatter_raw(data.data(), data.size(), counts, dtype<T>(), op);
+    return data.subspan(offset, counts[static_cast<std::size_t>(rank())]);
+  }
+
+  /**
    * @brief Reduce variable-size byte values to `root` with a user combine, over the same fixed binomial tree
    * as reduce: combine(acc, other) is called with acc holding a contiguous lower range of ranks and other
    * the range just above it, so an associative (even non-commutative) combine gives the rank-ordered fold.
@@ -324,6 +352,8 @@ class Comm {
                   int root) const;
   void allreduce_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt,
                      ReduceOp op) const;
+  std::size_t reduce_scatter_raw(void* data, std::size_t count, std::span<const std::size_t> counts, ElementType dt,
+                                 ReduceOp op) const;
   void allgather_raw(const void* in, std::size_t count, void* out, std::size_t out_count, ElementType dt) const;
   VCounts exchange_counts_all(std::size_t count) const;
   void allgatherv_raw(const void* in, void* out, const std::vector<std::size_t>& counts, std::size_t scale,

@@ -147,6 +147,19 @@ void nccl_reduce(const void* in, void* out, std::size_t count, ElementType dt, R
   wait(comm, stream);
 }
 
+void nccl_reduce_scatterv(void* data, const std::size_t* counts, const std::size_t* displs, int nranks, ElementType dt,
+                          ReduceOp op, void* comm, void* stream) {
+  const std::size_t es = element_size(dt);
+  auto* d = static_cast<char*>(data);
+  SLAB_NCCL_CHECK(ncclGroupStart());
+  for (int k = 0; k < nranks; ++k)
+    if (counts[k] > 0)
+      SLAB_NCCL_CHECK(ncclReduce(d + displs[k] * es, d + displs[k] * es, counts[k], nccl_type(dt), nccl_op(op), k,
+                                 as_comm(comm), as_stream(stream)));
+  SLAB_NCCL_CHECK(ncclGroupEnd());
+  wait(comm, stream);
+}
+
 void nccl_bcast(void* data, std::size_t count, ElementType dt, int root, void* comm, void* stream) {
   SLAB_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dt), root, as_comm(comm), as_stream(stream)));
   wait(comm, stream);
@@ -191,6 +204,9 @@ void* nccl_comm_create(MPI_Comm, int) { no_nccl("nccl_comm_create"); }
 void nccl_comm_destroy(void*) noexcept {}
 void nccl_allreduce(const void*, void*, std::size_t, ElementType, ReduceOp, void*, void*) { no_nccl("nccl_allreduce"); }
 void nccl_reduce(const void*, void*, std::size_t, ElementType, ReduceOp, int, void*, void*) { no_nccl("nccl_reduce"); }
+void nccl_reduce_scatterv(void*, const std::size_t*, const std::size_t*, int, ElementType, ReduceOp, void*, void*) {
+  no_nccl("nccl_reduce_scatterv");
+}
 void nccl_bcast(void*, std::size_t, ElementType, int, void*, void*) { no_nccl("nccl_bcast"); }
 void nccl_allgather(const void*, void*, std::size_t, ElementType, void*, void*) { no_nccl("nccl_allgather"); }
 void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, const std::size_t*, const std::size_t*,

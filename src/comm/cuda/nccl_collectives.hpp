@@ -29,6 +29,10 @@ void nccl_allreduce(const void* in, void* out, std::size_t count, ElementType dt
                     void* stream);
 void nccl_reduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, int root, void* nccl_comm,
                  void* stream);
+/// Reduce-scatter with per-rank block sizes: one grouped ncclReduce per block, in place, rooted at its owner (rank k
+/// ends with counts[k] reduced elements at displs[k]; NCCL's combine order, not the host tree's). Arrays of nranks.
+void nccl_reduce_scatterv(void* data, const std::size_t* counts, const std::size_t* displs, int nranks, ElementType dt,
+                          ReduceOp op, void* nccl_comm, void* stream);
 void nccl_bcast(void* data, std::size_t count, ElementType dt, int root, void* nccl_comm, void* stream);
 /// `count` elements per rank.
 void nccl_allgather(const void* in, void* out, std::size_t count, ElementType dt, void* nccl_comm, void* stream);

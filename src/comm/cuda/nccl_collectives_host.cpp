@@ -21,6 +21,9 @@ void nccl_allreduce(const void*, void*, std::size_t, ElementType, ReduceOp, void
 void nccl_reduce(const void*, void*, std::size_t, ElementType, ReduceOp, int, void*, void*) {
   not_compiled("nccl_reduce");
 }
+void nccl_reduce_scatterv(void*, const std::size_t*, const std::size_t*, int, ElementType, ReduceOp, void*, void*) {
+  not_compiled("nccl_reduce_scatterv");
+}
 void nccl_bcast(void*, std::size_t, ElementType, int, void*, void*) { not_compiled("nccl_bcast"); }
 void nccl_allgather(const void*, void*, std::size_t, ElementType, void*, void*) { not_compiled("nccl_allgather"); }
 void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, const std::size_t*, const std::size_t*,

@@ -29,22 +29,57 @@ cublasHandle_t handle() {
   return h;
 }
 
+// The events around this thread's last asynchronous dsyrk (its GPU time, read by gram_wait_device).
+struct SyrkEvents {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  bool pending = false;
+};
+SyrkEvents& events() {
+  thread_local SyrkEvents e;
+  if (e.start == nullptr) {
+    check(cudaEventCreate(&e.start), "cudaEventCreate");
+    check(cudaEventCreate(&e.stop), "cudaEventCreate");
+  }
+  return e;
+}
+
 }  // namespace
 
 bool gram_kernels_have_cuda() noexcept { return true; }
 
-void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
-                      std::uint64_t ldc, bool trans, void* stream) {
+void gram_syrk_device_async(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                            std::uint64_t ldc, bool trans, void* stream) {
   if (n == 0 || k == 0) return;
   cublasHandle_t h = handle();
-  check(cublasSetStream(h, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+  auto s = static_cast<cudaStream_t>(stream);
+  check(cublasSetStream(h, s), "cublasSetStream");
+  SyrkEvents& ev = events();
+  check(cudaEventRecord(ev.start, s), "cudaEventRecord");
   const double one = 1.0;
   // Row-major C (upper) is column-major C^T (lower). Row-major A (n x k, lda) is column-major A^T (k x n):
   // A A^T = (A^T)^T (A^T) -> op T. For trans (A k x n row-major = column-major n x k): A^T A -> op N.
   check(cublasDsyrk(h, CUBLAS_FILL_MODE_LOWER, trans ? CUBLAS_OP_N : CUBLAS_OP_T, static_cast<int>(n),
                     static_cast<int>(k), &one, a, static_cast<int>(lda), &one, c, static_cast<int>(ldc)),
         "cublasDsyrk");
+  check(cudaEventRecord(ev.stop, s), "cudaEventRecord");
+  ev.pending = true;
+}
+
+double gram_wait_device(void* stream) {
   check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+  SyrkEvents& ev = events();
+  if (!ev.pending) return 0.0;
+  ev.pending = false;
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, ev.start, ev.stop), "cudaEventElapsedTime");
+  return ms / 1000.0;
+}
+
+void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                      std::uint64_t ldc, bool trans, void* stream) {
+  if (n == 0 || k == 0) return;
+  gram_syrk_device_async(n, k, a, lda, c, ldc, trans, stream);
+  (void)gram_wait_device(stream);
 }
 
 void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream) {

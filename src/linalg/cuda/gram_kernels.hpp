@@ -16,6 +16,19 @@ bool gram_kernels_have_cuda() noexcept;
  */
 void gram_syrk_device(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
                       std::uint64_t ldc, bool trans, void* stream);
+/**
+ * @brief As gram_syrk_device, but only enqueued on `stream`: it returns at once, so the caller can read the next
+ * block from the file while the GPU multiplies (wait with gram_wait_device before touching C or A). Not
+ * collective. @throws CudaError on a cuBLAS failure to enqueue; NotCompiled in host builds.
+ */
+void gram_syrk_device_async(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+                            std::uint64_t ldc, bool trans, void* stream);
+/**
+ * @brief Wait for everything enqueued on `stream`; returns the seconds the GPU spent in the last
+ * gram_syrk_device_async of this thread (CUDA events around it; 0 when there was none). Not collective.
+ * @throws CudaError (an asynchronous failure); NotCompiled in host builds.
+ */
+double gram_wait_device(void* stream);
 /// Zero `bytes` of device memory on `stream` and wait. @throws CudaError; NotCompiled in host builds.
 void gram_zero_device(void* ptr, std::uint64_t bytes, void* stream);
 }  // namespace slab::detail
