@@ -1,0 +1,32 @@
+#pragma once
+/// @file creation.hpp
+/// @brief Counter-based array creation on the device (random_uniform / random_normal of
+/// slab/array/creation.hpp): element (i, j) depends only on the seed and its flat global index i * cols + j, so a
+/// chunk made on the GPU holds bitwise the host's values for the uniform (integer arithmetic and one exact
+/// conversion) and the values of the shared counter_normal() for the normal (core/kernels/counter_rng_hd.hpp:
+/// within an ulp of the host's std::log1p/std::cos, bitwise once the host calls it too). Entry points of
+/// creation.inl.
+
+#include <cstdint>
+
+#include "core/kernels/exec.hpp"
+
+namespace slab::kernels {
+
+/// A chunk's place in the global array (slab::ChunkExtent): rows x cols from (row0, col0), row-major.
+struct BlockExtent {
+  std::int64_t row0 = 0, col0 = 0, rows = 0, cols = 0;
+};
+
+template <class B>
+struct CreationKernels {
+  /// out (e.rows x e.cols, row-major) = random_uniform(seed, low, high) at extent e of an array with
+  /// `global_cols` columns. Asynchronous.
+  static void uniform(const Exec& exec, std::uint64_t seed, double low, double high, const BlockExtent& e,
+                      std::int64_t global_cols, double* out);
+  /// out = random_normal(seed, mean, stddev) at extent e (counter_normal). Asynchronous.
+  static void normal(const Exec& exec, std::uint64_t seed, double mean, double stddev, const BlockExtent& e,
+                     std::int64_t global_cols, double* out);
+};
+
+}  // namespace slab::kernels

@@ -1,0 +1,48 @@
+#pragma once
+// The composition of creation.hpp: one functor call per element on the shared SLAB_HD generators.
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include "array/kernels/creation.hpp"
+#include "core/kernels/counter_rng_hd.hpp"
+
+namespace slab::kernels {
+namespace detail {
+
+struct RandomElement {
+  std::uint64_t seed;
+  double a, b;
+  bool normal;
+  BlockExtent e;
+  std::int64_t global_cols;
+  double* out;
+  SLAB_HD void operator()(std::int64_t k) const {
+    const std::int64_t i = k / e.cols, j = k % e.cols;
+    const auto g = static_cast<std::uint64_t>((e.row0 + i) * global_cols + e.col0 + j);
+    out[k] = normal ? counter_normal(seed, g, a, b) : counter_uniform_in(seed, g, a, b);
+  }
+};
+
+}  // namespace detail
+
+template <class B>
+void CreationKernels<B>::uniform(const Exec& exec, std::uint64_t seed, double low, double high, const BlockExtent& e,
+                                 std::int64_t global_cols, double* out) {
+  const std::int64_t n = e.rows * e.cols;
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> k(0);
+  thrust::for_each(b.policy(), k, k + n, detail::RandomElement{seed, low, high, false, e, global_cols, out});
+}
+
+template <class B>
+void CreationKernels<B>::normal(const Exec& exec, std::uint64_t seed, double mean, double stddev, const BlockExtent& e,
+                                std::int64_t global_cols, double* out) {
+  const std::int64_t n = e.rows * e.cols;
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> k(0);
+  thrust::for_each(b.policy(), k, k + n, detail::RandomElement{seed, mean, stddev, true, e, global_cols, out});
+}
+
+}  // namespace slab::kernels

@@ -1,0 +1,42 @@
+#pragma once
+/// @file reduction.hpp
+/// @brief Per-chunk partials of slab's array reductions (reduction.cpp's reduce_partials) on the device, in the
+/// canonical order of reduction_hd.hpp: every tile of every chunk in parallel (each one thread, its 8 lanes
+/// in the host's order), then each chunk's tiles merged in order. The caller merges the partials in chunk
+/// order (merge_stats, or += for sums) and over ranks as the host does, and finishes them as the host does:
+/// the results are bitwise the host's at a fixed rank count. Entry points of reduction.inl; T = float, double
+/// or std::int64_t. No CUB DeviceReduce: its order is not the host's.
+
+#include <cstdint>
+
+#include "array/kernels/reduction_hd.hpp"
+#include "core/kernels/exec.hpp"
+
+namespace slab::kernels {
+
+/// Where a chunk lies in the global array (for argmin/argmax's flat indices): its first row and column and its
+/// width; element k of the chunk is global (row0 + k / cols, col0 + k % cols).
+struct ChunkPlace {
+  std::int64_t row0 = 0, col0 = 0, cols = 1;
+};
+
+template <class B, class T>
+struct ReductionKernels {
+  /// reduce_stats / mean / var / std / min / max: out[c] = chunk c's StatsPartial (host array). `chunks` and
+  /// `sizes`: host arrays of nchunks backend pointers and element counts. Synchronises once.
+  static void stats(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
+                    StatsPartial<T>* out);
+  /// sum: out[c].sum (tile sums added in order), out[c].n. Synchronises once.
+  static void sum(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks, SumPartial<T>* out);
+  /// norm: out[c].dsum = the chunk's sum of squares (tile sums added in order). Synchronises once.
+  static void sum_squares(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
+                          SumPartial<T>* out);
+  /// count_nonzero: out[c].n. Synchronises once.
+  static void count_nonzero(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
+                            SumPartial<T>* out);
+  /// argmin / argmax: out[c] = chunk c's ArgPartial with flat indices over `global_cols` columns. Synchronises.
+  static void argminmax(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, const ChunkPlace* places,
+                        int nchunks, std::int64_t global_cols, ArgPartial<T>* out);
+};
+
+}  // namespace slab::kernels

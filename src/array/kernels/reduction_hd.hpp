@@ -1,0 +1,194 @@
+#pragma once
+/// @file reduction_hd.hpp
+/// @brief The canonical order of slab's array reductions (src/array/reduction.cpp) as SLAB_HD functions, one
+/// source for host and device: a chunk is cut into tiles of kTile = 4096 elements from its first element; a tile
+/// is reduced over 8 lanes (element i to lane i % 8, the tail of n % 8 elements to lane 0) whose results combine
+/// as ((l0 + l1) + (l2 + l3)) + ((l4 + l5) + (l6 + l7)), M2 in a second pass about the tile mean; a chunk's
+/// tiles are merged in order into the identity (Chan's formula for M2); the caller merges chunks in chunk order
+/// and ranks over the comm's fixed tree, as the host does. Same arithmetic, same order: the same bits.
+
+#include <cstdint>
+#include <type_traits>
+
+#include "core/kernels/hd.hpp"
+
+namespace slab::kernels {
+
+/// Elements per tile (slab::detail::kTile).
+inline constexpr std::int64_t kReduceTile = 4096;
+inline constexpr int kReduceLanes = 8;
+
+/// Integer sums wrap modulo 2^64 (accumulated unsigned); float sums in the value type's double or float.
+template <class T>
+using ReduceAcc = std::conditional_t<std::is_integral_v<T>, std::uint64_t, double>;
+
+template <class T>
+SLAB_HD_INLINE constexpr T lowest_of() {
+  if constexpr (std::is_same_v<T, double>)
+    return -1.7976931348623157e308;
+  else if constexpr (std::is_same_v<T, float>)
+    return -3.40282347e38f;
+  else
+    return static_cast<T>(0x8000000000000000ull);
+}
+template <class T>
+SLAB_HD_INLINE constexpr T max_of() {
+  if constexpr (std::is_same_v<T, double>)
+    return 1.7976931348623157e308;
+  else if constexpr (std::is_same_v<T, float>)
+    return 3.40282347e38f;
+  else
+    return static_cast<T>(0x7fffffffffffffffull);
+}
+
+/// reduction.cpp's StatsP: count, sum, mean, M2, min, max and whether a NaN was seen.
+template <class T>
+struct StatsPartial {
+  std::int64_t n = 0;
+  ReduceAcc<T> sum = 0;
+  double mean = 0;
+  double m2 = 0;
+  T min = max_of<T>();
+  T max = lowest_of<T>();
+  std::int32_t nan = 0;
+};
+
+/// merge_stats: fold b (later elements) into a.
+template <class T>
+SLAB_HD_INLINE void merge_stats(StatsPartial<T>& a, const StatsPartial<T>& b) {
+  if (b.n == 0) return;
+  if (a.n == 0) {
+    a = b;
+    return;
+  }
+  const double na = static_cast<double>(a.n), nb = static_cast<double>(b.n), n = na + nb;
+  const double delta = b.mean - a.mean;
+  a.mean += delta * (nb / n);
+  a.m2 += b.m2 + delta * delta * (na * nb / n);
+  a.n += b.n;
+  a.sum += b.sum;
+  a.min = b.min < a.min ? b.min : a.min;
+  a.max = a.max < b.max ? b.max : a.max;
+  a.nan |= b.nan;
+}
+
+/// stats_tile_impl: the partial of one tile x[0, n), n <= kReduceTile.
+template <class T>
+SLAB_HD_INLINE StatsPartial<T> tile_stats(const T* x, std::int64_t n) {
+  StatsPartial<T> t;
+  if (n == 0) return t;
+  constexpr int L = kReduceLanes;
+  ReduceAcc<T> s[L] = {};
+  double ds[L] = {};
+  T mn[L], mx[L];
+  for (int j = 0; j < L; ++j) mn[j] = mx[j] = x[0];
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      const T v = x[i + j];
+      s[j] += v;
+      if constexpr (std::is_integral_v<T>) ds[j] += static_cast<double>(v);
+      mn[j] = v < mn[j] ? v : mn[j];
+      mx[j] = mx[j] < v ? v : mx[j];
+    }
+  for (; i < n; ++i) {
+    s[0] += x[i];
+    if constexpr (std::is_integral_v<T>) ds[0] += static_cast<double>(x[i]);
+    mn[0] = x[i] < mn[0] ? x[i] : mn[0];
+    mx[0] = mx[0] < x[i] ? x[i] : mx[0];
+  }
+  t.n = n;
+  t.sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+  t.min = mn[0];
+  t.max = mx[0];
+  for (int j = 1; j < L; ++j) {
+    t.min = mn[j] < t.min ? mn[j] : t.min;
+    t.max = t.max < mx[j] ? mx[j] : t.max;
+  }
+  if constexpr (std::is_integral_v<T>)
+    t.mean = (((ds[0] + ds[1]) + (ds[2] + ds[3])) + ((ds[4] + ds[5]) + (ds[6] + ds[7]))) / static_cast<double>(n);
+  else
+    t.mean = t.sum / static_cast<double>(n);
+  double q[L] = {};
+  for (i = 0; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      const double d = static_cast<double>(x[i + j]) - t.mean;
+      q[j] += d * d;
+    }
+  for (; i < n; ++i) {
+    const double d = static_cast<double>(x[i]) - t.mean;
+    q[0] += d * d;
+  }
+  t.m2 = ((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7]));
+  if constexpr (std::is_floating_point_v<T>) {
+    const double sd = static_cast<double>(t.sum);
+    if (sd != sd)
+      for (i = 0; i < n; ++i)
+        if (x[i] != x[i]) {
+          t.nan = 1;
+          break;
+        }
+  }
+  return t;
+}
+
+/// reduction.cpp's SumP: sum (wrapping for integers), a double sum (norm) and a count.
+template <class T>
+struct SumPartial {
+  ReduceAcc<T> sum = 0;
+  double dsum = 0;
+  std::int64_t n = 0;
+};
+
+/// sum()'s tile: 8 lanes of x.
+template <class T>
+SLAB_HD_INLINE ReduceAcc<T> tile_sum(const T* x, std::int64_t n) {
+  constexpr int L = kReduceLanes;
+  ReduceAcc<T> s[L] = {};
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) s[j] += x[i + j];
+  for (; i < n; ++i) s[0] += x[i];
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+/// norm()'s tile: 8 lanes of x^2 in double.
+template <class T>
+SLAB_HD_INLINE double tile_sum_squares(const T* x, std::int64_t n) {
+  double s[8] = {};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    for (int j = 0; j < 8; ++j) s[j] += static_cast<double>(x[i + j]) * static_cast<double>(x[i + j]);
+  for (; i < n; ++i) s[0] += static_cast<double>(x[i]) * static_cast<double>(x[i]);
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
+
+/// reduction.cpp's ArgP: extremes with the flat global index of their first occurrence, and of the first NaN.
+template <class T>
+struct ArgPartial {
+  T min = max_of<T>();
+  T max = lowest_of<T>();
+  std::int64_t imin = -1, imax = -1, inan = -1;
+};
+/// Fold element v at global index g into p (argminmax's tile loop).
+template <class T>
+SLAB_HD_INLINE void arg_fold(ArgPartial<T>& p, T v, std::int64_t g) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v != v) {
+      if (p.inan < 0 || g < p.inan) p.inan = g;
+      return;
+    }
+  }
+  if (p.imin < 0 || v < p.min || (v == p.min && g < p.imin)) p.min = v, p.imin = g;
+  if (p.imax < 0 || p.max < v || (v == p.max && g < p.imax)) p.max = v, p.imax = g;
+}
+/// argminmax's merge.
+template <class T>
+SLAB_HD_INLINE void arg_merge(ArgPartial<T>& p, const ArgPartial<T>& q) {
+  if (q.inan >= 0 && (p.inan < 0 || q.inan < p.inan)) p.inan = q.inan;
+  if (q.imin >= 0 && (p.imin < 0 || q.min < p.min || (q.min == p.min && q.imin < p.imin)))
+    p.min = q.min, p.imin = q.imin;
+  if (q.imax >= 0 && (p.imax < 0 || p.max < q.max || (q.max == p.max && q.imax < p.imax)))
+    p.max = q.max, p.imax = q.imax;
+}
+
+}  // namespace slab::kernels

@@ -1,0 +1,35 @@
+#pragma once
+/// @file hd.hpp
+/// @brief SLAB_HD marks a function callable from host and device code: `__host__ __device__` under nvcc (or
+/// clang's CUDA mode), nothing under a plain C++ compiler. A bare `__host__ __device__` would compile with g++
+/// only where CUDA headers happen to be on the include path, so every shared function uses this macro.
+///
+/// Functions marked SLAB_HD are the ONE source of the arithmetic host and device must agree on (key words,
+/// route hashes, counter-based random numbers, Welford/Chan merges, compensated sums): they use only integer
+/// and IEEE-754 double arithmetic (+ - * / sqrt), no libm call whose last bit differs between glibc and CUDA,
+/// and the .cu files that use them compile with --fmad=false, so both sides round every operation alike.
+
+#if defined(__CUDACC__) || defined(__CUDA__)
+#define SLAB_HD __host__ __device__
+#define SLAB_HD_INLINE __host__ __device__ __forceinline__
+#else
+#define SLAB_HD
+#define SLAB_HD_INLINE inline
+#endif
+
+#include <cstdint>
+#include <cstring>
+
+namespace slab::kernels {
+/// The bits of a double and back (std::bit_cast is not usable in device code by every nvcc).
+SLAB_HD_INLINE std::uint64_t double_bits(double x) noexcept {
+  std::uint64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b;
+}
+SLAB_HD_INLINE double bits_double(std::uint64_t b) noexcept {
+  double x;
+  memcpy(&x, &b, sizeof x);
+  return x;
+}
+}  // namespace slab::kernels

@@ -1,0 +1,100 @@
+#pragma once
+/// @file groupby.hpp
+/// @brief Sort-based groupby: sort rows by key words (stable), run-length encode the sorted keys into groups,
+/// then reduce each group's rows into the SAME partial states the host keeps (groupby.cpp: count, sum,
+/// Welford mean/M2, min, max, first/last with their row order, nunique by sorting (group, value) pairs),
+/// groups in key order. Plus the combine of partial records (another rank's states, as groupby's final step)
+/// and the finalize of states into result columns (write_result). Entry points of groupby.inl.
+///
+/// Canonical order (equality with the host): a group's rows are reduced in row order, in pieces of
+/// kGroupPiece consecutive rows (one sequential fold each, exactly the host's per-row fold), and a group's
+/// pieces are combined in order with the host's combine (Chan's formula). A group of at most kGroupPiece rows
+/// is therefore bitwise the host's state; a larger one differs from the host's single sequential fold only in
+/// the rounding of float sums, means and M2 (exactly summable data: bitwise). Counts, integer sums, min, max,
+/// first, last and nunique are bitwise always. combine() merges records in record order, as the host does:
+/// bitwise.
+
+#include <cstdint>
+
+#include "core/kernels/exec.hpp"
+#include "frame/kernels/agg_hd.hpp"
+#include "frame/kernels/columns.hpp"
+
+namespace slab::frame::kernels {
+
+using slab::kernels::Exec;
+
+/// Rows per sequential piece of a group (part of the canonical order: changing it changes float results).
+inline constexpr std::int64_t kGroupPiece = 512;
+
+/// groupby's aggregations (the values of slab::frame::AggOp, in its order).
+enum class AggKind : std::uint8_t { sum, mean, count, size, min, max, std, var, first, last, nunique };
+
+/// Per-group state arrays (backend memory, capacity >= the number of groups); nullptr = not wanted. What is
+/// asked for is what is computed (a mean needs sum and count, std/var mean, m2 and count).
+struct AggStates {
+  std::int64_t* count = nullptr;
+  std::uint64_t* sum = nullptr;  ///< bits of a double or an int64 (wrapping)
+  double* mean = nullptr;        ///< Welford's mean (for var/std; the result's mean is sum / count)
+  double* m2 = nullptr;
+  std::uint64_t* min = nullptr;
+  std::uint64_t* max = nullptr;
+  std::uint64_t* first_order = nullptr;
+  std::uint64_t* first_value = nullptr;
+  std::uint64_t* last_order = nullptr;
+  std::uint64_t* last_value = nullptr;
+  std::int64_t* nunique = nullptr;  ///< aggregate() only: distinct non-null values of the group
+};
+
+/// An aggregated column: its values (float64 as double; int64, timestamp, bool, string codes as int64; nulls:
+/// the mask, NaN, string code -1) and the states to produce.
+struct AggColumn {
+  ColumnView values;
+  AggStates out;
+};
+
+/// The grouping of aggregate() and combine(): key words of each group (in key order) and group sizes.
+struct GroupsOut {
+  std::uint64_t* const* keys = nullptr;  ///< host array of width backend arrays (capacity >= groups)
+  std::int64_t* size = nullptr;          ///< rows per group (records per group for combine: use `sizes` there)
+  std::int64_t* first_row = nullptr;     ///< optional: the group's first row (row order)
+};
+
+/// Partial records of combine(): per record the size and per aggregation the states (as AggStates, read).
+struct AggRecords {
+  const AggStates* in;  ///< one per aggregation (states of each record)
+  ElementType value_type = ElementType::float64;
+};
+
+template <class B>
+struct GroupbyKernels {
+  /**
+   * @brief The local aggregation: n rows with keys `words` (host array of width backend word columns, `bits`
+   * as SortKernels::permutation) and keep flags (nullptr = all kept; dropped rows join no group); row i's order
+   * is order0 + i (first/last). Writes the groups in key order to `groups` and each aggregation's states.
+   * Returns the number of groups (synchronises once). Scratch: about (width + 6) words per row.
+   */
+  static std::int64_t aggregate(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                                std::int64_t n, const std::uint8_t* keep, const AggColumn* aggs, int naggs,
+                                std::uint64_t order0, const GroupsOut& groups);
+
+  /**
+   * @brief combine_records: nrec partial records (keys `words`, sizes `sizes`, states per aggregation in
+   * `records`) merged by key, records of a key in record order. Writes groups (size = summed sizes) and the
+   * merged states into aggs[k].out (aggs[k].values.type gives the value type; its data is unused). Returns the
+   * number of groups (synchronises once).
+   */
+  static std::int64_t combine(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                              std::int64_t nrec, const std::int64_t* sizes, const AggStates* records,
+                              const AggColumn* aggs, int naggs, const GroupsOut& groups);
+
+  /**
+   * @brief write_result for one output column: op's value per group from the states (and sizes for size) into
+   * out (int64 for count/size/nunique, float64 for mean/std/var, the value type's batch representation
+   * otherwise), with out_valid (when not nullptr) = whether a min/max/first/last exists. Asynchronous.
+   */
+  static void finalize(const Exec& exec, AggKind op, ElementType value_type, const AggStates& states,
+                       const std::int64_t* sizes, std::int64_t ngroups, void* out, std::uint8_t* out_valid);
+};
+
+}  // namespace slab::frame::kernels

@@ -1,0 +1,68 @@
+#pragma once
+/// @file merge.hpp
+/// @brief The join of one probe batch with one build batch (merge.cpp's build_table + probe_pairs): the
+/// (probe row, build row) pairs in the host's output order. Sort-based on the device: the build side sorted by
+/// key words (stable), each probe key's matches found by binary search (lower/upper bound), the matches
+/// expanded; or, for one dense int64 key (the host's direct array), a counting sort of the build rows over the
+/// key range and a table lookup. Entry points of merge.inl. (The hot-key split is a route:
+/// PartitionKernels::hot_key_buckets.)
+///
+/// Output order, as the host's: for each probe row in order, its matching build rows in build row order, or
+/// (row, -1) when it has none and the probe side is kept (left/right/outer); then, when the build side is kept
+/// (outer), (-1, row) for every unmatched build row (null keys included) in build row order.
+///
+/// Two passes, as every variable-size output: count() fills a caller-allocated workspace and returns the number
+/// of pairs (one synchronisation); the caller allocates the output; fill() writes it from the workspace.
+
+#include <cstddef>
+#include <cstdint>
+
+#include "core/kernels/exec.hpp"
+
+namespace slab::frame::kernels {
+
+using slab::kernels::Exec;
+
+/// One side's keys: encoded key words (width columns, the same encoding on both sides) and keep flags
+/// (nullptr = every key valid; a dropped key matches nothing).
+struct JoinKeys {
+  const std::uint64_t* const* words = nullptr;  ///< host array of width backend pointers
+  const std::uint8_t* keep = nullptr;
+  std::int64_t n = 0;
+};
+
+/// One side's single int64/timestamp key column for the direct array (valid: nullptr = all valid).
+struct JoinDirectKeys {
+  const std::int64_t* keys = nullptr;
+  const std::uint8_t* valid = nullptr;
+  std::int64_t n = 0;
+};
+
+/// Which sides are kept: left/right joins keep the probe side, outer joins both.
+struct JoinSides {
+  bool keep_probe = false;
+  bool keep_build = false;
+};
+
+template <class B>
+struct JoinKernels {
+  /// Bytes of the workspace of count()/fill() for these side sizes (backend memory, 256-byte aligned).
+  static std::size_t workspace_bytes(std::int64_t probe_n, std::int64_t build_n);
+
+  /// Pass 1 with key words: sorts the build side, finds every probe key's matches. Returns the pairs.
+  static std::int64_t count(const Exec& exec, const JoinKeys& probe, const JoinKeys& build, int width, const int* bits,
+                            JoinSides kind, void* workspace);
+
+  /**
+   * @brief Pass 1 with the direct array: build keys lie in [lo, lo + span) where valid (the host's condition for
+   * using it: span <= max(4 n, 2^16) and <= 2^27); probe keys outside it match nothing. Returns the pairs.
+   */
+  static std::int64_t count_direct(const Exec& exec, const JoinDirectKeys& probe, const JoinDirectKeys& build,
+                                   std::int64_t lo, std::uint64_t span, JoinSides kind, void* workspace);
+
+  /// Pass 2: probe_rows[j], build_rows[j] for j < pairs (-1 = no row), from count()'s workspace. Asynchronous.
+  static void fill(const Exec& exec, std::int64_t probe_n, std::int64_t build_n, JoinSides kind, const void* workspace,
+                   std::int64_t pairs, std::int64_t* probe_rows, std::int64_t* build_rows);
+};
+
+}  // namespace slab::frame::kernels

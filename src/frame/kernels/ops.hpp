@@ -1,0 +1,74 @@
+#pragma once
+/// @file ops.hpp
+/// @brief The row-wise frame operations of ops.cpp on the device: filter and dropna (stream compaction to a
+/// row list for take_rows), isin (a sorted lookup), unique and value_counts (sort + run-length encoding),
+/// cumsum (a scan), shift and diff (an offset gather over halo + own rows). Entry points of ops.inl.
+
+#include <cstdint>
+
+#include "core/kernels/exec.hpp"
+#include "frame/kernels/columns.hpp"
+
+namespace slab::frame::kernels {
+
+using slab::kernels::Exec;
+
+template <class B>
+struct OpsKernels {
+  /// filter(): rows[0, k) = the rows where the predicate is true and valid (pred_valid nullptr = all valid).
+  /// rows: capacity n. Returns k (synchronises).
+  static std::int64_t filter_rows(const Exec& exec, const std::uint8_t* pred, const std::uint8_t* pred_valid,
+                                  std::int64_t n, std::int64_t* rows);
+
+  /// dropna(): rows[0, k) = the rows with no null (mask, NaN, string code -1) in any of cols (host array).
+  /// Returns k (synchronises).
+  static std::int64_t dropna_rows(const Exec& exec, const ColumnView* cols, int ncols, std::int64_t n,
+                                  std::int64_t* rows);
+
+  /**
+   * @brief Expr::isin on a non-string column: out[i] = the row is not null and its value as a double
+   * (int64/timestamp/bool converted, as the host's evaluation does) equals one of `values` (sorted ascending, no
+   * NaN; backend memory). Asynchronous.
+   */
+  static void isin_values(const Exec& exec, const ColumnView& col, std::int64_t n, const double* values,
+                          std::int64_t nvalues, std::uint8_t* out);
+  /// Expr::isin on a string column: out[i] = the code is not null and in `codes` (sorted; backend memory).
+  static void isin_codes(const Exec& exec, const ColumnView& col, std::int64_t n, const std::int32_t* codes,
+                         std::int64_t ncodes, std::uint8_t* out);
+
+  /**
+   * @brief unique(): the distinct keys of n rows (key words encoded with nulls kept, so a null is one key that
+   * sorts last), in key order: first_row[g] = the key's first row (row order: its value is the host's
+   * representative), counts[g] (optional) = its rows. Capacity n each. Returns the number of keys
+   * (synchronises).
+   */
+  static std::int64_t unique(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                             std::int64_t n, std::int64_t* first_row, std::int64_t* counts);
+
+  /**
+   * @brief value_counts(): the distinct keys of the kept rows (keep: the encoder's, nulls dropped) ordered by
+   * count descending, then key ascending: first_row[g] and counts[g]. Returns the number of keys (synchronises).
+   */
+  static std::int64_t value_counts(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                                   std::int64_t n, const std::uint8_t* keep, std::int64_t* first_row,
+                                   std::int64_t* counts);
+
+  /**
+   * @brief cumsum() of one int64 or float64 column: out[i] = offset + the sum of the non-null values of rows
+   * <= i, for non-null rows; null rows keep their input value (the caller keeps the mask). `offset`: the bits
+   * of a double (float64) or an int64 (wrapping sums). Sums in row order, the offset first. Asynchronous.
+   */
+  static void cumsum(const Exec& exec, const ColumnView& col, std::int64_t n, std::uint64_t offset, void* out);
+
+  /**
+   * @brief shift() / diff() of one column over `ext` = halo rows and own rows, contiguous (ext_n rows; own rows
+   * from `first`, n of them): own row i reads ext row first + i - periods, out of range = a vacated row.
+   * shift: the value (vacated: 0, or -1 for string codes) and out_valid (when not nullptr) = in range and
+   * valid by the mask. diff (int64/float64): own value minus the source, when both exist and are not null
+   * (else NaN for float64, 0 for int64), out_valid = both present. Asynchronous.
+   */
+  static void shift(const Exec& exec, const ColumnView& ext, std::int64_t ext_n, std::int64_t first, std::int64_t n,
+                    std::int64_t periods, bool diff, void* out, std::uint8_t* out_valid);
+};
+
+}  // namespace slab::frame::kernels

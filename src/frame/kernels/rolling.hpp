@@ -1,0 +1,40 @@
+#pragma once
+/// @file rolling.hpp
+/// @brief Rolling windows by rows and by time (rolling_kernel_rows / rolling_kernel_time of
+/// slab/frame/rolling.hpp) on the device: the same inputs (halo rows then own rows, contiguous), min_periods
+/// and NaN rules. Entry points of rolling.inl.
+///
+/// Canonical order: outputs are cut into runs of about kRollingRun consecutive rows; each run starts its
+/// accumulator afresh on its first window and then slides with the host's compensated add/remove
+/// (rolling_hd.hpp). Equality with the host: count, min and max bitwise (min/max: the last occurrence of the
+/// extreme in the window, as the host's deque, so -0.0 and 0.0 come out as the host's); a row window's std
+/// bitwise (its runs start where the host recomputes the variance exactly, every `window` outputs, so each run
+/// starts in the host's state); sums and means bitwise on exactly summable data, else within the rounding of a
+/// different summation order (the host's running sum carries its whole history); a time window's std within
+/// rounding (the host never recomputes it). Run to run the device is bitwise stable.
+
+#include <cstdint>
+
+#include "core/kernels/exec.hpp"
+
+namespace slab::frame::kernels {
+
+using slab::kernels::Exec;
+
+/// The rolling aggregations (the values of slab::frame::RollingOp, in its order).
+enum class RollingKind : std::uint8_t { mean, sum, min, max, std, count };
+
+/// Outputs per run (part of the canonical order).
+inline constexpr std::int64_t kRollingRun = 256;
+
+template <class B>
+struct RollingKernels {
+  /// rolling_kernel_rows: x holds halo then n rows (backend); out[i] for the n own rows. Asynchronous.
+  static void rows(const Exec& exec, const double* x, std::int64_t halo, std::int64_t n, std::int64_t window,
+                   std::int64_t min_periods, RollingKind op, double* out);
+  /// rolling_kernel_time: the window of row i is the rows j <= i with t[j] > t[i] - span (t sorted, no NaT).
+  static void time(const Exec& exec, const std::int64_t* t, const double* x, std::int64_t halo, std::int64_t n,
+                   std::int64_t span, std::int64_t min_periods, RollingKind op, double* out);
+};
+
+}  // namespace slab::frame::kernels

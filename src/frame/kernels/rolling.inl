@@ -1,0 +1,253 @@
+#pragma once
+// The composition of rolling.hpp: each output's window start (a formula for row windows, a binary search in the
+// sorted timestamps for time windows); sums, means, std and counts by runs of kRollingRun outputs, one
+// sequential slide each with the host's accumulators (rolling_hd.hpp); min and max by a range query per output
+// over block extremes at three levels (64, 4096 and 262144 rows) and a prefix count of the non-NaN values.
+#include <thrust/for_each.h>
+#include <thrust/iterator/counting_iterator.h>
+#include <thrust/iterator/transform_iterator.h>
+#include <thrust/scan.h>
+#include <thrust/transform.h>
+
+#include <string>
+
+#include "core/kernels/counter_rng_hd.hpp"
+#include "core/kernels/scratch.hpp"
+#include "frame/kernels/rolling.hpp"
+#include "frame/kernels/rolling_hd.hpp"
+#include "slab/core/error.hpp"
+
+namespace slab::frame::kernels {
+namespace detail {
+
+SLAB_HD_INLINE double rolling_nan() { return slab::kernels::bits_double(0x7FF8000000000000ull); }
+
+/// Window start (an index into halo + own rows) of own output k.
+struct RowWindowStart {
+  std::int64_t halo, window;
+  SLAB_HD std::int64_t operator()(std::int64_t k) const {
+    const std::int64_t i = halo + k;
+    return i + 1 >= window ? i + 1 - window : 0;
+  }
+};
+struct TimeWindowStart {
+  const std::int64_t* t;
+  std::int64_t halo, span;
+  SLAB_HD std::int64_t operator()(std::int64_t k) const {
+    const std::int64_t i = halo + k, bound = t[i] - span;
+    std::int64_t lo = 0, hi = i;  // the first j <= i with t[j] > bound (t[i] itself is)
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (t[mid] <= bound)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    return lo;
+  }
+};
+
+/// sum / mean / count / std over one run of outputs, slid as the host's loop (rolling.cpp's slide()).
+struct SlideRun {
+  const double* x;
+  const std::int64_t* start;
+  std::int64_t halo, n, min_periods, recompute_every;
+  RollingKind op;
+  std::int64_t first_run, run_length;  // run 0 is [0, first_run), run r > 0 starts at first_run + (r - 1) run_length
+  double* out;
+
+  SLAB_HD void operator()(std::int64_t run) const {
+    const std::int64_t k0 = run == 0 ? 0 : first_run + (run - 1) * run_length;
+    const std::int64_t end = run == 0 ? first_run : k0 + run_length;
+    const std::int64_t k1 = end < n ? end : n;
+    if (k0 >= k1) return;
+    const std::int64_t minp =
+        min_periods > (op == RollingKind::count ? 0 : 1) ? min_periods : (op == RollingKind::count ? 0 : 1);
+    std::int64_t s = start[k0], e = halo + k0;
+    if (op == RollingKind::std) {
+      RollingVar acc;
+      acc.recompute(x, s, e);
+      // A later run starts on a host recompute: the host's counter is 0 after it, and this run's first output
+      // increments ours before the test.
+      std::int64_t since = run == 0 ? 0 : -1;
+      for (std::int64_t k = k0; k < k1; ++k) {
+        const std::int64_t i = halo + k, ns = start[k];
+        if (ns >= e) {
+          acc.reset();
+          s = e = ns;
+          since = 0;
+        } else if (recompute_every && ++since >= recompute_every) {
+          s = ns;
+          acc.recompute(x, s, e);
+          since = 0;
+        }
+        for (; s < ns; ++s) acc.remove(x[s]);
+        for (; e <= i; ++e) acc.add(x[e]);
+        double r = rolling_nan();
+        if (acc.nobs >= minp && acc.nobs > 1) {
+          const double v = acc.ssq / static_cast<double>(acc.nobs - 1);
+          r = slab::kernels::portable::sqrt(v > 0.0 ? v : 0.0);
+        }
+        out[k] = r;
+      }
+      return;
+    }
+    RollingSum acc;
+    for (std::int64_t j = s; j < e; ++j) acc.add(x[j]);
+    for (std::int64_t k = k0; k < k1; ++k) {
+      const std::int64_t i = halo + k, ns = start[k];
+      if (ns >= e) {  // disjoint from the previous window: start afresh (pandas does the same)
+        acc.reset();
+        s = e = ns;
+      }
+      for (; s < ns; ++s) acc.remove(x[s]);
+      for (; e <= i; ++e) acc.add(x[e]);
+      double r = rolling_nan();
+      if (op == RollingKind::count) {
+        if (e - s >= min_periods) r = static_cast<double>(acc.nobs);  // pandas: min_periods over rows, NaN included
+      } else if (acc.nobs >= minp && acc.nobs > 0) {
+        r = op == RollingKind::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
+      }
+      out[k] = r;
+    }
+  }
+};
+
+/// An extreme and its index (-1: none, every value NaN); of two, the later wins ties (the host deque's rule).
+struct Extreme {
+  double v;
+  std::int64_t at;
+};
+SLAB_HD_INLINE Extreme later_extreme(Extreme a, Extreme b, bool is_min) {
+  if (b.at < 0) return a;
+  if (a.at < 0) return b;
+  return (is_min ? b.v <= a.v : b.v >= a.v) ? b : a;
+}
+
+inline constexpr std::int64_t kLevel = 64;  // blocks per level: 64, 64^2, 64^3 rows
+
+struct BlockExtreme {
+  const double* x;       // level 0
+  const Extreme* lower;  // or the level below
+  std::int64_t count;    // entries of the level below
+  bool is_min;
+  Extreme* out;
+  SLAB_HD void operator()(std::int64_t blk) const {
+    Extreme best{0, -1};
+    const std::int64_t b = blk * kLevel, e = b + kLevel < count ? b + kLevel : count;
+    for (std::int64_t j = b; j < e; ++j) {
+      Extreme c;
+      if (x) {
+        c = {x[j], x[j] == x[j] ? j : -1};
+      } else {
+        c = lower[j];
+      }
+      best = later_extreme(best, c, is_min);
+    }
+    out[blk] = best;
+  }
+};
+
+struct NotNan {
+  const double* x;
+  SLAB_HD std::int64_t operator()(std::int64_t j) const { return x[j] == x[j] ? 1 : 0; }
+};
+
+struct WindowExtreme {
+  const double* x;
+  const Extreme* level[3];
+  const std::int64_t* start;
+  const std::int64_t* valid_before;  // exclusive prefix count of non-NaN values
+  std::int64_t halo, min_periods;
+  bool is_min;
+  double* out;
+  SLAB_HD void operator()(std::int64_t k) const {
+    const std::int64_t s = start[k], e = halo + k + 1;
+    const std::int64_t nobs = valid_before[e] - valid_before[s];
+    const std::int64_t minp = min_periods > 1 ? min_periods : 1;
+    if (nobs < minp || nobs == 0) {
+      out[k] = rolling_nan();
+      return;
+    }
+    Extreme best{0, -1};
+    std::int64_t p = s;
+    constexpr std::int64_t size[3] = {kLevel, kLevel * kLevel, kLevel * kLevel * kLevel};
+    while (p < e) {
+      int l = 2;  // the largest aligned block that fits
+      while (l >= 0 && (p % size[l] != 0 || p + size[l] > e)) --l;
+      if (l < 0) {
+        best = later_extreme(best, {x[p], x[p] == x[p] ? p : -1}, is_min);
+        ++p;
+      } else {
+        best = later_extreme(best, level[l][p / size[l]], is_min);
+        p += size[l];
+      }
+    }
+    out[k] = x[best.at];
+  }
+};
+
+template <class B, class StartFn>
+void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int64_t n, std::int64_t min_periods,
+                 std::int64_t recompute_every, RollingKind op, StartFn start_of, double* out) {
+  (void)exec;
+  if (n <= 0) return;
+  B b(exec);
+  using slab::kernels::Scratch;
+  thrust::counting_iterator<std::int64_t> i(0);
+  Scratch<std::int64_t, B> start(b, n);
+  thrust::transform(b.policy(), i, i + n, start.get(), start_of);
+  if (op != RollingKind::min && op != RollingKind::max) {
+    // Runs of kRollingRun outputs. A row window's std recomputes its variance exactly every `window` outputs,
+    // counted from the first (the host's schedule): its runs start where the host recomputes (after output
+    // window - 2, then every multiple of window), so every run begins in the host's own state.
+    std::int64_t first = kRollingRun, length = kRollingRun;
+    if (op == RollingKind::std && recompute_every > 1) {
+      length = recompute_every * (kRollingRun / recompute_every > 0 ? kRollingRun / recompute_every : 1);
+      first = recompute_every - 1;
+    }
+    const std::int64_t runs = n <= first ? 1 : 1 + (n - first + length - 1) / length;
+    thrust::for_each(b.policy(), i, i + runs,
+                     SlideRun{x, start.get(), halo, n, min_periods, recompute_every, op, first, length, out});
+    return;
+  }
+  const bool is_min = op == RollingKind::min;
+  const std::int64_t m = halo + n;
+  const std::int64_t c1 = (m + kLevel - 1) / kLevel, c2 = (c1 + kLevel - 1) / kLevel, c3 = (c2 + kLevel - 1) / kLevel;
+  Scratch<Extreme, B> l1(b, c1), l2(b, c2), l3(b, c3);
+  thrust::for_each(b.policy(), i, i + c1, BlockExtreme{x, nullptr, m, is_min, l1.get()});
+  thrust::for_each(b.policy(), i, i + c2, BlockExtreme{nullptr, l1.get(), c1, is_min, l2.get()});
+  thrust::for_each(b.policy(), i, i + c3, BlockExtreme{nullptr, l2.get(), c2, is_min, l3.get()});
+  Scratch<std::int64_t, B> before(b, m + 1);  // before[j] = non-NaN values among x[0, j)
+  b.zero(before.get(), sizeof(std::int64_t));
+  auto valid = thrust::make_transform_iterator(i, NotNan{x});
+  thrust::inclusive_scan(b.policy(), valid, valid + m, before.get() + 1);
+  thrust::for_each(
+      b.policy(), i, i + n,
+      WindowExtreme{x, {l1.get(), l2.get(), l3.get()}, start.get(), before.get(), halo, min_periods, is_min, out});
+}
+
+inline void check_rolling(std::int64_t halo, std::int64_t n, std::int64_t min_periods, const char* what) {
+  SLAB_EXPECTS(halo >= 0 && n >= 0 && min_periods >= 0, InvalidArgument,
+               std::string(what) + ": negative halo, row count or min_periods");
+}
+
+}  // namespace detail
+
+template <class B>
+void RollingKernels<B>::rows(const Exec& exec, const double* x, std::int64_t halo, std::int64_t n, std::int64_t window,
+                             std::int64_t min_periods, RollingKind op, double* out) {
+  detail::check_rolling(halo, n, min_periods, "rolling rows");
+  SLAB_EXPECTS(window >= 1, InvalidArgument, "rolling rows: the window must be at least 1 row");
+  detail::rolling_run<B>(exec, x, halo, n, min_periods, window, op, detail::RowWindowStart{halo, window}, out);
+}
+
+template <class B>
+void RollingKernels<B>::time(const Exec& exec, const std::int64_t* t, const double* x, std::int64_t halo,
+                             std::int64_t n, std::int64_t span, std::int64_t min_periods, RollingKind op, double* out) {
+  detail::check_rolling(halo, n, min_periods, "rolling time");
+  SLAB_EXPECTS(span >= 1, InvalidArgument, "rolling time: the span must be positive");
+  detail::rolling_run<B>(exec, x, halo, n, min_periods, 0, op, detail::TimeWindowStart{t, halo, span}, out);
+}
+
+}  // namespace slab::frame::kernels

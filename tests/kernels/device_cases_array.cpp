@@ -1,0 +1,207 @@
+// The array layer's device cases (device_cases.hpp): creation, reductions, elementwise programs, layout; and
+// the list of all cases, the GPU test's sizes and the copy-bandwidth reference.
+#include "device_case_util.hpp"
+
+namespace kernel_check {
+namespace {
+
+using namespace util;
+
+// ---- arrays -----------------------------------------------------------------------------------------------
+
+Outcome creation(I64 n, const Options& opt, bool normal) {
+  Outcome o;
+  const sk::BlockExtent e{1000, 0, n, 1};
+  std::vector<double> ref(static_cast<std::size_t>(n));
+  if (normal)
+    sk::CreationKernels<Reference>::normal(kExec, 77, 1.0, 2.0, e, 1, ref.data());
+  else
+    sk::CreationKernels<Reference>::uniform(kExec, 77, -1.0, 3.0, e, 1, ref.data());
+  Dev<double> d(static_cast<std::size_t>(n));
+  auto run = [&] {
+    if (normal)
+      sk::CreationKernels<Device>::normal(kExec, 77, 1.0, 2.0, e, 1, d.get());
+    else
+      sk::CreationKernels<Device>::uniform(kExec, 77, -1.0, 3.0, e, 1, d.get());
+  };
+  run();
+  const auto a = d.host();
+  run();
+  compare(o, opt, normal ? "normal" : "uniform", ref, a, d.host());
+  o.seconds = timed(opt, run);
+  o.bytes = 8.0 * static_cast<double>(n);
+  return o;
+}
+
+template <class T>
+Outcome reductions(I64 n, const Options& opt) {
+  Outcome o;
+  // Chunks of 2^20 elements (the device's natural unit; the host's Layout picks its own chunk).
+  const I64 chunk = 1 << 20;
+  std::vector<T> x(static_cast<std::size_t>(n));
+  for (I64 i = 0; i < n; ++i) {
+    const U64 r = hh(70, i);
+    if constexpr (std::is_integral_v<T>)
+      x[i] = static_cast<T>(r % 2001) - 1000;
+    else
+      x[i] =
+          r % 4099 == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(static_cast<double>(r % 100000) * 1e-3);
+  }
+  const Dev<T> d(x);
+  std::vector<const T*> hp, dp;
+  std::vector<I64> sizes;
+  std::vector<sk::ChunkPlace> places;
+  for (I64 c0 = 0; c0 < n; c0 += chunk) {
+    hp.push_back(x.data() + c0);
+    dp.push_back(d.get() + c0);
+    sizes.push_back(std::min(chunk, n - c0));
+    places.push_back({c0, 0, 1});
+  }
+  const int nc = static_cast<int>(sizes.size());
+  std::vector<sk::StatsPartial<T>> rs(nc), as(nc), bs(nc);
+  std::vector<sk::SumPartial<T>> rsum(nc), asum(nc), bsum(nc);
+  std::vector<sk::ArgPartial<T>> rarg(nc), aarg(nc), barg(nc);
+  sk::ReductionKernels<Reference, T>::stats(kExec, hp.data(), sizes.data(), nc, rs.data());
+  sk::ReductionKernels<Reference, T>::sum(kExec, hp.data(), sizes.data(), nc, rsum.data());
+  sk::ReductionKernels<Reference, T>::argminmax(kExec, hp.data(), sizes.data(), places.data(), nc, 1, rarg.data());
+  auto run = [&](auto& s, auto& sum, auto& arg) {
+    sk::ReductionKernels<Device, T>::stats(kExec, dp.data(), sizes.data(), nc, s.data());
+    sk::ReductionKernels<Device, T>::sum(kExec, dp.data(), sizes.data(), nc, sum.data());
+    sk::ReductionKernels<Device, T>::sum_squares(kExec, dp.data(), sizes.data(), nc, sum.data());
+    sk::ReductionKernels<Device, T>::count_nonzero(kExec, dp.data(), sizes.data(), nc, sum.data());
+    sk::ReductionKernels<Device, T>::argminmax(kExec, dp.data(), sizes.data(), places.data(), nc, 1, arg.data());
+  };
+  run(as, asum, aarg);
+  run(bs, bsum, barg);
+  // Field by field (the structs have padding): every field's bits.
+  auto bits = [](auto x) {
+    U64 b = 0;
+    std::memcpy(&b, &x, sizeof x);
+    return b;
+  };
+  auto stats_fields = [&](const std::vector<sk::StatsPartial<T>>& v) {
+    std::vector<U64> f;
+    for (const auto& p : v)
+      f.insert(f.end(), {bits(p.n), bits(p.sum), bits(p.mean), bits(p.m2), bits(p.min), bits(p.max), bits(p.nan)});
+    return f;
+  };
+  auto arg_fields = [&](const std::vector<sk::ArgPartial<T>>& v) {
+    std::vector<U64> f;
+    for (const auto& p : v) f.insert(f.end(), {bits(p.min), bits(p.max), bits(p.imin), bits(p.imax), bits(p.inan)});
+    return f;
+  };
+  compare(o, opt, "stats", stats_fields(rs), stats_fields(as), stats_fields(bs));
+  compare(o, opt, "argminmax", arg_fields(rarg), arg_fields(aarg), arg_fields(barg));
+  // sum: the device wrote sum_squares and count_nonzero on top; recompute sum alone for the comparison.
+  sk::ReductionKernels<Device, T>::sum(kExec, dp.data(), sizes.data(), nc, asum.data());
+  std::vector<sk::ReduceAcc<T>> rv, av;
+  for (int c = 0; c < nc; ++c) rv.push_back(rsum[c].sum), av.push_back(asum[c].sum);
+  compare(o, opt, "sum", rv, av, av);
+  o.seconds =
+      timed(opt, [&] { sk::ReductionKernels<Device, T>::stats(kExec, dp.data(), sizes.data(), nc, as.data()); });
+  o.bytes = static_cast<double>(n) * sizeof(T);
+  return o;
+}
+
+Outcome elementwise(I64 n, const Options& opt) {
+  Outcome o;
+  const std::vector<double> a = mixed(n, 80), b = exact(n, 81);
+  using E = sk::ElemOp;
+  sk::ElemProgram<double> p;
+  const sk::ElemInstr code[] = {{E::leaf, 0}, {E::scalar, 0}, {E::mul, 0},  {E::leaf, 1}, {E::add, 0}, {E::abs, 0},
+                                {E::sqrt, 0}, {E::leaf, 0},   {E::leaf, 1}, {E::max, 0},  {E::div, 0}};
+  std::copy(std::begin(code), std::end(code), p.code);
+  p.size = 11;
+  p.scalars[0] = 2.0;
+  p.nscalars = 1;
+  p.nleaves = 2;
+  p.leaves[0] = {a.data(), 1, 0};
+  p.leaves[1] = {b.data(), 1, 0};
+  std::vector<double> ref(static_cast<std::size_t>(n));
+  sk::ElementwiseKernels<Reference, double>::run(kExec, p, n, 1, ref.data());
+  const Dev<double> da(a), db(b);
+  p.leaves[0].data = da.get();
+  p.leaves[1].data = db.get();
+  Dev<double> d(static_cast<std::size_t>(n));
+  auto run = [&] { sk::ElementwiseKernels<Device, double>::run(kExec, p, n, 1, d.get()); };
+  run();
+  const auto x = d.host();
+  run();
+  compare(o, opt, "sqrt(|2a + b|) / max(a, b)", ref, x, d.host());
+  o.seconds = timed(opt, run);
+  o.bytes = 24.0 * static_cast<double>(n);
+  return o;
+}
+
+Outcome layout(I64 n, const Options& opt) {
+  Outcome o;
+  const I64 cols = 1000, rows = std::max<I64>(n / cols, 1);
+  std::vector<double> x(static_cast<std::size_t>(rows * cols));
+  for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<double>(hh(90, static_cast<I64>(i)));
+  std::vector<double> rt(x.size()), rc(static_cast<std::size_t>(rows * (cols - 2)));
+  sk::LayoutKernels<Reference, double>::transpose(kExec, x.data(), rows, cols, rt.data());
+  sk::LayoutKernels<Reference, double>::copy_2d(kExec, x.data() + 1, cols, rows, cols - 2, rc.data(), cols - 2);
+  const Dev<double> dx(x);
+  Dev<double> dt(x.size()), dc(rc.size());
+  auto run = [&] {
+    sk::LayoutKernels<Device, double>::transpose(kExec, dx.get(), rows, cols, dt.get());
+    sk::LayoutKernels<Device, double>::copy_2d(kExec, dx.get() + 1, cols, rows, cols - 2, dc.get(), cols - 2);
+  };
+  run();
+  const auto ta = dt.host();
+  const auto ca = dc.host();
+  run();
+  compare(o, opt, "transpose", rt, ta, dt.host());
+  compare(o, opt, "copy_2d", rc, ca, dc.host());
+  o.seconds = timed(opt, run);
+  o.bytes = 32.0 * static_cast<double>(rows * cols);
+  return o;
+}
+
+}  // namespace
+
+std::vector<Case> frame_cases();
+
+std::vector<Case> cases() {
+  std::vector<Case> all = frame_cases();
+  const std::vector<Case> arrays{
+      {"array.creation.uniform", [](std::int64_t n, const Options& o) { return creation(n, o, false); }},
+      {"array.creation.normal", [](std::int64_t n, const Options& o) { return creation(n, o, true); }},
+      {"array.reduction.float64", reductions<double>},
+      {"array.reduction.float32", reductions<float>},
+      {"array.reduction.int64", reductions<std::int64_t>},
+      {"array.elementwise.program", elementwise},
+      {"array.layout.transpose_copy", layout},
+  };
+  all.insert(all.end(), arrays.begin(), arrays.end());
+  return all;
+}
+
+std::vector<std::int64_t> test_sizes() {
+#if defined(SLAB_KERNEL_CASES_ON_REFERENCE)
+  return {0, 1, 31, 32, 4097};
+#else
+  return {0, 1, 31, 32, 4095, 4096, 4097, (1 << 20) + 1};
+#endif
+}
+
+double copy_seconds(std::int64_t bytes, int repeats) {
+#if defined(SLAB_KERNEL_CASES_ON_REFERENCE)
+  (void)bytes, (void)repeats;
+  return 0;
+#else
+  Dev<std::byte> a(static_cast<std::size_t>(bytes)), b(static_cast<std::size_t>(bytes));
+  std::vector<double> t;
+  for (int r = 0; r < repeats + 1; ++r) {
+    sk::CudaTimer timer(nullptr);
+    timer.start();
+    slab::detail::copy_device_to_device(b.get(), a.get(), static_cast<std::size_t>(bytes), nullptr);
+    const double s = timer.stop();
+    if (r > 0) t.push_back(s);  // the first copy warms up
+  }
+  std::sort(t.begin(), t.end());
+  return t[t.size() / 2];
+#endif
+}
+
+}  // namespace kernel_check
