@@ -6,21 +6,15 @@
 #include <string>
 
 #include "linalg/cuda/gram_kernels.hpp"
+#include "runtime/cuda/check.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::detail {
 
 namespace {
 
-void check(cudaError_t rc, const char* what) {
-  if (rc != cudaSuccess)
-    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
-}
-
-void check(cublasStatus_t rc, const char* what) {
-  if (rc != CUBLAS_STATUS_SUCCESS)
-    SLAB_FAIL(CudaError, std::string(what) + " failed: cuBLAS status " + std::to_string(rc));
-}
+void check(cudaError_t rc, const char* what) { check_cuda(rc, what); }
+void check(cublasStatus_t rc, const char* what) { check_cublas(rc, what); }
 
 // One handle per thread (tasks run on the rank's main thread), created on first use.
 cublasHandle_t handle() {
