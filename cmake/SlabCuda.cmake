@@ -12,7 +12,18 @@ if(NOT SLAB_ENABLE_CUDA STREQUAL "OFF")
   check_language(CUDA)
   if(CMAKE_CUDA_COMPILER)
     if(NOT DEFINED CMAKE_CUDA_ARCHITECTURES)
-      set(CMAKE_CUDA_ARCHITECTURES 80 90)  # A100 (Perlmutter), H100/H200
+      # The GPUs of this machine where it has some; else sm_80 (A100, Perlmutter) with its PTX, which the driver
+      # compiles for newer GPUs (H100/H200) on first use. One architecture keeps a build without a GPU (CI) short;
+      # the presets cuda-dev (90) and perlmutter (80) say theirs.
+      execute_process(COMMAND nvidia-smi --query-gpu=compute_cap --format=csv,noheader
+                      OUTPUT_VARIABLE slab_gpu_caps RESULT_VARIABLE slab_smi_rc ERROR_QUIET OUTPUT_STRIP_TRAILING_WHITESPACE)
+      set(CMAKE_CUDA_ARCHITECTURES 80)
+      if(slab_smi_rc EQUAL 0 AND slab_gpu_caps MATCHES "^[0-9]+\\.[0-9]+")
+        string(REPLACE "." "" slab_gpu_caps "${slab_gpu_caps}")
+        string(REPLACE "\n" ";" slab_gpu_caps "${slab_gpu_caps}")
+        list(REMOVE_DUPLICATES slab_gpu_caps)
+        set(CMAKE_CUDA_ARCHITECTURES ${slab_gpu_caps})
+      endif()
     endif()
     enable_language(CUDA)
     # CMake 3.25 does not know nvcc's C++20 flag (CUDA20 dialect); teach it once here.
