@@ -3,6 +3,7 @@
 // text, for arrays: the strings are what numpy 2 prints for the same values).
 #include <algorithm>
 #include <cmath>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -410,3 +411,44 @@ TEST(FrameMethods, SvdUnpacksIntoThree) {
   for (double v : s) ss += v * v;
   EXPECT_NEAR(ss, fro, 1e-9 * fro);
 }
+
+#ifdef SLAB_METHODS_GOLDEN
+// The same spellings against pandas' answers (tests/frame/golden/make_methods_golden.py writes them).
+TEST(FrameMethods, MatchesPandas) {
+  Engine e;
+  std::map<std::string, std::vector<double>> golden;
+  std::ifstream in(SLAB_METHODS_GOLDEN);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    auto a = line.find(','), b = line.rfind(',');
+    golden[line.substr(0, a)].push_back(std::stod(line.substr(b + 1)));  // stod reads "nan"
+  }
+  EXPECT_EQ(golden.size(), 14u);
+  Frame df = spread(e, reference_table());
+  auto check = [&](const std::string& what, const std::vector<double>& got) {
+    const auto& want = golden[what];
+    EXPECT_EQ(got.size(), want.size()) << what;
+    for (std::size_t i = 0; i < std::min(got.size(), want.size()); ++i)
+      EXPECT_TRUE(same(got[i], want[i])) << what << "[" << i << "]: " << got[i] << " vs pandas " << want[i];
+  };
+  auto doubles = [](const LocalColumn& c) {
+    std::vector<double> v;
+    for (std::size_t i = 0; i < c.size(); ++i) v.push_back(c.as_double(i));
+    return v;
+  };
+  LocalTable g =
+      df.groupby({"id", "name"}).agg({{"x", {"mean", "sum", "count", "std"}}, {"y", {"min", "max"}}}).gather_all();
+  for (const char* c : {"id", "x_mean", "x_sum", "x_count", "x_std", "y_min", "y_max"})
+    check(std::string("groupby.") + c, doubles(g[c]));
+  check("rolling3.sum", df.rolling(3)["x"].sum().gather_all().floats);
+  check("rolling3mp2.sum", df.rolling(3, 2)["x"].sum().gather_all().floats);
+  check("rolling3.count", df.rolling(3)["x"].count().gather_all().floats);
+  check("rolling2h.mean", df.rolling("2h", "t")["x"].mean().gather_all().floats);
+  check("rolling2hmp2.var", df.rolling("2h", "t", 2)["x"].var().gather_all().floats);
+  check("rolling2h.max", df.rolling("2h", "t")["x"].max().gather_all().floats);
+  slab::Series x = df["x"];
+  check("series.x", {x.sum(), x.mean(), x.std(), x.var(), x.min(), x.max(), static_cast<double>(x.count()),
+                     static_cast<double>(x.nunique())});
+}
+#endif
