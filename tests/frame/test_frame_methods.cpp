@@ -214,6 +214,11 @@ TEST(FrameMethods, SortValuesSpellings) {
   for (auto i : desc) want.push_back(ref["y"].ints[i]);
   EXPECT_EQ(df.sort_values({"id", "y"}, /*ascending=*/false).gather_all()["y"].ints, want);
   EXPECT_EQ(sort_values(df, {"id", "y"}, false).gather_all()["y"].ints, want);
+  // The spellings, verbatim.
+  Frame f = df.rename({{"id", "k1"}, {"y", "k2"}});
+  EXPECT_EQ(f.sort_values({"k1", "k2"}, /*ascending=*/false).gather_all()["k2"].ints, want);
+  Frame by_pairs = sort_values(f, {{"k1", true}, {"name", false}});
+  EXPECT_EQ(by_pairs.gather_all()["k2"].ints, df.sort_values({{"id", true}, {"name", false}}).gather_all()["y"].ints);
   auto by_x = df.sort_values("x").gather_all();
   EXPECT_EQ(by_x["y"].ints, (std::vector<std::int64_t>{40, 60, 10, 100, 80, 30, 70, 50, 20, 90}));  // NaN last
 }
