@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ostream>
 
 #include "slab/core/time.hpp"
 #include "slab/frame/ops.hpp"
@@ -10,6 +11,14 @@
 namespace slab::frame {
 
 namespace {
+
+// Display width in characters (UTF-8 code points), as pandas counts str's len: a multi-byte name must not
+// shift the columns after it.
+std::size_t display_width(const std::string& s) {
+  std::size_t n = 0;
+  for (unsigned char ch : s) n += (ch & 0xC0u) != 0x80u ? 1 : 0;
+  return n;
+}
 bool fixed_ok(const LocalColumn& c) {
   for (std::size_t i = 0; i < c.floats.size(); ++i) {
     if (c.is_null(i)) continue;
@@ -92,16 +101,16 @@ std::string to_string(const LocalTable& table, std::int64_t max_rows) {
   }
   std::vector<std::size_t> width(cells.size(), 0);
   for (std::size_t c = 0; c < cells.size(); ++c)
-    for (const auto& s : cells[c]) width[c] = std::max(width[c], s.size());
+    for (const auto& s : cells[c]) width[c] = std::max(width[c], display_width(s));
   std::string text;
   for (std::size_t line = 0; line < cells[0].size(); ++line) {
     std::string l;
     for (std::size_t c = 0; c < cells.size(); ++c) {
       const auto& s = cells[c][line];
       if (c == 0) {
-        l += s + std::string(width[0] - s.size(), ' ');  // index left-aligned
+        l += s + std::string(width[0] - display_width(s), ' ');  // index left-aligned
       } else {
-        l += "  " + std::string(width[c] - s.size(), ' ') + s;
+        l += "  " + std::string(width[c] - display_width(s), ' ') + s;
       }
     }
     while (!l.empty() && l.back() == ' ') l.pop_back();
@@ -124,5 +133,13 @@ std::string to_string(const Frame& frame, std::int64_t max_rows) {
   text.insert(pos, "...\n");
   return text + "\n[" + std::to_string(n) + " rows x " + std::to_string(frame.schema().size()) + " columns]\n";
 }
+
+std::ostream& operator<<(std::ostream& os, const Frame& frame) {
+  std::string text = to_string(frame);
+  if (frame.engine().comm().rank() == 0) os << text;
+  return os;
+}
+
+std::ostream& operator<<(std::ostream& os, const LocalTable& table) { return os << to_string(table); }
 
 }  // namespace slab::frame

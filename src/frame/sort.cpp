@@ -16,7 +16,6 @@
 
 namespace slab::frame {
 
-
 namespace {
 
 constexpr std::uint64_t kSign = 0x8000000000000000ull;
@@ -234,6 +233,18 @@ Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool a
                   std::int64_t rows_per_partition) {
   std::vector<SortKey> keys;
   for (const auto& c : by) keys.push_back({c, ascending});
+  return sort_values(frame, keys, nulls, rows_per_partition);
+}
+
+Frame sort_values(const Frame& frame, std::initializer_list<SortKey> keys, NullsPosition nulls,
+                  std::int64_t rows_per_partition) {
+  return sort_values(frame, std::vector<SortKey>(keys), nulls, rows_per_partition);
+}
+
+Frame sort_values(const Frame& frame, std::initializer_list<const char*> by, bool ascending, NullsPosition nulls,
+                  std::int64_t rows_per_partition) {
+  std::vector<SortKey> keys;
+  for (const char* c : by) keys.push_back({c, ascending});
   return sort_values(frame, keys, nulls, rows_per_partition);
 }
 

@@ -6,9 +6,11 @@
 
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -18,6 +20,15 @@
 #include "slab/frame/schema.hpp"
 
 namespace slab::frame {
+
+// The argument and result types of Frame's pandas-style methods, defined in their concept headers
+// (slab/slab.hpp includes them all): expr.hpp, groupby.hpp, merge.hpp, sort.hpp, rolling.hpp, series.hpp.
+class Expr;
+class GroupBy;
+class Rolling;
+class Series;
+struct MergeArgs;
+struct SortKey;
 
 class Frame {
  public:
@@ -65,6 +76,62 @@ class Frame {
    */
   [[nodiscard]] static Frame from_local_table(Engine& engine, const LocalTable& table,
                                               std::int64_t rows_per_partition = 0);
+
+  // ---- pandas-style methods (src/frame/methods.cpp). Each is the free function of its concept header applied to
+  // this frame, with the same laziness and collectiveness (said again below); the argument types come from
+  // those headers. Lists of column names take an initializer_list<const char*> overload beside the vector so
+  // that a braced list of names ({"a", "b"}) never reads as a std::string or a list of SortKeys.
+
+  /// df.groupby(keys): a GroupBy (groupby.hpp) whose agg/size/sum/... run frame::groupby. Not collective.
+  [[nodiscard]] GroupBy groupby(const std::vector<std::string>& keys) const;
+  [[nodiscard]] GroupBy groupby(std::initializer_list<const char*> keys) const;
+  [[nodiscard]] GroupBy groupby(const std::string& key) const;
+  /// df.merge(right, {.on = {"k"}, .how = "left"}) (MergeArgs, merge.hpp). Collective, as frame::merge.
+  /// @throws InvalidArgument for a bad `how` (naming it) or keys given both ways / neither way.
+  [[nodiscard]] Frame merge(const Frame& right, const MergeArgs& args) const;
+  /// df.sort_values({{"k1", true}, {"name", false}}) ((column, ascending) pairs), sort.hpp. Collective.
+  [[nodiscard]] Frame sort_values(std::initializer_list<SortKey> keys) const;
+  [[nodiscard]] Frame sort_values(const std::vector<SortKey>& keys) const;
+  /// df.sort_values({"k1", "k2"}, ascending) and df.sort_values("k"). Collective.
+  [[nodiscard]] Frame sort_values(std::initializer_list<const char*> by, bool ascending = true) const;
+  [[nodiscard]] Frame sort_values(const std::vector<std::string>& by, bool ascending = true) const;
+  [[nodiscard]] Frame sort_values(const std::string& by, bool ascending = true) const;
+  /// df.rolling(1000) (a row window; min_periods -1 = the window) and df.rolling("1h", "timestamp") (a time
+  /// window over the sorted timestamp column `on`; also "1000" rows): a Rolling (rolling.hpp); select a column
+  /// with [] and aggregate. Not collective (the aggregation is). @throws InvalidArgument for a bad window.
+  [[nodiscard]] Rolling rolling(std::int64_t rows, std::int64_t min_periods = -1) const;
+  [[nodiscard]] Rolling rolling(std::string_view window, std::string on = {}, std::int64_t min_periods = -1) const;
+  /// The first / last n rows, replicated on every rank (ops.hpp head/tail). Collective.
+  [[nodiscard]] LocalTable head(std::int64_t n = 5) const;
+  [[nodiscard]] LocalTable tail(std::int64_t n = 5) const;
+  /// Rows where `predicate` holds (ops.hpp filter). Lazy.
+  [[nodiscard]] Frame filter(const Expr& predicate) const;
+  /// Add or replace column `name` computed from `value` (ops.hpp assign). Lazy.
+  [[nodiscard]] Frame assign(const std::string& name, const Expr& value) const;
+  /**
+   * @brief Attach `values` (a Series of the same length, e.g. a rolling result) as column `name`, row i next to
+   * row i. Zero-copy pairing of partitions when the partition row counts match (rolling keeps them); otherwise
+   * the Series' rows are moved to this frame's partitioning (one shuffle). Collective.
+   * @throws InvalidArgument (every rank) when the lengths differ or the engines differ.
+   */
+  [[nodiscard]] Frame assign(const std::string& name, const Series& values) const;
+  /// Columns renamed by (old, new) pairs; the rest kept. Zero-copy, not collective.
+  /// @throws InvalidArgument for an unknown old name or a resulting duplicate.
+  [[nodiscard]] Frame rename(const std::vector<std::pair<std::string, std::string>>& names) const;
+  /// The named columns, in that order (ops.hpp select). Lazy.
+  [[nodiscard]] Frame select(const std::vector<std::string>& columns) const;
+  /// ops.hpp drop_duplicates / dropna. Lazy (drop_duplicates: collective, a shuffle).
+  [[nodiscard]] Frame drop_duplicates(const std::vector<std::string>& subset = {}) const;
+  [[nodiscard]] Frame dropna(const std::vector<std::string>& subset = {}) const;
+  /// ops.hpp describe / value_counts / nunique (replicated results). Collective.
+  [[nodiscard]] LocalTable describe() const;
+  [[nodiscard]] LocalTable value_counts(const std::string& column) const;
+  [[nodiscard]] std::int64_t nunique(const std::string& column) const;
+  /// df["x"]: column x as a Series (series.hpp). Not collective. @throws InvalidArgument for an unknown column.
+  [[nodiscard]] Series operator[](const std::string& column) const;
+  /// df[{"a", "b"}]: the named columns (select). Lazy.
+  [[nodiscard]] Frame operator[](const std::vector<std::string>& columns) const;
+  [[nodiscard]] Frame operator[](std::initializer_list<const char*> columns) const;
 
   /// @private Shared state (src/frame/frame.cpp).
   struct State;

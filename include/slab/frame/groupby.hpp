@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "slab/frame/frame.hpp"
@@ -76,4 +77,85 @@ struct GroupbyOptions {
 [[nodiscard]] Frame groupby(const Frame& frame, const std::vector<std::string>& keys,
                             const std::vector<Aggregation>& aggregations, const GroupbyOptions& options = {});
 
+// ---- The pandas-style spelling: df.groupby({"id", "name"}).agg({{"x", {"mean", "sum"}}, {"y", {"min"}}}).
+
+/// One column's aggregations by pandas' names ("sum", "mean", "count", "size", "min", "max", "std", "var",
+/// "first", "last", "nunique"; there is no "median"): {"x", {"mean", "sum"}}.
+struct AggSpec {
+  std::string column;
+  std::vector<std::string> ops;
+};
+
+/// A named output, pandas' agg(total=("x", "sum")): build it with named_agg("total", "x", "sum") or write
+/// {"total", "x", "sum"} (three strings, so it never reads as an AggSpec's two parts).
+struct NamedAgg {
+  NamedAgg(std::string name, std::string column, std::string op)
+      : name(std::move(name)), column(std::move(column)), op(std::move(op)) {}
+  std::string name;    ///< the output column's name
+  std::string column;  ///< the input column
+  std::string op;      ///< pandas' name of the aggregation
+};
+/// NamedAgg{name, column, op}: agg({named_agg("total", "x", "sum"), named_agg("n", "x", "count")}). Not collective.
+[[nodiscard]] inline NamedAgg named_agg(std::string name, std::string column, std::string op) {
+  return {std::move(name), std::move(column), std::move(op)};
+}
+
+/**
+ * @brief What df.groupby(keys) returns: keys and options; every aggregation runs frame::groupby (eager and
+ * collective) and returns a frame with the keys as columns (as_index=False), sorted by key by default.
+ * Output names: "<column>_<op>" (op "size": "size") as frame::groupby names them, or the names of NamedAggs.
+ */
+class GroupBy {
+ public:
+  GroupBy(Frame frame, std::vector<std::string> keys, GroupbyOptions options = {})
+      : frame_(std::move(frame)), keys_(std::move(keys)), options_(options) {}
+
+  [[nodiscard]] const Frame& frame() const noexcept { return frame_; }
+  [[nodiscard]] const std::vector<std::string>& keys() const noexcept { return keys_; }
+  /// sort=false / dropna=false as pandas' groupby(..., sort=False, dropna=False). Not collective.
+  GroupBy& sort(bool on) {
+    options_.sort = on;
+    return *this;
+  }
+  GroupBy& dropna(bool on) {
+    options_.dropna = on;
+    return *this;
+  }
+
+  /// agg({{"x", {"mean", "sum"}}, {"y", {"min", "max"}}}): the keys, then "<column>_<op>" in the order given.
+  /// Collective. @throws InvalidArgument (every rank) for an unknown op name, or as frame::groupby.
+  [[nodiscard]] Frame agg(const std::vector<AggSpec>& aggregations) const;
+  /// agg({named_agg("total", "x", "sum"), ...}): the keys, then one column per NamedAgg, named by it, in
+  /// order (the same (column, op) may appear under several names). Collective.
+  /// @throws InvalidArgument (every rank) for an unknown op, duplicate output names, or as frame::groupby.
+  [[nodiscard]] Frame agg(const std::vector<NamedAgg>& aggregations) const;
+  /// The keys and "size" (rows per group, nulls included). Collective.
+  /// @throws InvalidArgument when the frame has no column besides the keys.
+  [[nodiscard]] Frame size() const;
+  /// `op` of every non-key column it applies to ("<column>_<op>"): sum/mean/std/var of int64, float64 and
+  /// boolean columns, min/max of those and timestamps, count/first/last/nunique of every column. Collective.
+  /// @throws InvalidArgument when no column qualifies.
+  [[nodiscard]] Frame sum() const { return apply_all(AggOp::sum); }
+  [[nodiscard]] Frame mean() const { return apply_all(AggOp::mean); }
+  [[nodiscard]] Frame std() const { return apply_all(AggOp::std); }
+  [[nodiscard]] Frame var() const { return apply_all(AggOp::var); }
+  [[nodiscard]] Frame min() const { return apply_all(AggOp::min); }
+  [[nodiscard]] Frame max() const { return apply_all(AggOp::max); }
+  [[nodiscard]] Frame count() const { return apply_all(AggOp::count); }
+  [[nodiscard]] Frame first() const { return apply_all(AggOp::first); }
+  [[nodiscard]] Frame last() const { return apply_all(AggOp::last); }
+  [[nodiscard]] Frame nunique() const { return apply_all(AggOp::nunique); }
+  /// `op` of every column it applies to (see sum()). Collective.
+  [[nodiscard]] Frame apply_all(AggOp op) const;
+
+ private:
+  Frame frame_;
+  std::vector<std::string> keys_;
+  GroupbyOptions options_;
+};
+
 }  // namespace slab::frame
+
+namespace slab {
+using frame::named_agg;  // slab::named_agg("total", "x", "sum")
+}  // namespace slab

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,5 +52,32 @@ struct MergeOptions {
  */
 [[nodiscard]] Frame merge(const Frame& left, const Frame& right, const std::vector<std::string>& on,
                           const MergeOptions& options = {});
+
+/// The JoinKind named by pandas' `how` ("inner", "left", "right", "outer"). Not collective.
+/// @throws InvalidArgument naming `how` otherwise.
+[[nodiscard]] JoinKind parse_join_kind(std::string_view how);
+
+/**
+ * @brief The arguments of df.merge(right, {...}), pandas' keywords as designated initializers:
+ * `{.on = {"k"}, .how = "left"}` or `{.left_on = {"a"}, .right_on = {"b"}, .how = "inner"}`.
+ * With left_on/right_on, right's key columns are renamed to left's names before the merge, so the result has
+ * one key column per pair, named as on the left (pandas keeps both: for inner joins they are equal).
+ * Only Frame::merge takes it (a free merge(l, r, MergeArgs) would make merge(l, r, {}) ambiguous).
+ * Frame::merge throws InvalidArgument (every rank) for a bad `how` (naming it), keys given both as `on` and as
+ * left_on/right_on or neither way, left_on and right_on of different lengths, or a renamed right key clashing
+ * with another right column; else as merge above.
+ */
+struct MergeArgs {
+  // Every member has a default initializer, so that designated initializers leaving some out draw no
+  // -Wmissing-field-initializers warning.
+  std::vector<std::string> on = {};        ///< key columns of both sides (or left_on and right_on)
+  std::vector<std::string> left_on = {};   ///< left's key columns, paired with right_on
+  std::vector<std::string> right_on = {};  ///< right's key columns
+  std::string how = "inner";               ///< "inner", "left", "right" or "outer"
+  std::string suffix_left = "_x";          ///< pandas' suffixes=("_x", "_y")
+  std::string suffix_right = "_y";
+  JoinStrategy strategy = JoinStrategy::automatic;
+  MergeStats* stats = nullptr;
+};
 
 }  // namespace slab::frame

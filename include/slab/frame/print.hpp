@@ -3,6 +3,7 @@
 /// @brief Printing frames like pandas. to_string(LocalTable) is declared in column.hpp.
 
 #include <cstdint>
+#include <iosfwd>
 #include <string>
 
 #include "slab/frame/column.hpp"
@@ -17,5 +18,14 @@ namespace slab::frame {
 /// One value of a host column as pandas prints it ("NaN" for null floats, "<NA>" for others, "NaT" for
 /// timestamps, floats with 6 significant digits). Not collective.
 [[nodiscard]] std::string format_value(const LocalColumn& column, std::size_t row);
+
+/**
+ * @brief `std::cout << df`: to_string(df) (pandas' repr: the first and last rows, "[N rows x M columns]";
+ * widths count UTF-8 characters, not bytes), written by rank 0 only: other ranks write nothing to `os`.
+ * Collective: every rank must call it, in the same order as its other collectives.
+ */
+std::ostream& operator<<(std::ostream& os, const Frame& frame);
+/// `os << table`: to_string(table) on the calling rank (a LocalTable is a host value). Not collective.
+std::ostream& operator<<(std::ostream& os, const LocalTable& table);
 
 }  // namespace slab::frame

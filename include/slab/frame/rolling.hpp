@@ -23,10 +23,12 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "slab/comm/comm.hpp"
 #include "slab/frame/frame.hpp"
+#include "slab/frame/series.hpp"
 
 namespace slab::frame {
 
@@ -118,5 +120,41 @@ std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string
  */
 Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,
               const std::vector<RollingOp>& ops, const std::string& on = {});
+
+/**
+ * @brief What df.rolling(window, on) returns: pick a column with [] and aggregate, as pandas'
+ * `df.rolling("1h", on="timestamp")["x"].mean()`. Each aggregation is frame::rolling above (collective) and
+ * returns a Series aligned with df's rows and partitions, named "<column>_<op>" (so df.assign("m", s) pairs
+ * the partitions without moving rows).
+ */
+class Rolling {
+ public:
+  Rolling(Frame frame, RollingWindow window, std::string on = {}, std::string column = {})
+      : frame_(std::move(frame)), window_(window), on_(std::move(on)), column_(std::move(column)) {}
+
+  /// The same window over column `column`. Not collective (checked when aggregating).
+  [[nodiscard]] Rolling operator[](const std::string& column) const { return {frame_, window_, on_, column}; }
+  /// Fewest non-NaN values for a result (pandas' min_periods). Not collective.
+  /// @throws InvalidArgument when negative or, for a row window, larger than the window.
+  Rolling& min_periods(std::int64_t n);
+  [[nodiscard]] const RollingWindow& window() const noexcept { return window_; }
+
+  /// The window's sum / mean / std, var (ddof=1) / min / max / count of the selected column. Collective.
+  /// @throws InvalidArgument (every rank) when no column was selected, or as frame::rolling.
+  [[nodiscard]] Series sum() const { return apply(RollingOp::sum); }
+  [[nodiscard]] Series mean() const { return apply(RollingOp::mean); }
+  [[nodiscard]] Series std() const { return apply(RollingOp::std); }
+  [[nodiscard]] Series var() const;
+  [[nodiscard]] Series min() const { return apply(RollingOp::min); }
+  [[nodiscard]] Series max() const { return apply(RollingOp::max); }
+  [[nodiscard]] Series count() const { return apply(RollingOp::count); }
+  [[nodiscard]] Series apply(RollingOp op) const;
+
+ private:
+  Frame frame_;
+  RollingWindow window_;
+  std::string on_;
+  std::string column_;
+};
 
 }  // namespace slab::frame

@@ -7,10 +7,10 @@
 /// column, then the global row index, so every key is unique and ties keep their original order), draws
 /// evenly spaced samples from each partition in proportion to its row count, and all samples are gathered;
 /// p*nparts-1 splitters taken at even quantiles of the sorted samples cut the key space into p*nparts buckets
-/// (rank b / nparts, output partition b % nparts: the frame layer's one range partitioner). Rows stream to their buckets through shuffle_routed
-/// (shuffle.hpp: one collective round per input partition, spillable pieces), and each bucket is sorted
-/// locally by one task. The result is globally sorted in rank order, then partition order, stable; loads
-/// follow the samples (duplicated keys spread too, since the row index breaks ties). Out of core: nparts is
+/// (rank b / nparts, output partition b % nparts: the frame layer's one range partitioner). Rows stream to their
+/// buckets through shuffle_routed (shuffle.hpp: one collective round per input partition, spillable pieces), and each
+/// bucket is sorted locally by one task. The result is globally sorted in rank order, then partition order, stable;
+/// loads follow the samples (duplicated keys spread too, since the row index breaks ties). Out of core: nparts is
 /// chosen so that a bucket fits well under the memory limit (choose_nparts), so no task holds more than about
 /// one input partition plus one bucket.
 ///
@@ -18,6 +18,7 @@
 /// dictionary code (= lexicographic byte order, the dictionary being sorted). Nulls (masked, NaN, code -1) go
 /// first or last whatever the direction, as in pandas.
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,14 @@ enum class NullsPosition : std::uint8_t { first, last };
                                 NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
 /// Same with one direction for every column.
 [[nodiscard]] Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending = true,
+                                NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
+
+/// sort_values(f, {{"k1", true}, {"name", false}}): the braced (column, ascending) pairs (an initializer_list
+/// so that the pairs never read as strings). Collective, as above.
+[[nodiscard]] Frame sort_values(const Frame& frame, std::initializer_list<SortKey> keys,
+                                NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
+/// sort_values(f, {"k1", "k2"}, ascending): braced names (never read as SortKeys). Collective, as above.
+[[nodiscard]] Frame sort_values(const Frame& frame, std::initializer_list<const char*> by, bool ascending = true,
                                 NullsPosition nulls = NullsPosition::last, std::int64_t rows_per_partition = 0);
 
 }  // namespace slab::frame

@@ -12,6 +12,9 @@
 #include <cstdint>
 #include <functional>
 #include <span>
+#include <tuple>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "slab/array/array.hpp"
@@ -60,12 +63,39 @@ struct QrResult {
 /// the tree. Collective. @throws ShapeError as tsqr_r.
 [[nodiscard]] QrResult tsqr(const Array<double>& a);
 
-/// Result of svd() / randomized_svd().
+/// Result of svd() / randomized_svd(). Tuple-like over (u, s, vt), so `auto [u, s, vt] = svd(a);` works
+/// (explicit_q stays a member only).
 struct SvdResult {
   Array<double> u;          ///< m x k, split like A
   std::vector<double> s;    ///< k, descending
   std::vector<double> vt;   ///< k x n, replicated
   bool explicit_q = false;  ///< U came from an explicit Q (A ill-conditioned in its first k directions)
+
+  /// get<0> = u, get<1> = s, get<2> = vt (the structured binding's protocol).
+  template <std::size_t I>
+  [[nodiscard]] auto& get() & {
+    return member<I>(*this);
+  }
+  template <std::size_t I>
+  [[nodiscard]] const auto& get() const& {
+    return member<I>(*this);
+  }
+  template <std::size_t I>
+  [[nodiscard]] auto&& get() && {
+    return std::move(member<I>(*this));
+  }
+
+ private:
+  template <std::size_t I, class R>
+  static auto& member(R& r) {
+    static_assert(I < 3, "SvdResult has three parts: u, s, vt");
+    if constexpr (I == 0)
+      return r.u;
+    else if constexpr (I == 1)
+      return r.s;
+    else
+      return r.vt;
+  }
 };
 /// How svd() finds R.
 enum class QrMethod {
@@ -108,3 +138,18 @@ struct RandomizedOptions {
 [[nodiscard]] std::vector<double> lstsq(const Array<double>& a, const Array<double>& b);
 
 }  // namespace slab::linalg
+
+template <>
+struct std::tuple_size<slab::linalg::SvdResult> : std::integral_constant<std::size_t, 3> {};
+template <>
+struct std::tuple_element<0, slab::linalg::SvdResult> {
+  using type = slab::Array<double>;
+};
+template <>
+struct std::tuple_element<1, slab::linalg::SvdResult> {
+  using type = std::vector<double>;
+};
+template <>
+struct std::tuple_element<2, slab::linalg::SvdResult> {
+  using type = std::vector<double>;
+};
