@@ -1,7 +1,7 @@
-// Out of core, every frame operation the README calls out of core: a timeseries frame of 12.4 MB (345,600 rows in
-// 48 partitions of 7,200) under a 3 MiB device / 4 MiB host limit per rank, about 4x the device limit, at any rank
-// count. Each operation's result is reduced to a digest (streamed, one partition resident at a time) and compared
-// with the same operation under a 1 GiB limit; the operations with a simple serial form (drop_duplicates, the
+// Out of core, every frame operation the README calls out of core: a timeseries frame of 12.4 MB per rank (345,600
+// rows a rank in partitions of 7,200) under a 3 MiB device / 4 MiB host limit per rank, about 4x the device limit,
+// at any rank count. Each operation's result is reduced to a digest (streamed, one partition resident at a time) and
+// compared with the same operation under a 1 GiB limit; the operations with a simple serial form (drop_duplicates, the
 // groupby, rolling windows, the HDF5 round trip) are also checked against a serial reference on the gathered input.
 // The device and host tiers' high-water marks must stay under their limits, and something must have spilled.
 #include <gtest/gtest.h>
@@ -37,8 +37,14 @@ constexpr std::uint64_t kDevice = 3ull << 20;  // device tier per rank
 constexpr std::uint64_t kHost = 4ull << 20;    // host tier per rank: spills go on to disk
 constexpr std::uint64_t kLarge = 1ull << 30;   // the in-memory run
 
-/// 345,600 rows (4 days at 1 s) of 36 bytes: 12.4 MB, in partitions of 2 h (7,200 rows, 259 KB).
-fr::Frame input(slab::Engine& e) { return fr::timeseries(e, "2000-01-01", "2000-01-05", "1s", 0, "2h"); }
+/// 345,600 rows (4 days at 1 s) of 36 bytes per rank: 12.4 MB, 4x the device limit, on every rank, in partitions of
+/// 2 h (7,200 rows, 259 KB).
+constexpr std::int64_t kRowsPerRank = 345600;
+std::int64_t total_rows() { return kRowsPerRank * slab::testing::world_size(); }
+fr::Frame input(slab::Engine& e) {
+  const std::string end = "2000-01-" + std::to_string(1 + 4 * e.comm().size());
+  return fr::timeseries(e, "2000-01-01", end.size() == 9 ? "2000-01-0" + end.substr(8) : end, "1s", 0, "2h");
+}
 
 std::uint64_t mix(std::uint64_t h) {
   h ^= h >> 33;
@@ -333,19 +339,24 @@ TEST(FrameOutOfCoreOps, SortValues) {
 
 TEST(FrameOutOfCoreOps, HashMerge) {
   check(
-      "merge(on id)",
+      "merge(on id, name)",
       [](slab::Engine& e, const fr::Frame& f) {
+        // Every (id, name) once on the right, spread over the ranks.
         fr::LocalTable r;
         std::vector<std::int64_t> id;
+        std::vector<std::string> name;
         std::vector<double> z;
-        for (std::int64_t k = 950 + e.comm().rank(); k <= 1050; k += e.comm().size()) {
-          id.push_back(k);
+        for (std::int64_t k = e.comm().rank(); k < 101 * 26; k += e.comm().size()) {
+          id.push_back(950 + k / 26);
+          name.emplace_back(fr::kNames[static_cast<std::size_t>(k % 26)]);
           z.push_back(static_cast<double>(k) * 0.5);
         }
-        r.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("z", z));
+        r.add(fr::LocalColumn::int64("id", id))
+            .add(fr::LocalColumn::string("name", name))
+            .add(fr::LocalColumn::float64("z", z));
         fr::MergeOptions opt;
         opt.strategy = fr::JoinStrategy::hash;
-        return fr::merge(f, fr::Frame::from_local_table(e, r, 16), {"id"}, opt);
+        return fr::merge(f, fr::Frame::from_local_table(e, r, 256), {"id", "name"}, opt);
       },
       false);
 }
@@ -390,8 +401,8 @@ TEST(FrameOutOfCoreOps, ValueCountsUniqueNunique) {
         fr::LocalTable u = fr::unique(f, "id");
         const std::int64_t n = fr::nunique(f, "x");
         EXPECT_EQ(u.nrows(), 101);
-        EXPECT_EQ(n, 345600);
-        EXPECT_EQ(vc.nrows(), 345600);
+        EXPECT_EQ(n, total_rows());
+        EXPECT_EQ(vc.nrows(), total_rows());
         fr::LocalTable t;
         t.add(fr::LocalColumn::int64("n", {vc.nrows(), u.nrows(), n}));
         return frame_on_root(e, t);
