@@ -120,10 +120,7 @@ Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
   const Schema& schema = frame.schema();
   ElementType t = value.type(schema);
   Dictionary dict;
-  if (t == ElementType::string) {
-    SLAB_EXPECTS(value.node().op == ExprOp::column, TypeError, "assign: a string column must be a column reference");
-    dict = schema.dictionary(schema.index_of(value.node().column));
-  }
+  if (t == ElementType::string) dict = string_dictionary(value, schema);
   Schema out = schema.with_column({name, t}, dict);
   std::size_t target = out.index_of(name);
   return map_partitions(
