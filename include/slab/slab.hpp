@@ -25,6 +25,7 @@
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/print.hpp"
+#include "slab/frame/quantile.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/series.hpp"
 #include "slab/frame/shuffle.hpp"

@@ -2,9 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <locale>
+#include <regex>
 
 #include "core/floor_divide.hpp"
 #include "slab/core/error.hpp"
+#include "slab/core/time.hpp"
 
 namespace slab::frame {
 
@@ -68,6 +71,34 @@ std::string scalar_string(const Scalar& s) {
   if (auto* t = std::get_if<std::string>(&s)) return "'" + *t + "'";
   return "None";
 }
+bool is_null_literal(const Expr& e) {
+  return e.node().op == ExprOp::literal && std::holds_alternative<std::monostate>(e.node().value);
+}
+bool is_string_literal(const Expr& e) {
+  return e.node().op == ExprOp::literal && std::holds_alternative<std::string>(e.node().value);
+}
+// A string literal compared with a timestamp, as nanoseconds. @throws InvalidArgument naming it.
+std::int64_t timestamp_literal(const Expr& lit_expr, const Expr& whole) {
+  const std::string& text = std::get<std::string>(lit_expr.node().value);
+  std::int64_t ns = 0;
+  SLAB_EXPECTS(parse_timestamp(text, ns), InvalidArgument,
+               "expression " + whole.to_string() + ": '" + text +
+                   "' is not a timestamp (compared with a timestamp column; expected e.g. '2024-03-11' or "
+                   "'2024-03-11 08:30:00')");
+  return ns;
+}
+ElementType where_type(const Expr& a, const Expr& b, const Schema& schema, const Expr& whole) {
+  const bool na = is_null_literal(a), nb = is_null_literal(b);
+  if (na && nb) return ElementType::float64;
+  const ElementType ta = na ? b.type(schema) : a.type(schema), tb = nb ? ta : b.type(schema);
+  SLAB_EXPECTS(ta != ElementType::string && tb != ElementType::string, TypeError,
+               "expression " + whole.to_string() + ": where of strings is not supported");
+  if (ta == tb) return ta;
+  SLAB_EXPECTS(ta != ElementType::timestamp && tb != ElementType::timestamp, TypeError,
+               "expression " + whole.to_string() + ": where mixes a timestamp with " +
+                   frame::to_string(ta == ElementType::timestamp ? tb : ta));
+  return ta == ElementType::float64 || tb == ElementType::float64 ? ElementType::float64 : ElementType::int64;
+}
 }  // namespace
 
 Expr::Expr(double v) : Expr(lit(v)) {}
@@ -100,6 +131,31 @@ Expr Expr::isin(std::vector<Scalar> values) const {
   n->values = std::move(values);
   return Expr(std::move(n));
 }
+
+Expr Expr::log() const { return make(ExprOp::log, {*this}); }
+Expr Expr::exp() const { return make(ExprOp::exp, {*this}); }
+Expr Expr::sqrt() const { return make(ExprOp::sqrt, {*this}); }
+Expr Expr::round(std::int64_t decimals) const {
+  Expr e = make(ExprOp::round, {*this});
+  const_cast<ExprNode&>(e.node()).value = decimals;
+  return e;
+}
+Expr Expr::clip(const Expr& lower, const Expr& upper) const { return make(ExprOp::clip, {*this, lower, upper}); }
+Expr Expr::contains(std::string pattern, bool regex) const {
+  Expr e = make(ExprOp::str_contains, {*this});
+  auto& n = const_cast<ExprNode&>(e.node());
+  n.value = std::move(pattern);
+  n.values = {Scalar(regex)};
+  return e;
+}
+Expr Expr::lower() const { return make(ExprOp::str_lower, {*this}); }
+Expr Expr::len() const { return make(ExprOp::str_len, {*this}); }
+Expr log(const Expr& x) { return x.log(); }
+Expr exp(const Expr& x) { return x.exp(); }
+Expr sqrt(const Expr& x) { return x.sqrt(); }
+Expr round(const Expr& x, std::int64_t decimals) { return x.round(decimals); }
+Expr clip(const Expr& x, const Expr& lower, const Expr& upper) { return x.clip(lower, upper); }
+Expr where(const Expr& cond, const Expr& a, const Expr& b) { return make(ExprOp::where, {cond, a, b}); }
 
 Expr operator+(const Expr& a, const Expr& b) { return make(ExprOp::add, {a, b}); }
 Expr operator-(const Expr& a, const Expr& b) { return make(ExprOp::sub, {a, b}); }
@@ -134,6 +190,42 @@ ElementType Expr::type(const Schema& schema) const {
                    "expression " + to_string() + ": needs a number, got " + frame::to_string(t));
       return t;
     }
+    case ExprOp::log:
+    case ExprOp::exp:
+    case ExprOp::sqrt:
+    case ExprOp::round: {
+      ElementType t = n.args[0].type(schema);
+      SLAB_EXPECTS(
+          t == ElementType::int64 || t == ElementType::float64 || (t == ElementType::boolean && n.op != ExprOp::round),
+          TypeError, "expression " + to_string() + ": needs a number, got " + frame::to_string(t));
+      return n.op == ExprOp::round ? t : ElementType::float64;
+    }
+    case ExprOp::clip: {
+      bool f = false;
+      for (std::size_t k = 0; k < 3; ++k) {
+        if (k > 0 && is_null_literal(n.args[k])) continue;
+        ElementType t = n.args[k].type(schema);
+        SLAB_EXPECTS(t == ElementType::int64 || t == ElementType::float64, TypeError,
+                     "expression " + to_string() + ": clip needs numbers, got " + frame::to_string(t));
+        f |= t == ElementType::float64;
+      }
+      return f ? ElementType::float64 : ElementType::int64;
+    }
+    case ExprOp::where: {
+      SLAB_EXPECTS(n.args[0].type(schema) == ElementType::boolean, TypeError,
+                   "expression " + to_string() + ": where needs a boolean condition");
+      return where_type(n.args[1], n.args[2], schema, *this);
+    }
+    case ExprOp::str_contains:
+    case ExprOp::str_lower:
+    case ExprOp::str_len: {
+      ElementType t = n.args[0].type(schema);
+      SLAB_EXPECTS(t == ElementType::string, TypeError,
+                   "expression " + to_string() + ": needs a string column, got " + frame::to_string(t));
+      return n.op == ExprOp::str_contains ? ElementType::boolean
+             : n.op == ExprOp::str_len    ? ElementType::int64
+                                          : ElementType::string;
+    }
     default:
       break;
   }
@@ -158,6 +250,11 @@ ElementType Expr::type(const Schema& schema) const {
   }
   if (is_cmp(n.op)) {
     ElementType a = n.args[0].type(schema), b = n.args[1].type(schema);
+    if ((a == ElementType::timestamp && is_string_literal(n.args[1])) ||
+        (b == ElementType::timestamp && is_string_literal(n.args[0]))) {
+      (void)timestamp_literal(is_string_literal(n.args[0]) ? n.args[0] : n.args[1], *this);
+      return ElementType::boolean;
+    }
     SLAB_EXPECTS(
         (a == ElementType::string) == (b == ElementType::string), TypeError,
         "expression " + to_string() + ": cannot compare " + frame::to_string(a) + " with " + frame::to_string(b));
@@ -187,6 +284,24 @@ std::string Expr::to_string() const {
       return "-" + n.args[0].to_string();
     case ExprOp::abs:
       return "abs(" + n.args[0].to_string() + ")";
+    case ExprOp::log:
+      return "log(" + n.args[0].to_string() + ")";
+    case ExprOp::exp:
+      return "exp(" + n.args[0].to_string() + ")";
+    case ExprOp::sqrt:
+      return "sqrt(" + n.args[0].to_string() + ")";
+    case ExprOp::round:
+      return "round(" + n.args[0].to_string() + ", " + scalar_string(n.value) + ")";
+    case ExprOp::clip:
+      return "clip(" + n.args[0].to_string() + ", " + n.args[1].to_string() + ", " + n.args[2].to_string() + ")";
+    case ExprOp::where:
+      return "where(" + n.args[0].to_string() + ", " + n.args[1].to_string() + ", " + n.args[2].to_string() + ")";
+    case ExprOp::str_contains:
+      return n.args[0].to_string() + ".str.contains(" + scalar_string(n.value) + ")";
+    case ExprOp::str_lower:
+      return n.args[0].to_string() + ".str.lower()";
+    case ExprOp::str_len:
+      return n.args[0].to_string() + ".str.len()";
     case ExprOp::logical_not:
       return "~" + n.args[0].to_string();
     case ExprOp::isnull:
@@ -206,6 +321,66 @@ std::string Expr::to_string() const {
 // ---- evaluation ----------------------------------------------------------------------------------------
 
 namespace {
+
+// Lower-case a UTF-8 string code point by code point (Python's str.lower for the one-to-one mappings), with the
+// C.UTF-8 locale's ctype<wchar_t>; ASCII only where that locale is missing. Invalid UTF-8 bytes are kept.
+std::string utf8_lower(const std::string& s) {
+  static const std::locale* loc = [] {
+    try {
+      return new std::locale("C.UTF-8");  // never freed: used until exit
+    } catch (const std::exception&) {
+      return static_cast<std::locale*>(nullptr);
+    }
+  }();
+  std::string out;
+  out.reserve(s.size());
+  for (std::size_t i = 0; i < s.size();) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    const std::size_t len = b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 0;
+    bool ok = len > 0 && i + len <= s.size();
+    char32_t cp = len == 1 ? b : len == 2 ? b & 0x1F : len == 3 ? b & 0x0F : b & 0x07;
+    for (std::size_t k = 1; ok && k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      ok = (c & 0xC0) == 0x80;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    if (!ok) {
+      out.push_back(s[i++]);
+      continue;
+    }
+    if (cp < 0x80)
+      cp = cp >= 'A' && cp <= 'Z' ? cp - 'A' + 'a' : cp;
+    else if (loc)
+      cp = static_cast<char32_t>(std::tolower(static_cast<wchar_t>(cp), *loc));
+    if (cp < 0x80) {
+      out.push_back(static_cast<char>(cp));
+    } else if (cp < 0x800) {
+      out.push_back(static_cast<char>(0xC0 | (cp >> 6)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+      out.push_back(static_cast<char>(0xE0 | (cp >> 12)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    } else {
+      out.push_back(static_cast<char>(0xF0 | (cp >> 18)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 12) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | ((cp >> 6) & 0x3F)));
+      out.push_back(static_cast<char>(0x80 | (cp & 0x3F)));
+    }
+    i += len;
+  }
+  return out;
+}
+// The sorted distinct lower-cased entries of a dictionary.
+Dictionary lowered_dictionary(const Dictionary& d) {
+  std::vector<std::string> out;
+  if (d) out.reserve(d->size());
+  if (d)
+    for (const auto& s : *d) out.push_back(utf8_lower(s));
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return make_dictionary(std::move(out));
+}
 
 struct Ctx {
   const BatchView& batch;
@@ -384,6 +559,11 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
   if (is_cmp(nd.op)) {
     const Expr& l = nd.args[0];
     const Expr& r = nd.args[1];
+    // timestamp vs a string literal: the literal is a timestamp
+    if (is_string_literal(r) && l.type(cx.schema) == ElementType::timestamp)
+      return eval(make(nd.op, {l, lit(timestamp_literal(r, e))}), cx);
+    if (is_string_literal(l) && r.type(cx.schema) == ElementType::timestamp)
+      return eval(make(nd.op, {lit(timestamp_literal(l, e)), r}), cx);
     // string vs string literal
     if (r.node().op == ExprOp::literal && std::holds_alternative<std::string>(r.node().value)) {
       auto c = eval(l, cx);
@@ -478,6 +658,149 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
       for (auto& v : a.floats) v = nd.op == ExprOp::neg ? -v : std::fabs(v);
       return a;
     }
+    case ExprOp::log:
+    case ExprOp::exp:
+    case ExprOp::sqrt: {
+      (void)e.type(cx.schema);
+      auto a = eval(nd.args[0], cx);
+      EvalColumn out;
+      out.type = ElementType::float64;
+      out.floats.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const double x = null_at(a, i) ? std::nan("") : dbl(a, i);
+        out.floats[i] = nd.op == ExprOp::log ? std::log(x) : nd.op == ExprOp::exp ? std::exp(x) : std::sqrt(x);
+      }
+      return out;
+    }
+    case ExprOp::round: {
+      (void)e.type(cx.schema);
+      auto a = eval(nd.args[0], cx);
+      const std::int64_t d = std::get<std::int64_t>(nd.value);
+      if (a.type == ElementType::float64) {
+        // NumPy's algorithm (and so its results): scale, rint (halves to even), unscale.
+        const double f = std::pow(10.0, static_cast<double>(d < 0 ? -d : d));
+        for (auto& v : a.floats) v = d >= 0 ? std::rint(v * f) / f : std::rint(v / f) * f;
+      } else if (d < 0) {
+        std::int64_t f = 1;
+        for (std::int64_t k = 0; k < -d && f <= INT64_MAX / 10; ++k) f *= 10;
+        const bool huge = -d > 18;
+        for (auto& v : a.ints) {
+          if (huge) {
+            v = 0;
+            continue;
+          }
+          std::int64_t q = detail::int_floor_divide(v, f), r = v - q * f;  // 0 <= r < f
+          if (2 * static_cast<__int128>(r) > f || (2 * static_cast<__int128>(r) == f && (q & 1))) ++q;
+          v = static_cast<std::int64_t>(static_cast<std::uint64_t>(q) * static_cast<std::uint64_t>(f));
+        }
+      }
+      return a;
+    }
+    case ExprOp::clip: {
+      const ElementType t = e.type(cx.schema);
+      auto x = eval(nd.args[0], cx), lo = eval(nd.args[1], cx), hi = eval(nd.args[2], cx);
+      EvalColumn out;
+      out.type = t;
+      out.valid = x.valid;
+      if (t == ElementType::float64) {
+        out.floats.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          double v = null_at(x, i) ? std::nan("") : dbl(x, i);
+          if (!std::isnan(v)) {
+            if (!null_at(lo, i) && v < dbl(lo, i)) v = dbl(lo, i);
+            if (!null_at(hi, i) && v > dbl(hi, i)) v = dbl(hi, i);
+          }
+          out.floats[i] = v;
+        }
+      } else {
+        out.ints.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+          std::int64_t v = i64(x, i);
+          if (!null_at(x, i)) {
+            if (!null_at(lo, i) && v < i64(lo, i)) v = i64(lo, i);
+            if (!null_at(hi, i) && v > i64(hi, i)) v = i64(hi, i);
+          }
+          out.ints[i] = v;
+        }
+      }
+      return out;
+    }
+    case ExprOp::where: {
+      const ElementType t = e.type(cx.schema);
+      auto c = eval(nd.args[0], cx), a = eval(nd.args[1], cx), b = eval(nd.args[2], cx);
+      EvalColumn out;
+      out.type = t;
+      std::vector<std::uint8_t> valid(n, 1);
+      bool any_null = false;
+      if (t == ElementType::float64) out.floats.resize(n);
+      if (t == ElementType::boolean) out.bools.resize(n);
+      if (t == ElementType::int64 || t == ElementType::timestamp) out.ints.resize(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        const EvalColumn& s = !null_at(c, i) && c.bools[i] ? a : b;
+        const bool null = null_at(s, i);
+        if (t == ElementType::float64) {
+          out.floats[i] = null ? std::nan("") : dbl(s, i);
+        } else if (t == ElementType::boolean) {
+          out.bools[i] = null ? 0 : s.bools[i];
+        } else {
+          out.ints[i] = null ? 0 : i64(s, i);
+        }
+        if (null && t != ElementType::float64) valid[i] = 0, any_null = true;
+      }
+      if (any_null) out.valid = std::move(valid);
+      return out;
+    }
+    case ExprOp::str_contains:
+    case ExprOp::str_lower:
+    case ExprOp::str_len: {
+      (void)e.type(cx.schema);
+      auto a = eval(nd.args[0], cx);
+      const auto& dict = *a.dictionary;
+      EvalColumn out;
+      std::vector<std::int64_t> per(dict.size());  // each dictionary entry's result
+      if (nd.op == ExprOp::str_contains) {
+        const std::string& pat = std::get<std::string>(nd.value);
+        const bool regex = std::get<bool>(nd.values.at(0));
+        std::regex re;
+        if (regex) {
+          try {
+            re = std::regex(pat, std::regex::ECMAScript);
+          } catch (const std::regex_error& ex) {
+            SLAB_FAIL(InvalidArgument, "expression " + e.to_string() + ": '" + pat +
+                                           "' is not a valid regular expression (" + ex.what() + ")");
+          }
+        }
+        for (std::size_t k = 0; k < dict.size(); ++k)
+          per[k] = regex ? std::regex_search(dict[k], re) : dict[k].find(pat) != std::string::npos;
+        out.type = ElementType::boolean;
+        out.bools.resize(n);
+      } else if (nd.op == ExprOp::str_len) {
+        for (std::size_t k = 0; k < dict.size(); ++k)
+          per[k] = static_cast<std::int64_t>(
+              std::count_if(dict[k].begin(), dict[k].end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+        out.type = ElementType::int64;
+        out.ints.resize(n);
+      } else {
+        out.dictionary = lowered_dictionary(a.dictionary);
+        const auto& low = *out.dictionary;
+        for (std::size_t k = 0; k < dict.size(); ++k)
+          per[k] = std::lower_bound(low.begin(), low.end(), utf8_lower(dict[k])) - low.begin();
+        out.type = ElementType::string;
+        out.codes.resize(n);
+      }
+      std::vector<std::uint8_t> valid(n, 1);
+      bool any_null = false;
+      for (std::size_t i = 0; i < n; ++i) {
+        const bool null = null_at(a, i);
+        const std::int64_t v = null ? 0 : per[static_cast<std::size_t>(a.codes[i])];
+        if (out.type == ElementType::boolean) out.bools[i] = static_cast<std::uint8_t>(v);
+        if (out.type == ElementType::int64) out.ints[i] = v;
+        if (out.type == ElementType::string) out.codes[i] = null ? -1 : static_cast<std::int32_t>(v);
+        if (null && out.type != ElementType::string) valid[i] = 0, any_null = true;
+      }
+      if (any_null) out.valid = std::move(valid);
+      return out;
+    }
     case ExprOp::isnull:
     case ExprOp::notnull: {
       auto a = eval(nd.args[0], cx);
@@ -547,6 +870,14 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
 }
 
 }  // namespace
+
+Dictionary string_dictionary(const Expr& expr, const Schema& schema) {
+  const ExprNode& n = expr.node();
+  if (n.op == ExprOp::column && schema.type(schema.index_of(n.column)) == ElementType::string)
+    return schema.dictionary(schema.index_of(n.column));
+  if (n.op == ExprOp::str_lower) return lowered_dictionary(string_dictionary(n.args[0], schema));
+  SLAB_FAIL(TypeError, "expression " + expr.to_string() + " is not a string column or its str.lower()");
+}
 
 EvalColumn evaluate(const Expr& expr, const BatchView& batch, const Schema& schema) {
   SLAB_EXPECTS(expr.valid(), InvalidArgument, "evaluate: empty expression");

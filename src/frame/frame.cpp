@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <set>
 
 #include "frame/hash_bytes.hpp"
@@ -52,15 +53,42 @@ std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
   return {std::move(pin), view};
 }
 
-BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& storage) {
-  std::vector<Pin> pins;  // keep every partition resident while it is copied
-  std::vector<BatchView> views;
+namespace {
+// This rank's partitions concatenated into `storage`, one partition pinned at a time (pinning them all at once
+// would need the whole rank's rows on the device tier): a pass for the sizes and masks, then one for the copies.
+void concat_streamed(const Frame& frame, std::vector<std::byte>& storage) {
+  const std::vector<ElementType> types = types_of(frame.schema());
+  std::int64_t total = 0;
+  std::vector<bool> masked(types.size(), false);
   for (const Chunk& c : frame.partitions()) {
     auto [pin, view] = view_chunk(c);
-    pins.push_back(std::move(pin));
-    views.push_back(view);
+    total += view.nrows();
+    for (std::size_t k = 0; k < types.size(); ++k)
+      if (view.nrows() && view.valid(k)) masked[k] = true;
   }
-  concat_batches(views, types_of(frame.schema()), storage);
+  BatchBuilder out(storage, total, types, masked);
+  std::int64_t row = 0;
+  for (const Chunk& c : frame.partitions()) {
+    auto [pin, view] = view_chunk(c);
+    const auto n = static_cast<std::size_t>(view.nrows());
+    if (n == 0) continue;
+    for (std::size_t k = 0; k < types.size(); ++k) {
+      const std::size_t es = element_size(types[k]);
+      std::memcpy(out.data(k) + static_cast<std::size_t>(row) * es, view.data(k), n * es);
+      if (std::uint8_t* v = out.valid(k)) {
+        if (const std::uint8_t* src = view.valid(k))
+          std::memcpy(v + row, src, n);
+        else
+          std::memset(v + row, 1, n);
+      }
+    }
+    row += view.nrows();
+  }
+}
+}  // namespace
+
+BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& storage) {
+  concat_streamed(frame, storage);
   return BatchView(storage);
 }
 
@@ -226,15 +254,8 @@ void write_batch_impl(const LocalTable& table, const Schema& schema, std::int64_
 }
 
 std::vector<std::byte> local_concat(const Frame& f) {
-  std::vector<Pin> pins;
-  std::vector<BatchView> views;
-  for (const auto& p : f.partitions()) {
-    auto [pin, view] = view_chunk(p);
-    pins.push_back(std::move(pin));
-    views.push_back(view);
-  }
   std::vector<std::byte> out;
-  concat_batches(views, types_of(f.schema()), out);
+  concat_streamed(f, out);
   return out;
 }
 

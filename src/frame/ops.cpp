@@ -120,10 +120,7 @@ Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
   const Schema& schema = frame.schema();
   ElementType t = value.type(schema);
   Dictionary dict;
-  if (t == ElementType::string) {
-    SLAB_EXPECTS(value.node().op == ExprOp::column, TypeError, "assign: a string column must be a column reference");
-    dict = schema.dictionary(schema.index_of(value.node().column));
-  }
+  if (t == ElementType::string) dict = string_dictionary(value, schema);
   Schema out = schema.with_column({name, t}, dict);
   std::size_t target = out.index_of(name);
   return map_partitions(
@@ -384,7 +381,7 @@ bool keys_equal(const BatchView& a, std::int64_t i, const BatchView& b, std::int
 }
 // First row of each distinct key, in order; counts per kept row.
 std::vector<std::int64_t> distinct_rows(const BatchView& in, const Schema& schema, const std::vector<std::size_t>& keys,
-                                        std::vector<std::int64_t>* counts) {
+                                        std::vector<std::int64_t>* counts, const std::int64_t* weights = nullptr) {
   auto h = hash_rows(in, schema, keys);
   std::unordered_multimap<std::uint64_t, std::size_t> seen;
   std::vector<std::int64_t> rows;
@@ -393,14 +390,14 @@ std::vector<std::int64_t> distinct_rows(const BatchView& in, const Schema& schem
     bool found = false;
     for (auto it = range.first; it != range.second; ++it)
       if (keys_equal(in, rows[it->second], in, i, keys)) {
-        if (counts) ++(*counts)[it->second];
+        if (counts) (*counts)[it->second] += weights ? weights[i] : 1;
         found = true;
         break;
       }
     if (!found) {
       seen.emplace(h[static_cast<std::size_t>(i)], rows.size());
       rows.push_back(i);
-      if (counts) counts->push_back(1);
+      if (counts) counts->push_back(weights ? weights[i] : 1);
     }
   }
   return rows;
@@ -431,7 +428,9 @@ Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset
     take_rows(in, rows, ctx);
   };
   Frame local = map_partitions(frame, schema, "drop_duplicates_local", dedup);
-  return map_partitions(shuffle(local, names, 1), schema, "drop_duplicates", dedup);
+  // As many output partitions as keep one under the memory budget: with one per rank, its task would hold all of
+  // this rank's distinct rows at once.
+  return map_partitions(shuffle(local, names, 0), schema, "drop_duplicates", dedup);
 }
 
 LocalTable value_counts(const Frame& frame, const std::string& column) {
@@ -446,19 +445,9 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
     std::vector<std::byte> tmp;
     take_rows(in, nonnull, tmp);
     BatchView v(tmp);
-    auto rows = distinct_rows(v, counted, {0}, &counts);
-    if (has_counts) {
-      // Sum the existing counts instead of counting rows.
-      auto h = hash_rows(v, counted, {0});
-      std::vector<std::int64_t> sums(rows.size(), 0);
-      for (std::int64_t i = 0; i < v.nrows(); ++i)
-        for (std::size_t k = 0; k < rows.size(); ++k)
-          if (keys_equal(v, rows[k], v, i, {0})) {
-            sums[k] += v.column<std::int64_t>(1)[static_cast<std::size_t>(i)];
-            break;
-          }
-      counts = sums;
-    }
+    // With counts (the reduce side): each row's count, not 1, goes to its value's first row.
+    const std::int64_t* weights = has_counts ? v.column<std::int64_t>(1).data() : nullptr;
+    auto rows = distinct_rows(v, counted, {0}, &counts, weights);
     BatchBuilder b(ctx, static_cast<std::int64_t>(rows.size()), counted, {});
     std::size_t es = element_size(counted.type(0));
     for (std::size_t k = 0; k < rows.size(); ++k) {
@@ -469,7 +458,7 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
   Frame sel = select(frame, {column});
   Frame local = map_partitions(sel, counted, "value_counts_local",
                                [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, false); });
-  Frame reduced = map_partitions(shuffle(local, {column}, 1), counted, "value_counts",
+  Frame reduced = map_partitions(shuffle(local, {column}, 0), counted, "value_counts",
                                  [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, true); });
   LocalTable t = reduced.gather_all();
   // Sort by count descending, then value.

@@ -5,6 +5,7 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstring>
 #include <deque>
 #include <limits>
 #include <memory>
@@ -520,6 +521,52 @@ std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string
   return int_values_with_room(frame, column, 0);
 }
 
+namespace {
+// Column c of a batch as doubles (null -> NaN) or int64 (null -> INT64_MIN), appended to `out`.
+void append_values(const BatchView& b, std::size_t c, ElementType type, std::vector<double>& out) {
+  const std::uint8_t* valid = b.valid(c);
+  const auto n = static_cast<std::size_t>(b.nrows());
+  for (std::size_t i = 0; i < n; ++i) {
+    double v = std::numeric_limits<double>::quiet_NaN();
+    if (!valid || valid[i]) {
+      if (type == ElementType::float64)
+        v = b.column<double>(c)[i];
+      else if (type == ElementType::boolean)
+        v = b.column<std::uint8_t>(c)[i];
+      else
+        v = static_cast<double>(b.column<std::int64_t>(c)[i]);
+    }
+    out.push_back(v);
+  }
+}
+void append_times(const BatchView& b, std::size_t c, std::vector<std::int64_t>& out) {
+  const std::uint8_t* valid = b.valid(c);
+  const auto n = static_cast<std::size_t>(b.nrows());
+  for (std::size_t i = 0; i < n; ++i)
+    out.push_back(!valid || valid[i] ? b.column<std::int64_t>(c)[i] : std::numeric_limits<std::int64_t>::min());
+}
+
+// The rows of (x, t) the next rows' windows can reach: the last rows - 1 of a row window, the rows within the span
+// of the last timestamp of a time window.
+std::size_t carry_from(const std::vector<double>& x, const std::vector<std::int64_t>& t, const RollingWindow& window) {
+  if (x.empty()) return 0;
+  if (!window.is_time()) return x.size() - std::min<std::size_t>(x.size(), static_cast<std::size_t>(window.rows - 1));
+  return static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), t.back() - window.span_ns) - t.begin());
+}
+
+// A carry batch: x (float64) and, for time windows, t (int64) from row `from` on.
+void write_carry(const std::vector<double>& x, const std::vector<std::int64_t>& t, std::size_t from, bool time,
+                 TaskContext& ctx, std::size_t output) {
+  const std::vector<ElementType> types =
+      time ? std::vector<ElementType>{ElementType::float64, ElementType::int64} : std::vector{ElementType::float64};
+  const std::size_t n = x.size() - from;
+  BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {}, output);
+  if (n == 0) return;
+  std::memcpy(b.data(0), x.data() + from, n * sizeof(double));
+  if (time) std::memcpy(b.data(1), t.data() + from, n * sizeof(std::int64_t));
+}
+}  // namespace
+
 Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,
               const std::vector<RollingOp>& ops, const std::string& on) {
   SLAB_EXPECTS(!window.is_time() || !on.empty(), InvalidArgument,
@@ -528,53 +575,187 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   if (!on.empty())
     SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == ElementType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");
-  // Room for the halo in front of the own rows (a row window's halo is at most rows - 1; a time window's is
-  // unknown, 64 Ki rows covers the usual spans), so the exchange joins them without a second buffer.
-  const std::size_t extra = std::min<std::size_t>(
-      window.is_time() ? 1u << 16 : static_cast<std::size_t>(std::max<std::int64_t>(window.rows - 1, 0)), 1u << 24);
-  std::vector<double> x = values_with_room(frame, column, extra);
-  std::vector<std::int64_t> t;
-  if (window.is_time()) t = int_values_with_room(frame, on, extra);
-  auto h = std::make_shared<RollingHalo>(exchange_halo(frame.engine().comm(), std::span<const double>(x),
-                                                       std::span<const std::int64_t>(t), window, &x,
-                                                       window.is_time() ? &t : nullptr));
+  const Schema& in_schema = frame.schema();
+  const std::size_t cx = in_schema.index_of(column);
+  const ElementType xtype = in_schema.type(cx);
+  SLAB_EXPECTS(xtype != ElementType::string, InvalidArgument,
+               "column '" + column + "' is " + to_string(xtype) + "; expected a numeric or bool column");
+  const bool time = window.is_time();
+  const std::size_t ct = time ? in_schema.index_of(on) : 0;
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
+  const int p = comm.size(), me = comm.rank();
+
+  // Out of core: the partitions stream. A pass over them (one resident at a time) checks the timestamps and finds
+  // this rank's first and last; the ranks exchange only the rows a later rank's windows reach (its halo); then
+  // partition k's task reads partition k and the carry of partition k - 1 (the rows its windows reach, at most a
+  // window's worth) and writes its result and its own carry.
+  Frame(frame).persist();  // runs the graph (collective)
+  const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  std::string problem;
+  const std::string what = window.str() + ": ";  // "rolling('1h'): ", as the user wrote the window
+  std::int64_t n_me = 0, t_first = 0, t_last = 0;
+  if (window.rows <= 0 && window.span_ns <= 0) {
+    problem = "rolling window needs rows >= 1 or a positive time span";
+  } else {
+    for (std::int64_t r : rows) n_me += r;
+    if (time) {
+      bool null = false, unsorted = false, have = false;
+      std::vector<std::int64_t> t;
+      for (const Chunk& chunk : frame.partitions()) {
+        auto [pin, b] = view_chunk(chunk);
+        t.clear();
+        append_times(b, ct, t);
+        for (std::size_t i = 0; i < t.size(); ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();
+        for (std::size_t i = 1; i < t.size(); ++i) unsorted |= t[i] < t[i - 1];
+        if (t.empty()) continue;
+        if (have) unsorted |= t.front() < t_last;
+        if (!have) t_first = t.front();
+        t_last = t.back(), have = true;
+      }
+      if (null)
+        problem = what + "the timestamp column of a time window has a null";
+      else if (unsorted)
+        problem = what + "the timestamp column of a time window is not sorted";
+    }
+  }
+  comm.agree(problem.empty(), problem);
+
+  std::vector<std::int64_t> info(3 * static_cast<std::size_t>(p));
+  {
+    std::int64_t mine[3] = {n_me, t_first, t_last};
+    comm.allgather(std::span<const std::int64_t>(mine, 3), std::span<std::int64_t>(info));
+  }
+  if (time) {  // sorted across rank boundaries too
+    bool ok = true, have = false;
+    std::int64_t last = std::numeric_limits<std::int64_t>::min();
+    for (int r = 0; r < p; ++r) {
+      if (!info[3 * r]) continue;
+      if (have && info[3 * r + 1] < last) ok = false;
+      last = info[3 * r + 2], have = true;
+    }
+    comm.agree(ok, what + "the timestamp column of a time window is not sorted (across ranks)");
+  }
+
+  // This rank's tail that later ranks' windows reach: the last rows - 1 rows, or the rows after the first
+  // timestamp of the next rank with rows less the span. Read from the last partitions backwards.
+  int next = me + 1;
+  while (next < p && !info[3 * next]) ++next;
+  std::vector<double> tail_x;
+  std::vector<std::int64_t> tail_t;
+  if (next < p && n_me > 0) {
+    const std::int64_t bound = time ? info[3 * next + 1] - window.span_ns : 0;
+    const auto want = static_cast<std::size_t>(time ? 0 : window.rows - 1);
+    std::vector<std::vector<double>> xs;
+    std::vector<std::vector<std::int64_t>> ts;
+    std::size_t have = 0;
+    for (std::size_t k = frame.num_partitions(); k-- > 0;) {
+      if (rows[k] == 0) continue;
+      auto [pin, b] = view_chunk(frame.partitions()[k]);
+      std::vector<double> x;
+      std::vector<std::int64_t> t;
+      append_values(b, cx, xtype, x);
+      if (time) append_times(b, ct, t);
+      std::size_t from = 0;
+      if (time)
+        from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
+      else
+        from = x.size() - std::min(x.size(), want - have);
+      x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(from));
+      if (time) t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
+      have += x.size();
+      xs.push_back(std::move(x));
+      ts.push_back(std::move(t));
+      if (from > 0 || (!time && have >= want)) break;
+    }
+    for (std::size_t k = xs.size(); k-- > 0;) {
+      tail_x.insert(tail_x.end(), xs[k].begin(), xs[k].end());
+      if (time) tail_t.insert(tail_t.end(), ts[k].begin(), ts[k].end());
+    }
+  }
+  // Every later rank with rows gets the tail; each keeps what its own windows reach.
+  std::vector<std::size_t> send_counts(static_cast<std::size_t>(p), 0);
+  for (int q = next; q < p; ++q)
+    if (info[3 * q]) send_counts[static_cast<std::size_t>(q)] = tail_x.size();
+  std::vector<double> sx;
+  std::vector<std::int64_t> st;
+  for (int q = 0; q < p; ++q)
+    if (send_counts[static_cast<std::size_t>(q)]) {
+      sx.insert(sx.end(), tail_x.begin(), tail_x.end());
+      if (time) st.insert(st.end(), tail_t.begin(), tail_t.end());
+    }
+  std::vector<double> hx;
+  std::vector<std::int64_t> ht;
+  std::vector<std::size_t> recv_counts;
+  comm.alltoallv(std::span<const double>(sx), std::span<const std::size_t>(send_counts), hx, recv_counts);
+  if (time)
+    comm.alltoallv(std::span<const std::int64_t>(st), std::span<const std::size_t>(send_counts), ht, recv_counts);
+  std::vector<double>().swap(sx);
+  std::vector<std::int64_t>().swap(st);
+  {
+    std::size_t from = 0;
+    if (time && n_me > 0)
+      from = static_cast<std::size_t>(std::upper_bound(ht.begin(), ht.end(), t_first - window.span_ns) - ht.begin());
+    else if (!time)
+      from = hx.size() - std::min<std::size_t>(hx.size(), static_cast<std::size_t>(window.rows - 1));
+    hx.erase(hx.begin(), hx.begin() + static_cast<std::ptrdiff_t>(from));
+    if (time) ht.erase(ht.begin(), ht.begin() + static_cast<std::ptrdiff_t>(from));
+  }
+
+  // The rank's halo becomes the first carry (a task's output, so it is accounted and spillable).
+  struct Halo {
+    std::vector<double> x;
+    std::vector<std::int64_t> t;
+  };
+  auto halo = std::make_shared<Halo>(Halo{std::move(hx), std::move(ht)});
+  Chunk carry = engine.tasks().submit("rolling-halo", {}, [halo, time](TaskContext& ctx) {
+    write_carry(halo->x, halo->t, 0, time, ctx, 0);
+    *halo = Halo{};
+  });
+
   std::vector<Field> fields;
   for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), ElementType::float64});
   Schema schema(fields);
   const std::vector<ElementType> types(ops.size(), ElementType::float64);
-  const std::vector<std::int64_t> rows = frame.local_partition_rows();
   const auto minp = static_cast<std::size_t>(std::max<std::int64_t>(0, window.effective_min_periods()));
   std::vector<Chunk> parts;
   std::vector<std::optional<std::int64_t>> known;
-  std::size_t first = h->halo;  // the partition's first row in h->x
   for (std::size_t k = 0; k < rows.size(); ++k) {
-    const auto n = static_cast<std::size_t>(rows[k]);
-    // The kernel runs in the partition's task and writes straight into its batch. Its halo: the rows of
-    // h->x before `first` that the window of row `first` can reach.
-    std::size_t halo = 0;
-    if (window.is_time())
-      halo = n ? first - static_cast<std::size_t>(
-                             std::upper_bound(h->t.begin(), h->t.begin() + first, h->t[first] - window.span_ns) -
-                             h->t.begin())
-               : 0;
-    else
-      halo = std::min<std::size_t>(first, static_cast<std::size_t>(window.rows) - 1);
-    parts.push_back(
-        frame.engine().tasks().submit("rolling", {}, [h, types, ops, window, minp, first, halo, n](TaskContext& ctx) {
-          BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {});
-          const std::size_t s = first - halo;
-          for (std::size_t j = 0; j < types.size(); ++j) {
-            double* out = b.column<double>(j).data();
-            if (window.is_time())
-              rolling_kernel_time(h->t.data() + s, h->x.data() + s, halo, n, window.span_ns, minp, ops[j], out);
-            else
-              rolling_kernel_rows(h->x.data() + s, halo, n, static_cast<std::size_t>(window.rows), minp, ops[j], out);
+    std::vector<Chunk> out = engine.tasks().submit_multi(
+        "rolling", {frame.partitions()[k], carry}, 2,
+        [types, ops, window, minp, time, cx, ct, xtype](TaskContext& ctx) {
+          const BatchView in(ctx.input(0)), prev(ctx.input(1));
+          std::vector<double> x;
+          std::vector<std::int64_t> t;
+          const auto halo_rows = static_cast<std::size_t>(prev.nrows());
+          const auto n = static_cast<std::size_t>(in.nrows());
+          x.reserve(halo_rows + n);
+          if (halo_rows) {
+            auto px = prev.column<double>(0);
+            x.assign(px.begin(), px.end());
+            if (time) {
+              auto pt = prev.column<std::int64_t>(1);
+              t.assign(pt.begin(), pt.end());
+            }
           }
-        }));
+          append_values(in, cx, xtype, x);
+          if (time) append_times(in, ct, t);
+          // The kernel's halo: the carried rows the window of the partition's first row reaches (all of them).
+          BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {}, 0);
+          for (std::size_t j = 0; j < types.size() && n; ++j) {
+            double* res = b.column<double>(j).data();
+            if (time)
+              rolling_kernel_time(t.data(), x.data(), halo_rows, n, window.span_ns, minp, ops[j], res);
+            else
+              rolling_kernel_rows(x.data(), halo_rows, n, static_cast<std::size_t>(window.rows), minp, ops[j], res);
+          }
+          write_carry(x, t, carry_from(x, t, window), time, ctx, 1);
+        });
+    parts.push_back(out[0]);
+    carry = out[1];
     known.emplace_back(rows[k]);
-    first += n;
   }
-  return Frame(frame.engine(), std::move(schema), std::move(parts), std::move(known));
+  return Frame(engine, std::move(schema), std::move(parts), std::move(known));
 }
 
 }  // namespace slab::frame

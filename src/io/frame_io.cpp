@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <numeric>
+#include <tuple>
 
 #include "io/hdf5_error.hpp"
 #include "slab/comm/comm.hpp"
@@ -110,17 +111,23 @@ std::vector<std::string> read_strings(hid_t obj, bool is_attr, const std::string
   return out;
 }
 
-// Create a 1-D dataset of `type` and length `total` and write [offset, offset + n) collectively.
-void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t mem_type, std::uint64_t total,
-                  std::uint64_t offset, std::uint64_t n, const void* data, const std::string& ctx) {
+// Create a 1-D dataset of `type` and length `total`. Collective (HDF5 metadata).
+H5Handle create_column(hid_t group, const std::string& name, hid_t file_type, std::uint64_t total,
+                       const std::string& ctx) {
   const hsize_t dims = total;
   H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &dims, nullptr)));
-  H5Handle dset(SLAB_HDF5_TRY(
+  return H5Handle(SLAB_HDF5_TRY(
       ctx + "/" + name, H5Dcreate2(group, name.c_str(), file_type, fspace, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
+}
+
+// Write rows [offset, offset + n) of a dataset of length `total` collectively (n = 0: this rank writes nothing).
+void write_rows(hid_t dset, hid_t mem_type, std::uint64_t total, std::uint64_t offset, std::uint64_t n,
+                const void* data, const std::string& ctx) {
   // An empty dataset, as h5py writes for a zero-length array: HDF5 allocates no storage for it, and a write,
   // even of nothing, then fails on the undefined address. `total` is global, so every rank skips it.
   if (total == 0) return;
-  const hsize_t count = n, start = offset;
+  const hsize_t dims = total, count = n, start = offset;
+  H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &dims, nullptr)));
   H5Handle mspace(SLAB_HDF5_TRY(ctx, H5Screate_simple(1, &count, nullptr)));
   if (n == 0) {
     SLAB_HDF5_TRY(ctx, H5Sselect_none(fspace));
@@ -130,7 +137,7 @@ void write_column(hid_t group, const std::string& name, hid_t file_type, hid_t m
   }
   H5Handle dxpl(H5Pcreate(H5P_DATASET_XFER));
   SLAB_HDF5_TRY(ctx, H5Pset_dxpl_mpio(dxpl, H5FD_MPIO_COLLECTIVE));
-  SLAB_HDF5_TRY(ctx + "/" + name, H5Dwrite(dset, mem_type, mspace, fspace, dxpl, data));
+  SLAB_HDF5_TRY(ctx, H5Dwrite(dset, mem_type, mspace, fspace, dxpl, data));
 }
 
 }  // namespace
@@ -148,18 +155,22 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   const std::int64_t offset = frame.global_offset();
   const std::int64_t total = frame.len();
   const std::vector<ElementType> types = types_of(schema);
-  std::vector<std::byte> storage;
-  const BatchView local = concat_local_partitions(frame, storage);
-  const auto n = static_cast<std::uint64_t>(local.nrows());
+  // Out of core: the partitions are written one at a time (one pinned), in rounds of collective writes; a rank
+  // with fewer partitions writes nothing in the rounds past its last.
+  const auto rounds =
+      static_cast<std::size_t>(comm.allreduce(static_cast<std::int64_t>(frame.num_partitions()), ReduceOp::max));
   // Which columns need a `.valid` dataset: any rank has a null in a non-float column.
   std::vector<int> masked(types.size(), 0);
-  for (std::size_t c = 0; c < types.size(); ++c) {
-    if (types[c] == ElementType::float64 || types[c] == ElementType::string) continue;
-    if (const std::uint8_t* v = local.valid(c))
-      for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
+  for (const Chunk& chunk : frame.partitions()) {
+    auto [pin, local] = view_chunk(chunk);
+    const auto n = static_cast<std::uint64_t>(local.nrows());
+    for (std::size_t c = 0; c < types.size(); ++c) {
+      if (types[c] == ElementType::float64 || types[c] == ElementType::string || n == 0) continue;
+      if (const std::uint8_t* v = local.valid(c))
+        for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
+    }
   }
   comm.allreduce(std::span<int>(masked), ReduceOp::max);
-
   int present = 0;
   if (comm.rank() == 0) {
     struct stat st {};
@@ -192,31 +203,38 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
     SLAB_HDF5_TRY(where, H5Pset_create_intermediate_group(lcpl, 1));
     H5Handle grp(SLAB_HDF5_TRY(where, H5Gcreate2(fid, temp.c_str(), lcpl, H5P_DEFAULT, H5P_DEFAULT)));
     write_string_attr(grp, "columns", schema.names(), false, where);
+    // Every dataset first (metadata, collective), then the rows round by round.
+    struct Out {
+      H5Handle values, valid;
+      hid_t mem_type = H5I_INVALID_HID;
+      std::string ctx;
+    };
+    std::vector<Out> outs(types.size());
     for (std::size_t c = 0; c < types.size(); ++c) {
       const std::string& name = schema.name(c);
       const std::string ctx = where + "/" + name;
+      Out& o = outs[c];
+      o.ctx = ctx;
       switch (types[c]) {
         case ElementType::int64:
         case ElementType::timestamp:
-          write_column(grp, name, H5T_STD_I64LE, H5T_NATIVE_INT64, total, offset, n, local.data(c), where);
-          if (types[c] == ElementType::timestamp) {
-            H5Handle d(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, name.c_str(), H5P_DEFAULT)));
-            write_string_attr(d, "unit", {"ns"}, true, ctx);
-          }
+          o.values = create_column(grp, name, H5T_STD_I64LE, total, where);
+          o.mem_type = H5T_NATIVE_INT64;
+          if (types[c] == ElementType::timestamp) write_string_attr(o.values, "unit", {"ns"}, true, ctx);
           break;
         case ElementType::float64:
-          write_column(grp, name, H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, total, offset, n, local.data(c), where);
+          o.values = create_column(grp, name, H5T_IEEE_F64LE, total, where);
+          o.mem_type = H5T_NATIVE_DOUBLE;
           break;
         case ElementType::boolean:
-          write_column(grp, name, H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, local.data(c), where);
+          o.values = create_column(grp, name, H5T_STD_U8LE, total, where);
+          o.mem_type = H5T_NATIVE_UINT8;
           break;
         case ElementType::string: {
           H5Handle sub(SLAB_HDF5_TRY(ctx, H5Gcreate2(grp, name.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT)));
-          std::vector<std::int32_t> codes(n);
-          const auto* src = reinterpret_cast<const std::int32_t*>(local.data(c));
-          const std::uint8_t* v = local.valid(c);
-          for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
-          write_column(sub, "codes", H5T_STD_I32LE, H5T_NATIVE_INT32, total, offset, n, codes.data(), ctx);
+          o.values = create_column(sub, "codes", H5T_STD_I32LE, total, ctx);
+          o.mem_type = H5T_NATIVE_INT32;
+          o.ctx = ctx + "/codes";
           const auto& dict = *schema.dictionary(c);
           std::size_t len = 1;
           for (const auto& s : dict) len = std::max(len, s.size());
@@ -225,18 +243,46 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
             std::memcpy(buf.data() + i * len, dict[i].data(), dict[i].size());
           H5Handle st(utf8_string_type(len));
           const bool mine = comm.rank() == 0;
-          write_column(sub, "categories", st, st, dict.size(), 0, mine ? dict.size() : 0, buf.data(), ctx);
+          H5Handle cats = create_column(sub, "categories", st, dict.size(), ctx);
+          write_rows(cats, st, dict.size(), 0, mine ? dict.size() : 0, buf.data(), ctx + "/categories");
           break;
         }
         default:  // not a column type: a Schema holds none
           break;
       }
-      if (masked[c]) {
-        std::vector<std::uint8_t> valid(n, 1);
-        if (const std::uint8_t* v = local.valid(c)) std::memcpy(valid.data(), v, n);
-        write_column(grp, name + ".valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, total, offset, n, valid.data(), where);
-      }
+      if (masked[c]) o.valid = create_column(grp, name + ".valid", H5T_STD_U8LE, total, where);
     }
+    std::uint64_t row = static_cast<std::uint64_t>(offset);
+    std::vector<std::int32_t> codes;
+    std::vector<std::uint8_t> valid;
+    for (std::size_t r = 0; r < rounds; ++r) {
+      Pin pin;
+      BatchView local;
+      std::uint64_t n = 0;
+      if (r < frame.num_partitions()) {
+        std::tie(pin, local) = view_chunk(frame.partitions()[r]);
+        n = static_cast<std::uint64_t>(local.nrows());
+      }
+      for (std::size_t c = 0; c < types.size(); ++c) {
+        const Out& o = outs[c];
+        const void* data = n ? local.data(c) : nullptr;
+        const std::uint8_t* v = n ? local.valid(c) : nullptr;
+        if (types[c] == ElementType::string) {
+          codes.resize(n);
+          const auto* src = reinterpret_cast<const std::int32_t*>(data);
+          for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
+          data = codes.data();
+        }
+        write_rows(o.values, o.mem_type, total, row, n, data, o.ctx);
+        if (masked[c]) {
+          valid.assign(n, 1);
+          if (v) std::memcpy(valid.data(), v, n);
+          write_rows(o.valid, H5T_NATIVE_UINT8, total, row, n, valid.data(), where + "/" + schema.name(c) + ".valid");
+        }
+      }
+      row += n;
+    }
+    outs.clear();
     grp.reset();
     if (path_exists(fid, target)) SLAB_HDF5_TRY(where, H5Ldelete(fid, target.c_str(), H5P_DEFAULT));
     SLAB_HDF5_TRY(where, H5Lmove(fid, temp.c_str(), fid, target.c_str(), H5P_DEFAULT, H5P_DEFAULT));
@@ -249,11 +295,15 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
 
 namespace {
 
+// A column to read: where its values (and mask) are, and how to decode them. The rows are read by the partitions'
+// tasks, one partition at a time, so a rank never holds more than one partition's rows outside the task queue.
 struct ReadColumn {
   std::string name;
   ElementType type = ElementType::float64;
-  std::vector<std::byte> data;          // local rows, batch layout (8, 4 or 1 byte values)
-  std::vector<std::uint8_t> valid;      // empty = all valid
+  std::string values;                   // dataset path (a string column's codes)
+  std::string valid;                    // mask dataset path, or ""
+  bool bool_enum = false;               // h5py's bool enum (read with its native type)
+  std::vector<std::int32_t> remap;      // string: file code -> code in `dictionary`
   std::vector<std::string> dictionary;  // string: sorted unique
 };
 
@@ -383,74 +433,29 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
         SLAB_FAIL(IoError, ctx + " has " + std::to_string(len) + " rows; the frame's other columns have " +
                                std::to_string(total));
       }
-      col.data.resize(n * element_size(col.type));
-      switch (col.type) {
-        case ElementType::int64:
-        case ElementType::timestamp:
-          read_rows(d, H5T_NATIVE_INT64, row0, n, col.data.data(), ctx);
-          break;
-        case ElementType::float64:
-          read_rows(d, H5T_NATIVE_DOUBLE, row0, n, col.data.data(), ctx);
-          break;
-        case ElementType::boolean: {
-          H5Handle ft(H5Dget_type(d));
-          if (H5Tget_class(ft) == H5T_ENUM) {
-            H5Handle mt(H5Tget_native_type(ft, H5T_DIR_ASCEND));
-            read_rows(d, mt, row0, n, col.data.data(), ctx);
-          } else {
-            read_rows(d, H5T_NATIVE_UINT8, row0, n, col.data.data(), ctx);
-          }
-          for (auto& b : col.data) b = std::byte(b != std::byte{0} ? 1 : 0);
-          break;
-        }
-        case ElementType::string: {
-          std::vector<std::int32_t> codes(n);
-          read_rows(d, H5T_NATIVE_INT32, row0, n, codes.data(), ctx);
-          H5Handle cd(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "categories", H5P_DEFAULT)));
-          std::vector<std::string> cats = read_strings(cd, false, ctx + "/categories");
-          std::vector<std::string> sorted = cats;
-          std::sort(sorted.begin(), sorted.end());
-          sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
-          std::vector<std::int32_t> remap(cats.size());
-          for (std::size_t i = 0; i < cats.size(); ++i)
-            remap[i] =
-                static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), cats[i]) - sorted.begin());
-          bool any_null = false;
-          for (auto& c : codes) {
-            if (c < 0) {
-              c = -1, any_null = true;
-            } else if (static_cast<std::size_t>(c) >= cats.size()) {
-              SLAB_FAIL(IoError, ctx + "/codes holds code " + std::to_string(c) + " beyond the " +
-                                     std::to_string(cats.size()) + " categories");
-            } else {
-              c = remap[static_cast<std::size_t>(c)];
-            }
-          }
-          if (any_null) {
-            col.valid.assign(n, 1);
-            for (std::uint64_t i = 0; i < n; ++i) col.valid[i] = codes[i] >= 0;
-          }
-          std::memcpy(col.data.data(), codes.data(), n * 4);
-          col.dictionary = std::move(sorted);
-          break;
-        }
-        default:  // not a column type: a Schema holds none
-          break;
+      col.values = gpath + "/" + name + (col.type == ElementType::string ? "/codes" : "");
+      if (col.type == ElementType::boolean) {
+        H5Handle ft(H5Dget_type(d));
+        col.bool_enum = H5Tget_class(ft) == H5T_ENUM;
+      }
+      if (col.type == ElementType::string) {
+        H5Handle cd(SLAB_HDF5_TRY(ctx, H5Dopen2(sub, "categories", H5P_DEFAULT)));
+        std::vector<std::string> cats = read_strings(cd, false, ctx + "/categories");
+        std::vector<std::string> sorted = cats;
+        std::sort(sorted.begin(), sorted.end());
+        sorted.erase(std::unique(sorted.begin(), sorted.end()), sorted.end());
+        col.remap.resize(cats.size());
+        for (std::size_t i = 0; i < cats.size(); ++i)
+          col.remap[i] =
+              static_cast<std::int32_t>(std::lower_bound(sorted.begin(), sorted.end(), cats[i]) - sorted.begin());
+        col.dictionary = std::move(sorted);
       }
       const std::string vname = name + ".valid";
       if (col.type != ElementType::string && H5Lexists(grp, vname.c_str(), H5P_DEFAULT) > 0) {
         H5Handle vd(SLAB_HDF5_TRY(ctx, H5Dopen2(grp, vname.c_str(), H5P_DEFAULT)));
         if (dataset_length(vd, ctx + ".valid") != total)
           SLAB_FAIL(IoError, ctx + ".valid has another length than the column");
-        col.valid.resize(n);
-        read_rows(vd, H5T_NATIVE_UINT8, row0, n, col.valid.data(), ctx + ".valid");
-        for (auto& v : col.valid) v = v ? 1 : 0;
-        if (col.type == ElementType::float64) {  // floats carry nulls as NaN
-          auto* f = reinterpret_cast<double*>(col.data.data());
-          for (std::uint64_t i = 0; i < n; ++i)
-            if (!col.valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
-          col.valid.clear();
-        }
+        col.valid = gpath + "/" + vname;
       }
       cols.push_back(std::move(col));
     }
@@ -459,30 +464,99 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
   std::vector<Field> fields;
   std::vector<Dictionary> dicts;
   std::vector<ElementType> types;
-  std::vector<bool> has_valid;
+  std::vector<bool> has_valid;  // a mask in the batch (strings carry nulls as code -1, floats as NaN)
   for (auto& c : cols) {
     fields.push_back({c.name, c.type});
-    dicts.push_back(c.type == ElementType::string ? make_dictionary(std::move(c.dictionary)) : nullptr);
+    dicts.push_back(c.type == ElementType::string ? make_dictionary(c.dictionary) : nullptr);
     types.push_back(c.type);
-    has_valid.push_back(!c.valid.empty());
+    has_valid.push_back(!c.valid.empty() && c.type != ElementType::float64);
   }
   Schema schema(fields, dicts);
-  auto shared = std::make_shared<std::vector<ReadColumn>>(std::move(cols));
+  auto shared = std::make_shared<const std::vector<ReadColumn>>(std::move(cols));
   const auto nn = static_cast<std::int64_t>(n);
-  const std::int64_t per = rows_per_partition > 0 ? rows_per_partition : std::max<std::int64_t>(nn, 1);
+  // One partition per rank unless asked; out of core (the rank's rows over the memory budget of the eight buffers
+  // a shuffle holds around a partition) as many as keep one within that budget.
+  std::int64_t per = rows_per_partition;
+  if (per <= 0) {
+    const std::uint64_t row_bytes = std::max<std::uint64_t>(
+        (BatchBuilder::size_for(1024, types, has_valid) - BatchBuilder::size_for(0, types, has_valid)) / 1024, 1);
+    const auto budget = static_cast<std::int64_t>(std::max<std::uint64_t>(engine.memory().budget(8) / row_bytes, 1));
+    per = std::max<std::int64_t>(nn <= budget ? nn : budget, 1);
+  }
+  const std::string path = file;
   std::vector<Chunk> parts;
   std::vector<std::optional<std::int64_t>> known;
   for (std::int64_t b = 0; b < nn; b += per) {
     const std::int64_t e = std::min(nn, b + per);
-    parts.push_back(engine.tasks().submit("read_hdf5", {}, [shared, types, has_valid, b, e](TaskContext& ctx) {
-      BatchBuilder out(ctx, e - b, types, has_valid);
-      for (std::size_t c = 0; c < types.size(); ++c) {
-        const std::size_t es = element_size(types[c]);
-        std::memcpy(out.data(c), (*shared)[c].data.data() + b * es, static_cast<std::size_t>(e - b) * es);
-        if (std::uint8_t* v = out.valid(c))
-          std::memcpy(v, (*shared)[c].valid.data() + b, static_cast<std::size_t>(e - b));
-      }
-    }));
+    const std::uint64_t first = row0 + static_cast<std::uint64_t>(b), rows = static_cast<std::uint64_t>(e - b);
+    parts.push_back(engine.tasks().submit(
+        "read_hdf5", {},
+        [shared, types, has_valid, path, first, rows](TaskContext& ctx) {
+          BatchBuilder out(ctx, static_cast<std::int64_t>(rows), types, has_valid);
+          H5Handle fapl(SLAB_HDF5_TRY(path, H5Pcreate(H5P_FILE_ACCESS)));
+          SLAB_HDF5_TRY(path, H5Pset_file_locking(fapl, 0, 1));
+          detail::hdf5_quiet();
+          const hid_t id = H5Fopen(path.c_str(), H5F_ACC_RDONLY, fapl);
+          if (id < 0) SLAB_FAIL(IoError, path + ": cannot open: " + detail::hdf5_error_reason());
+          H5Handle fid(id);
+          for (std::size_t c = 0; c < types.size(); ++c) {
+            const ReadColumn& col = (*shared)[c];
+            const std::string ctx_name = path + ":" + col.values;
+            H5Handle d(SLAB_HDF5_TRY(ctx_name, H5Dopen2(fid, col.values.c_str(), H5P_DEFAULT)));
+            switch (col.type) {
+              case ElementType::int64:
+              case ElementType::timestamp:
+                read_rows(d, H5T_NATIVE_INT64, first, rows, out.data(c), ctx_name);
+                break;
+              case ElementType::float64:
+                read_rows(d, H5T_NATIVE_DOUBLE, first, rows, out.data(c), ctx_name);
+                break;
+              case ElementType::boolean: {
+                if (col.bool_enum) {
+                  H5Handle ft(H5Dget_type(d));
+                  H5Handle mt(H5Tget_native_type(ft, H5T_DIR_ASCEND));
+                  read_rows(d, mt, first, rows, out.data(c), ctx_name);
+                } else {
+                  read_rows(d, H5T_NATIVE_UINT8, first, rows, out.data(c), ctx_name);
+                }
+                auto* v = out.data(c);
+                for (std::uint64_t i = 0; i < rows; ++i) v[i] = std::byte(v[i] != std::byte{0} ? 1 : 0);
+                break;
+              }
+              case ElementType::string: {
+                auto codes = out.column<std::int32_t>(c);
+                read_rows(d, H5T_NATIVE_INT32, first, rows, codes.data(), ctx_name);
+                for (std::uint64_t i = 0; i < rows; ++i) {
+                  std::int32_t& code = codes[i];
+                  if (code < 0) {
+                    code = -1;  // null
+                  } else if (static_cast<std::size_t>(code) >= col.remap.size()) {
+                    SLAB_FAIL(IoError, ctx_name + " holds code " + std::to_string(code) + " beyond the " +
+                                           std::to_string(col.remap.size()) + " categories");
+                  } else {
+                    code = col.remap[static_cast<std::size_t>(code)];
+                  }
+                }
+                break;
+              }
+              default:  // not a column type: a Schema holds none
+                break;
+            }
+            if (col.valid.empty() || col.type == ElementType::string) continue;
+            std::vector<std::uint8_t> valid(rows);
+            H5Handle vd(SLAB_HDF5_TRY(path + ":" + col.valid, H5Dopen2(fid, col.valid.c_str(), H5P_DEFAULT)));
+            read_rows(vd, H5T_NATIVE_UINT8, first, rows, valid.data(), path + ":" + col.valid);
+            if (col.type == ElementType::float64) {  // floats carry nulls as NaN
+              auto f = out.column<double>(c);
+              for (std::uint64_t i = 0; i < rows; ++i)
+                if (!valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
+            } else {
+              std::uint8_t* m = out.valid(c);
+              for (std::uint64_t i = 0; i < rows; ++i) m[i] = valid[i] ? 1 : 0;
+            }
+          }
+        },
+        {TraceKind::io, false}));
     known.emplace_back(e - b);
   }
   return Frame(engine, std::move(schema), std::move(parts), std::move(known));

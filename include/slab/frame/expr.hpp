@@ -5,7 +5,10 @@
 ///
 /// Types: int64 op int64 -> int64 (+, -, *, //, %), '/' -> float64, any float64 -> float64; timestamps compare with
 /// timestamps and int64; comparisons, &, |, ~, isnull, notnull, isin -> boolean. Strings compare (==, !=, <,
-/// ...) with string literals (by the sorted dictionary) or with string columns of the same dictionary.
+/// ...) with string literals (by the sorted dictionary) or with string columns of the same dictionary. A string
+/// literal compared with a timestamp is parsed as a timestamp (col("ts") >= "2024-03-11", as pandas does); one
+/// that does not parse is an InvalidArgument naming it. Functions: log, exp, sqrt, round, clip, where (NumPy's
+/// results: log(-1) is NaN, round halves to even, clip keeps NaN), str.contains, str.lower, str.len.
 /// Nulls: arithmetic with a null is null; a comparison with a null is false (except != which is true),
 /// like pandas with NaN; & and | treat null as false.
 /// Division as pandas: '/' is true division (float64, x / 0 is +-inf, 0 / 0 NaN); floordiv ('//') floors
@@ -50,7 +53,16 @@ enum class ExprOp : std::uint8_t {
   notnull,
   isin,
   floordiv,
-  mod
+  mod,
+  log,
+  exp,
+  sqrt,
+  round,
+  clip,
+  where,
+  str_contains,
+  str_lower,
+  str_len
 };
 
 struct ExprNode;
@@ -75,6 +87,27 @@ class Expr {
   /// pandas' Series.floordiv (`a // b`) and Series.mod (`a % b`); see the file comment.
   [[nodiscard]] Expr floordiv(const Expr& divisor) const;
   [[nodiscard]] Expr mod(const Expr& divisor) const;
+  /// NumPy's log, exp and sqrt of a number (float64; log of a negative number and sqrt of one are NaN, log(0) is
+  /// -inf); null stays null.
+  [[nodiscard]] Expr log() const;
+  [[nodiscard]] Expr exp() const;
+  [[nodiscard]] Expr sqrt() const;
+  /// numpy.round / pandas' Series.round: to `decimals` digits (negative: tens, hundreds...), halves to even
+  /// (rint(x * 10^d) / 10^d, as NumPy computes it: round(2.675, 2) is 2.68 in both, 2.675 * 100 being 267.5). int64
+  /// stays int64.
+  [[nodiscard]] Expr round(std::int64_t decimals = 0) const;
+  /// pandas' Series.clip(lower, upper): bounds are expressions (literals or columns); a null bound is no bound;
+  /// NaN and null stay as they are. float64 if any operand is, else int64.
+  [[nodiscard]] Expr clip(const Expr& lower, const Expr& upper) const;
+  /// pandas' Series.str.contains(pattern, regex=regex): a boolean, null where the string is null (a filter drops
+  /// those rows). `regex` uses std::regex's ECMAScript grammar (Python's `re` for the common patterns).
+  /// @throws InvalidArgument (when evaluated) naming the pattern when it is not a valid regular expression.
+  [[nodiscard]] Expr contains(std::string pattern, bool regex = true) const;
+  /// pandas' Series.str.lower of a string column (code point by code point, by the C.UTF-8 locale's towlower;
+  /// ASCII only where that locale is missing); null stays null.
+  [[nodiscard]] Expr lower() const;
+  /// pandas' Series.str.len: code points of the UTF-8 string, int64; null stays null.
+  [[nodiscard]] Expr len() const;
   /// The result type over `schema`. @throws InvalidArgument for unknown columns, TypeError for bad operands.
   [[nodiscard]] ElementType type(const Schema& schema) const;
   /// Column names used.
@@ -115,6 +148,18 @@ Expr operator>=(const Expr& a, const Expr& b);
 Expr operator&(const Expr& a, const Expr& b);
 Expr operator|(const Expr& a, const Expr& b);
 Expr operator~(const Expr& a);
+/// Free-function forms: log(x) == x.log() and so on.
+[[nodiscard]] Expr log(const Expr& x);
+[[nodiscard]] Expr exp(const Expr& x);
+[[nodiscard]] Expr sqrt(const Expr& x);
+[[nodiscard]] Expr round(const Expr& x, std::int64_t decimals = 0);
+[[nodiscard]] Expr clip(const Expr& x, const Expr& lower, const Expr& upper);
+/// numpy.where(cond, a, b): a where cond holds, else b (a null cond picks b). a and b: numbers (float64 if either
+/// is, else int64), booleans, or timestamps; the picked side's null stays null.
+[[nodiscard]] Expr where(const Expr& cond, const Expr& a, const Expr& b);
+/// The dictionary of a string-valued expression over `schema` (a column's, or str.lower()'s of it). Not collective.
+/// @throws TypeError when `expr` is not string-valued.
+[[nodiscard]] Dictionary string_dictionary(const Expr& expr, const Schema& schema);
 
 /// An evaluated column: values in the vector of its type (ints for int64/timestamp, floats, bools (0/1),
 /// codes for string), valid empty = all valid.

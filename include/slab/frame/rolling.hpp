@@ -114,8 +114,10 @@ std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string
 /**
  * @brief pandas `frame[column].rolling(window, on=on).<op>()` for each op: a frame with one float64 column per op,
  * named "<column>_<op>", with the input's partitioning (partition k of the result holds the rows of partition k).
- * `on`: the sorted timestamp column of a time window (required for a time window). Collective (runs the
- * input's graph, exchanges the halo). @throws InvalidArgument (every rank) for unknown columns, a string
+ * `on`: the sorted timestamp column of a time window (required for a time window). Out of core: the ranks
+ * exchange only the rows a later rank's windows reach, and partition k's (lazy) task reads partition k and the
+ * rows of partition k - 1 its windows reach (a carry of at most a window), so one partition is resident at a
+ * time. Collective (runs the input's graph, exchanges the halo). @throws InvalidArgument (every rank) for unknown columns, a string
  * value column, a time window without `on`, an unsorted or null `on` column.
  */
 Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,

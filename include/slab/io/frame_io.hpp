@@ -21,8 +21,9 @@ namespace slab::io {
  * when missing; other objects are left alone). Complete-or-absent: the group is written under a temporary name
  * ".<name>.slab-tmp" next to it (a stale one is removed first) and, only once every column is written and
  * closed, an existing object of the target name is removed and the temporary moved into place with H5Lmove.
- * Each rank writes its rows as one hyperslab per column (collective MPI-IO); a frame of zero rows (or a rank
- * with none) writes empty datasets, as h5py does for zero-length arrays. Collective (runs the graph).
+ * Out of core: each rank writes its partitions one at a time (one resident), in rounds of collective MPI-IO
+ * hyperslab writes, one per column and round (a rank past its last partition writes nothing); a frame of zero rows (or
+ * a rank with none) writes empty datasets, as h5py does for zero-length arrays. Collective (runs the graph).
  * @throws IoError (every rank) when the file cannot be opened or created, or a write fails, saying what failed
  * in one line ("<file>: cannot create: <reason>", "<file>:<group>/<column>: H5Dwrite failed: <reason>"); the
  * target is then untouched.
@@ -34,7 +35,9 @@ void write_hdf5(const frame::Frame& frame, const std::string& file, const std::s
  * above: the `columns` attribute may hold fixed or variable-length strings; without it, the group's datasets and
  * string subgroups in alphabetical order; h5py's bool enum and float32 are accepted; unsorted or duplicated
  * categories are re-encoded into a sorted dictionary). Rank r reads rows [n r / p, n (r+1) / p), in partitions
- * of `rows_per_partition` rows (<= 0: one). Collective.
+ * of `rows_per_partition` rows (<= 0: one, or as many as keep one within MemoryManager::budget(8) when the rank's
+ * rows do not fit it). Lazy reads: each partition's task reads its own rows (hyperslabs) when it runs, so the rows
+ * are read out of core. Collective (the metadata).
  * A frame of zero rows reads back with its columns and types and no rows.
  * @throws IoError (every rank) for a missing file or group, a column of another length, an unsupported dtype;
  * for a group written by pandas.DataFrame.to_hdf or PyTables (group attribute `pandas_type`, or PyTables'
