@@ -314,7 +314,8 @@ std::vector<double> gram_ata(const Array<double>& a) {
   // Each rank's rows of the sum, then every rank gathers all of them (the result is wanted whole everywhere).
   std::vector<double> host;
   Pin pin;
-  const std::span<double> mine = reduce_scatter_rows(comm, engine.tracer(), acc, m, tasks.memory().execution(), host, pin);
+  const std::span<double> mine =
+      reduce_scatter_rows(comm, engine.tracer(), acc, m, tasks.memory().execution(), host, pin);
   std::vector<double> result;
   comm.allgatherv(std::span<const double>(mine.data(), mine.size()), result);
   return result;

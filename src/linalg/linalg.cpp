@@ -20,7 +20,6 @@
 namespace slab::linalg {
 namespace {
 
-
 std::string shape_str(std::int64_t r, std::int64_t c) {
   return "(" + std::to_string(r) + ", " + std::to_string(c) + ")";
 }

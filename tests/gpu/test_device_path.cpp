@@ -31,7 +31,8 @@ TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
   if (no_device(rt, why)) GTEST_SKIP() << why;
   const std::size_t n = 1 << 20;
   const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
-  slab::MemoryManager memory({2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), &exec, nullptr});
+  slab::MemoryManager memory(
+      {2 * n * sizeof(double), 8 * n * sizeof(double), UINT64_MAX, rt.spill_root(), &exec, nullptr});
   std::vector<double> host(n);
   std::iota(host.begin(), host.end(), 0.0);
   std::vector<slab::BufferPtr> buffers;

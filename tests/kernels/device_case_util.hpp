@@ -28,6 +28,7 @@
 #include "frame/kernels/sort_perm.hpp"
 #include "memory/device_allocator.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 namespace kernel_check::util {
 
@@ -47,6 +48,14 @@ using U8 = std::uint8_t;
 
 /// A device copy of a host vector (or n uninitialised elements), freed with it. (Host memory when the harness
 /// checks itself on the reference.)
+#if !defined(SLAB_KERNEL_CASES_ON_REFERENCE)
+/// The device cases run on CUDA's legacy default stream (kExec below): copies go through slab::copy on it.
+inline const slab::ExecutionContext& legacy_stream_context() {
+  static const slab::ExecutionContext context(slab::ExecutionPlace::cuda, 0, nullptr);
+  return context;
+}
+#endif
+
 template <class T>
 class Dev {
  public:
@@ -72,10 +81,10 @@ class Dev {
   static void to_device(void* d, const void* h, std::size_t b) { std::memcpy(d, h, b); }
   static void to_host(void* h, const void* d, std::size_t b) { std::memcpy(h, d, b); }
 #else
-  static void* alloc(std::size_t b) { return slab::detail::device_alloc(b); }
-  static void release(void* p) { slab::detail::device_free(p); }
-  static void to_device(void* d, const void* h, std::size_t b) { slab::detail::copy_host_to_device(d, h, b, nullptr); }
-  static void to_host(void* h, const void* d, std::size_t b) { slab::detail::copy_device_to_host(h, d, b, nullptr); }
+  static void* alloc(std::size_t b) { return slab::detail::device_alloc(b, nullptr); }
+  static void release(void* p) { slab::detail::device_free(p, nullptr); }
+  static void to_device(void* d, const void* h, std::size_t b) { slab::copy(d, h, b, legacy_stream_context()); }
+  static void to_host(void* h, const void* d, std::size_t b) { slab::copy(h, d, b, legacy_stream_context()); }
 #endif
   std::size_t n_;
   T* p_;
@@ -88,7 +97,7 @@ void upload(Dev<T>& d, const std::vector<T>& h) {
 #if defined(SLAB_KERNEL_CASES_ON_REFERENCE)
   std::memcpy(d.get(), h.data(), h.size() * sizeof(T));
 #else
-  slab::detail::copy_host_to_device(d.get(), h.data(), h.size() * sizeof(T), nullptr);
+  slab::copy(d.get(), h.data(), h.size() * sizeof(T), legacy_stream_context());
 #endif
 }
 

@@ -74,7 +74,6 @@ void geqrf(double* w, int m, int n, double* tau, const ExecutionContext& exec) {
 
 }  // namespace
 
-
 void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                const double* b, double beta, double* c, const ExecutionContext& exec) {
   // Row-major: C^T (n x m) = op(B)^T op(A)^T in column-major.

@@ -1,8 +1,8 @@
 #pragma once
 /// @file linalg_cuda.hpp
 /// @brief Private: every cuBLAS/cuSOLVER call of the linalg layer behind functions on raw device pointers
-/// and the rank's ExecutionContext (its stream and cuBLAS/cuSOLVER handles). Matrices are row-major, as in slab's chunks. Implemented in
-/// linalg_cuda.cu; linalg_cuda_host.cpp (builds without CUDA) throws NotCompiled.
+/// and the rank's ExecutionContext (its stream and cuBLAS/cuSOLVER handles). Matrices are row-major, as in
+/// slab's chunks. Implemented in linalg_cuda.cu; linalg_cuda_host.cpp (builds without CUDA) throws NotCompiled.
 
 #include <cstddef>
 

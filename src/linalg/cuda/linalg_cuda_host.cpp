@@ -13,9 +13,19 @@ void gpu_dgemm(bool, bool, std::size_t, std::size_t, std::size_t, double, const 
                const ExecutionContext&) {
   no_cuda("dgemm on device memory");
 }
-void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("dsyrk on device memory"); }
-void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("QR on device memory"); }
-void gpu_qr_q(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) { no_cuda("QR on device memory"); }
-void gpu_svd(const double*, std::size_t, double*, double*, double*, const ExecutionContext&) { no_cuda("SVD on device memory"); }
-void gpu_axpy(std::size_t, double, const double*, double*, const ExecutionContext&) { no_cuda("axpy on device memory"); }
+void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
+  no_cuda("dsyrk on device memory");
+}
+void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
+  no_cuda("QR on device memory");
+}
+void gpu_qr_q(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
+  no_cuda("QR on device memory");
+}
+void gpu_svd(const double*, std::size_t, double*, double*, double*, const ExecutionContext&) {
+  no_cuda("SVD on device memory");
+}
+void gpu_axpy(std::size_t, double, const double*, double*, const ExecutionContext&) {
+  no_cuda("axpy on device memory");
+}
 }  // namespace slab::linalg::detail

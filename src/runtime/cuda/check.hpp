@@ -13,15 +13,16 @@ namespace slab::detail {
 /// @throws CudaError "<what> failed: <name>: <text>" unless `status` is cudaSuccess.
 inline void check_cuda(cudaError_t status, const char* what) {
   if (status != cudaSuccess)
-    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
+    SLAB_FAIL(CudaError,
+              std::string(what) + " failed: " + cudaGetErrorName(status) + ": " + cudaGetErrorString(status));
 }
 
 #if defined(CUBLAS_V2_H_) || defined(CUBLAS_API_H_)
 /// @throws CudaError unless `status` is CUBLAS_STATUS_SUCCESS.
 inline void check_cublas(cublasStatus_t status, const char* what) {
   if (status != CUBLAS_STATUS_SUCCESS)
-    SLAB_FAIL(CudaError, std::string(what) + " failed: " + cublasGetStatusName(status) + ": " +
-                             cublasGetStatusString(status));
+    SLAB_FAIL(CudaError,
+              std::string(what) + " failed: " + cublasGetStatusName(status) + ": " + cublasGetStatusString(status));
 }
 #endif
 
