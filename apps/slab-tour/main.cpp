@@ -17,10 +17,13 @@
 #include <slab/core/counter_rng.hpp>
 #include <slab/core/units.hpp>
 #include <slab/frame/datasets.hpp>
+#include <slab/frame/expr.hpp>
 #include <slab/frame/groupby.hpp>
 #include <slab/frame/merge.hpp>
+#include <slab/frame/ops.hpp>
 #include <slab/frame/print.hpp>
 #include <slab/frame/rolling.hpp>
+#include <slab/frame/series.hpp>
 #include <slab/io/hdf5.hpp>
 #include <slab/linalg/gram.hpp>
 #include <slab/linalg/linalg.hpp>
@@ -133,43 +136,6 @@ std::string array_repr(const slab::Array<double>& a, int ranks, const char* what
     << ranks << " rank" << (ranks == 1 ? "" : "s") << ", nbytes=" << slab::format_bytes(std::uint64_t(a.size()) * 8)
     << ">";
   return s.str();
-}
-
-fr::LocalTable empty_table(const fr::Schema& schema) {
-  fr::LocalTable t;
-  for (const auto& f : schema.fields()) t.add(fr::LocalColumn{f.name, f.type, {}, {}, {}, {}, {}});
-  return t;
-}
-
-// df.head(n): each rank offers its first n rows, rank 0 keeps the first n of all (any rank may hold none).
-// Collective; the frame is persisted first.
-fr::LocalTable frame_head(fr::Frame f, std::int64_t n) {
-  f.persist();
-  const std::vector<std::int64_t> rows = f.local_partition_rows();
-  std::vector<fr::LocalTable> parts;
-  std::int64_t taken = 0;
-  for (std::size_t p = 0; p < rows.size() && taken < n; ++p) {
-    if (rows[p] == 0) continue;
-    auto [pin, batch] = fr::view_chunk(f.partitions()[p]);
-    fr::LocalTable t = fr::to_local_table(batch, f.schema());
-    const std::int64_t take = std::min(n - taken, t.nrows());
-    parts.push_back(t.slice(0, take));
-    taken += take;
-  }
-  const fr::LocalTable mine = parts.empty() ? empty_table(f.schema()) : fr::concat(parts);
-  fr::LocalTable all = fr::Frame::from_local_table(f.engine(), mine).gather(0);
-  return all.nrows() > n ? all.slice(0, n) : all;
-}
-
-// Sum of a column over every rank (for checks). Collective.
-double column_sum(const fr::Frame& f, const std::string& column, std::int64_t* non_nan = nullptr) {
-  double sum = 0;
-  std::int64_t valid = 0;
-  for (double v : fr::local_values(f, column))
-    if (!std::isnan(v)) sum += v, ++valid;
-  const slab::Comm& comm = f.engine().comm();
-  if (non_nan) *non_nan = comm.allreduce(valid, slab::ReduceOp::sum);
-  return comm.allreduce(sum, slab::ReduceOp::sum);
 }
 
 // The HDF5 file of the X X^T step: in --workdir, or in a private new directory under $TMPDIR (removed at the
@@ -386,44 +352,41 @@ int main(int argc, char** argv) {
       ctx.check("ts_len", n);
 
       steps.begin("head");
-      const fr::LocalTable h = frame_head(df, 5);
+      const fr::LocalTable h = df.head(5);
       steps.end();
       cell(ctx, 4, "df.head()", comm.rank() == 0 ? fr::to_string(h) : "");
 
       steps.begin("groupby");
       fr::Frame g = call(ctx, "groupby", slab::TraceKind::compute, [&] {
-        return fr::groupby(df, {"id", "name"},
-                           {{"x", {fr::AggOp::mean, fr::AggOp::sum, fr::AggOp::count, fr::AggOp::std}},
-                            {"y", {fr::AggOp::min, fr::AggOp::max}}});
+        return df.groupby({"id", "name"}).agg({{"x", {"mean", "sum", "count", "std"}}, {"y", {"min", "max"}}});
       });
-      const fr::LocalTable gh = frame_head(g, 5);
+      const fr::LocalTable gh = g.head(5);
       steps.end();
       cell(ctx, 5, "df.groupby({\"id\", \"name\"}).agg({{\"x\", {mean, sum, count, std}}, {\"y\", {min, max}}}).head()",
            comm.rank() == 0 ? fr::to_string(gh) : "");
       {
         slab::Tracer::Scope checks(ctx.tracer(), "checks: groupby", slab::TraceKind::compute);
         ctx.check("ngroups", g.len());
-        ctx.check("group_count_sum", std::int64_t(std::llround(column_sum(g, "x_count"))));
-        ctx.check("group_x_sum", column_sum(g, "x_sum"));
-        ctx.check("group_x_mean_sum", column_sum(g, "x_mean"));
-        ctx.check("group_y_max_sum", column_sum(g, "y_max"));
+        ctx.check("group_count_sum", std::int64_t(std::llround(g["x_count"].sum())));
+        ctx.check("group_x_sum", g["x_sum"].sum());
+        ctx.check("group_x_mean_sum", g["x_mean"].sum());
+        ctx.check("group_y_max_sum", g["y_max"].sum());
       }
 
       steps.begin("rolling");
       fr::Frame roll = call(ctx, "rolling", slab::TraceKind::compute, [&] {
-        fr::Frame out = fr::rolling(df, "x", fr::RollingWindow::parse(sz.window), {fr::RollingOp::mean}, "timestamp");
+        fr::Frame out = df.rolling(sz.window, "timestamp")["x"].mean().to_frame();
         out.persist();
         return out;
       });
-      const fr::LocalTable rh = frame_head(roll, 5);
+      const fr::LocalTable rh = roll.head(5);
       steps.end();
       cell(ctx, 6, "df.rolling(\"" + sz.window + "\", on=\"timestamp\").x.mean().head()",
            comm.rank() == 0 ? fr::to_string(rh) : "");
       {
         slab::Tracer::Scope checks(ctx.tracer(), "checks: rolling", slab::TraceKind::compute);
-        std::int64_t valid = 0;
-        ctx.check("rolling_sum", column_sum(roll, "x_mean", &valid));
-        ctx.check("rolling_valid", valid);
+        ctx.check("rolling_sum", roll["x_mean"].sum());
+        ctx.check("rolling_valid", roll["x_mean"].count());
       }
 
       steps.begin("merge");
@@ -436,22 +399,19 @@ int main(int argc, char** argv) {
       ids.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("w", w));
       fr::Frame weights = fr::Frame::from_local_table(engine, ids);
       fr::Frame joined = call(ctx, "merge", slab::TraceKind::compute, [&] {
-        fr::Frame out = fr::merge(df, weights, {"id"});
+        fr::Frame out = df.merge(weights, {.on = {"id"}});
         out.persist();
         return out;
       });
       const std::int64_t joined_rows = joined.len();
-      const fr::LocalTable jh = frame_head(joined, 5);
+      const fr::LocalTable jh = joined.head(5);
       steps.end();
       cell(ctx, 7, "df.merge(weights, on=\"id\")  # weights: the even ids with w = (id - 950) / 100",
            std::to_string(joined_rows) + " rows\n" + (comm.rank() == 0 ? fr::to_string(jh) : ""));
       {
         slab::Tracer::Scope checks(ctx.tracer(), "checks: merge", slab::TraceKind::compute);
-        const std::vector<double> x = fr::local_values(joined, "x"), wj = fr::local_values(joined, "w");
-        double xw = 0;
-        for (std::size_t i = 0; i < x.size(); ++i) xw += x[i] * wj[i];
         ctx.check("merge_nrows", joined_rows);
-        ctx.check("merge_xw_sum", comm.allreduce(xw, slab::ReduceOp::sum));
+        ctx.check("merge_xw_sum", joined.assign("xw", fr::col("x") * fr::col("w"))["xw"].sum());
       }
     }  // the frames are released here
 
