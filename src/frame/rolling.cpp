@@ -522,28 +522,42 @@ std::vector<std::int64_t> local_int_values(const Frame& frame, const std::string
 }
 
 namespace {
-// Column c of a batch as doubles (null -> NaN) or int64 (null -> INT64_MIN), appended to `out`.
+// Column c of a batch as doubles (null -> NaN) or int64 (null -> INT64_MIN), appended to `out`: one resize and a
+// loop per type (a memcpy where the column is float64 or int64 without nulls), as these run over every row.
 void append_values(const BatchView& b, std::size_t c, ElementType type, std::vector<double>& out) {
   const std::uint8_t* valid = b.valid(c);
   const auto n = static_cast<std::size_t>(b.nrows());
-  for (std::size_t i = 0; i < n; ++i) {
-    double v = std::numeric_limits<double>::quiet_NaN();
-    if (!valid || valid[i]) {
-      if (type == ElementType::float64)
-        v = b.column<double>(c)[i];
-      else if (type == ElementType::boolean)
-        v = b.column<std::uint8_t>(c)[i];
-      else
-        v = static_cast<double>(b.column<std::int64_t>(c)[i]);
+  const std::size_t at = out.size();
+  out.resize(at + n);
+  double* o = out.data() + at;
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  if (type == ElementType::float64) {
+    const double* col = b.column<double>(c).data();
+    if (valid == nullptr) {
+      if (n) std::memcpy(o, col, n * sizeof(double));
+    } else {
+      for (std::size_t i = 0; i < n; ++i) o[i] = valid[i] ? col[i] : nan;
     }
-    out.push_back(v);
+  } else if (type == ElementType::boolean) {
+    const std::uint8_t* col = b.column<std::uint8_t>(c).data();
+    for (std::size_t i = 0; i < n; ++i) o[i] = !valid || valid[i] ? static_cast<double>(col[i]) : nan;
+  } else {
+    const std::int64_t* col = b.column<std::int64_t>(c).data();
+    for (std::size_t i = 0; i < n; ++i) o[i] = !valid || valid[i] ? static_cast<double>(col[i]) : nan;
   }
 }
 void append_times(const BatchView& b, std::size_t c, std::vector<std::int64_t>& out) {
   const std::uint8_t* valid = b.valid(c);
   const auto n = static_cast<std::size_t>(b.nrows());
-  for (std::size_t i = 0; i < n; ++i)
-    out.push_back(!valid || valid[i] ? b.column<std::int64_t>(c)[i] : std::numeric_limits<std::int64_t>::min());
+  const std::size_t at = out.size();
+  out.resize(at + n);
+  std::int64_t* o = out.data() + at;
+  const std::int64_t* col = b.column<std::int64_t>(c).data();
+  if (valid == nullptr) {
+    if (n) std::memcpy(o, col, n * sizeof(std::int64_t));
+  } else {
+    for (std::size_t i = 0; i < n; ++i) o[i] = valid[i] ? col[i] : std::numeric_limits<std::int64_t>::min();
+  }
 }
 
 // The rows of (x, t) the next rows' windows can reach: the last rows - 1 of a row window, the rows within the span
@@ -601,17 +615,18 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     for (std::int64_t r : rows) n_me += r;
     if (time) {
       bool null = false, unsorted = false, have = false;
-      std::vector<std::int64_t> t;
       for (const Chunk& chunk : frame.partitions()) {
         auto [pin, b] = view_chunk(chunk);
-        t.clear();
-        append_times(b, ct, t);
-        for (std::size_t i = 0; i < t.size(); ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();
-        for (std::size_t i = 1; i < t.size(); ++i) unsorted |= t[i] < t[i - 1];
-        if (t.empty()) continue;
-        if (have) unsorted |= t.front() < t_last;
-        if (!have) t_first = t.front();
-        t_last = t.back(), have = true;
+        const auto n = static_cast<std::size_t>(b.nrows());
+        if (n == 0) continue;
+        const std::int64_t* t = b.column<std::int64_t>(ct).data();  // read in place: no copy of the column
+        if (const std::uint8_t* valid = b.valid(ct))
+          for (std::size_t i = 0; i < n; ++i) null |= valid[i] == 0;
+        for (std::size_t i = 0; i < n; ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();  // NaT
+        for (std::size_t i = 1; i < n; ++i) unsorted |= t[i] < t[i - 1];
+        if (have) unsorted |= t[0] < t_last;
+        if (!have) t_first = t[0];
+        t_last = t[n - 1], have = true;
       }
       if (null)
         problem = what + "the timestamp column of a time window has a null";
