@@ -24,6 +24,7 @@
 #   bash scripts/cluster/down.sh
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
+repo="$(cd "$here/../.." && pwd)"
 state="${SLAB_CLUSTER_DIR:-/var/tmp/slab-cluster}"
 nhosts="${SLAB_CLUSTER_HOSTS:-2}"
 net="${SLAB_CLUSTER_NET:-10.213.7}"  # first three octets of the private /24
@@ -182,11 +183,15 @@ for h in "${hosts[@]}"; do
   chmod 755 "$d" "$state/hosts"
   # nsenter --net, not ip netns exec: that one mounts a fresh /sys, hiding the machine's cgroup file systems,
   # which slurmd's cgroup plugin insists on finding (even with proctrack/linuxproc and task/affinity).
+  # A checkout under /tmp (a clone in /tmp/x) would vanish behind the host's own /tmp: bind it into that /tmp at
+  # the same path first, so the repository and its build stay shared by every host.
+  repo_in_tmp=""
+  case "$repo" in /tmp/?*) repo_in_tmp="${repo#/tmp/}" && mkdir -p "$d/tmp/$repo_in_tmp" ;; esac
   nsenter --net="/run/netns/$prefix-$h" unshare --uts --mount --pid --fork --mount-proc --propagation private \
-    /bin/sh -c 'hostname "$1" && mount --bind "$2/tmp" /tmp && mount --bind "$3/etc_hosts" /etc/hosts &&
-                mount --bind "$3/slurm/etc" /etc/slurm && mount --bind "$2/munge" /run/munge &&
-                exec /usr/bin/python3 "$4"' sh "$h" "$d" "$state" "$here/host_init.py" \
-    > "$d/log/init.log" 2>&1 < /dev/null &
+    /bin/sh -c 'hostname "$1" && { [ -z "$6" ] || mount --bind "$5" "$2/tmp/$6"; } && mount --rbind "$2/tmp" /tmp &&
+                mount --bind "$3/etc_hosts" /etc/hosts && mount --bind "$3/slurm/etc" /etc/slurm &&
+                mount --bind "$2/munge" /run/munge && exec /usr/bin/python3 "$4"' \
+    sh "$h" "$d" "$state" "$here/host_init.py" "$repo" "$repo_in_tmp" > "$d/log/init.log" 2>&1 < /dev/null &
   launcher=$!
   init=""
   for _ in $(seq 100); do  # the init is the unshare process's only child
