@@ -27,16 +27,16 @@ std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
 
 // Where the rank computes, as a value the tasks' lambdas copy.
 struct Device {
-  bool gpu = false;
   const ExecutionContext* exec = &ExecutionContext::host();
+  [[nodiscard]] bool gpu() const { return exec->on_device(); }
 };
-Device device_of(TaskQueue& q) { return {q.memory().execution().on_device(), &q.memory().execution()}; }
+Device device_of(TaskQueue& q) { return {&q.memory().execution()}; }
 
 // Host copy of (possibly device) doubles.
 std::vector<double> to_host(const double* p, std::size_t count, const Device& d) {
   std::vector<double> out(count);
   if (count == 0) return out;
-  if (d.gpu)
+  if (d.gpu())
     slab::copy(out.data(), p, count * sizeof(double), *d.exec);
   else
     std::memcpy(out.data(), p, count * sizeof(double));
@@ -44,7 +44,7 @@ std::vector<double> to_host(const double* p, std::size_t count, const Device& d)
 }
 void from_host(double* dst, const double* src, std::size_t count, const Device& d) {
   if (count == 0) return;
-  if (d.gpu)
+  if (d.gpu())
     slab::copy(dst, src, count * sizeof(double), *d.exec);
   else
     std::memcpy(dst, src, count * sizeof(double));
@@ -58,7 +58,7 @@ struct Resident {
 };
 Resident resident(TaskContext& ctx, const std::vector<double>& host, const Device& d) {
   Resident r;
-  if (!d.gpu) {
+  if (!d.gpu()) {
     r.data = host.data();
     return r;
   }
@@ -111,7 +111,7 @@ TaskQueue::CombineFn add_combine(const Device& d) {
     auto* a = reinterpret_cast<double*>(acc.data());
     const auto* b = reinterpret_cast<const double*>(in.data());
     const std::size_t count = acc.size() / sizeof(double);
-    if (d.gpu)
+    if (d.gpu())
       detail::gpu_axpy(count, 1.0, b, a, *d.exec);
     else
       cblas_daxpy(int(count), 1.0, b, 1, a, 1);
@@ -146,9 +146,9 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
     rs.push_back(q.submit("tsqr_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(n * n);
-      if (d.gpu && rows >= n) {
+      if (d.gpu() && rows >= n) {
         detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
-      } else if (d.gpu) {
+      } else if (d.gpu()) {
         auto a = to_host(in.data(), rows * n, d);
         std::vector<double> r(n * n);
         local_qr_r(a.data(), rows, n, r.data());
@@ -164,7 +164,7 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
                                           [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
                                             auto* a = reinterpret_cast<double*>(acc.data());
                                             const auto* b = reinterpret_cast<const double*>(in.data());
-                                            if (!d.gpu) return combine_r(a, b, n);
+                                            if (!d.gpu()) return combine_r(a, b, n);
                                             auto ha = to_host(a, n * n, d), hb = to_host(b, n * n, d);
                                             combine_r(ha.data(), hb.data(), n);
                                             from_host(a, ha.data(), n * n, d);
@@ -178,7 +178,7 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
                      },
                      {TraceKind::compute, true});
   auto out = q.compute<double>(r);
-  if (d.gpu) out = to_host(out.data(), out.size(), Device{});  // compute() copied the pinned bytes out
+  if (d.gpu()) out = to_host(out.data(), out.size(), Device{});  // compute() copied the pinned bytes out
   return out;
 }
 
@@ -196,7 +196,7 @@ std::vector<double> cholesky_r_impl(Engine& engine, const RowSource& src) {
     gs.push_back(q.submit("gram_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(n * n);
-      if (d.gpu)
+      if (d.gpu())
         detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), *d.exec);
       else
         local_gram(in.data(), rows, n, out.data(), false);
@@ -220,7 +220,7 @@ std::vector<double> cholesky_r_impl(Engine& engine, const RowSource& src) {
                      },
                      {TraceKind::compute, true});
   auto out = q.compute<double>(r);
-  if (d.gpu) out = to_host(out.data(), out.size(), Device{});
+  if (d.gpu()) out = to_host(out.data(), out.size(), Device{});
   if (out.empty() || std::isnan(out[0])) return {};
   return out;
 }
@@ -248,7 +248,7 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
                           for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
                             auto in = ctx.input_as<double>(i);
                             auto h =
-                                d.gpu ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
+                                d.gpu() ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
                             std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
                             off += h.size();
                           }
@@ -265,7 +265,7 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
     qchunks.push_back(q.submit("tsqr_q_slice", {both}, [off, count, d](TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       auto out = ctx.output_as<double>(count);
-      if (d.gpu)
+      if (d.gpu())
         slab::copy(out.data(), in.data() + off, count * sizeof(double), *d.exec);
       else
         std::memcpy(out.data(), in.data() + off, count * sizeof(double));
@@ -278,7 +278,7 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
   });
   both = Chunk();
   auto r = q.compute<double>(rchunk);
-  if (d.gpu) r = to_host(r.data(), r.size(), Device{});
+  if (d.gpu()) r = to_host(r.data(), r.size(), Device{});
   Layout ql = src.layout;
   ql.ndim = 2;
   return {Array<double>(engine, ql, std::move(qchunks)), std::move(r)};
@@ -297,7 +297,7 @@ Array<double> matmul_source(Engine& engine, const RowSource& src, std::vector<do
     out.push_back(q.submit("matmul", {src.chunk(std::size_t(i))}, [rows, k, n, bp, d](TaskContext& ctx) {
       auto in = ctx.input_as<double>(0);
       auto c = ctx.output_as<double>(rows * n);
-      if (d.gpu) {
+      if (d.gpu()) {
         auto b_dev = resident(ctx, *bp, d);
         detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), *d.exec);
       } else {
@@ -413,7 +413,7 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
         const double* bp = ctx.input_as<double>(p + 1).data() + pieces[p].first_row * nb;
         const double* ap = in.data() + row * na;
         const double beta = p == 0 ? 0.0 : 1.0;
-        if (d.gpu)
+        if (d.gpu())
           detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), *d.exec);
         else
           cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(na), int(nb), int(pieces[p].rows), 1.0, ap, int(na),
@@ -430,7 +430,7 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
   Chunk local = parts.size() == 1 ? parts[0] : q.reduce("at_b_sum", std::move(parts), add_combine(d));
   parts.clear();
   auto out = q.compute<double>(allreduce_sum(engine, std::move(local), na * nb, "at_b_allreduce"));
-  if (d.gpu) out = to_host(out.data(), out.size(), Device{});
+  if (d.gpu()) out = to_host(out.data(), out.size(), Device{});
   return out;
 }
 
