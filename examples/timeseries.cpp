@@ -24,7 +24,7 @@ int main(int argc, char** argv) {
   Frame hourly = df.assign("x_1h", df.rolling("1h", "t")["x"].mean());  // 60 rows a window
   LocalTable ids;
   ids.add(LocalColumn::int64("id", {0, 1})).add(LocalColumn::string("name", {"a", "b"}));
-  Frame names = Frame::from_local_table(engine, engine.comm().rank() == 0 ? ids : ids.slice(0, 0));
+  Frame names = Frame::from_replicated_table(engine, ids);  // the same table on every rank, held once
   Frame joined = df.merge(names, {.on = {"id"}, .how = "inner"});
 
   // x cycles 0..9, so every full hour's mean is 4.5 and no window's is more; ids 0 and 1 hold ceil(n/7) rows.

@@ -394,10 +394,9 @@ int main(int argc, char** argv) {
       fr::LocalTable ids;
       std::vector<std::int64_t> id;
       std::vector<double> w;
-      if (comm.rank() == 0)
-        for (std::int64_t v = 950; v <= 1050; v += 2) id.push_back(v), w.push_back(double(v - 950) / 100.0);
+      for (std::int64_t v = 950; v <= 1050; v += 2) id.push_back(v), w.push_back(double(v - 950) / 100.0);
       ids.add(fr::LocalColumn::int64("id", id)).add(fr::LocalColumn::float64("w", w));
-      fr::Frame weights = fr::Frame::from_local_table(engine, ids);
+      fr::Frame weights = fr::Frame::from_replicated_table(engine, ids);  // built alike on every rank, held once
       fr::Frame joined = call(ctx, "merge", slab::TraceKind::compute, [&] {
         fr::Frame out = df.merge(weights, {.on = {"id"}});
         out.persist();

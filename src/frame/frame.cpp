@@ -316,17 +316,24 @@ LocalTable Frame::gather_all() const {
   return tables_from_bytes(all, v, schema());
 }
 
+namespace {
+// Every column (and its validity) as long as the table, on every rank, else the same InvalidArgument everywhere.
+void agree_column_lengths(const Comm& comm, const LocalTable& table, const char* op) {
+  std::string size_err;
+  for (const auto& c : table.columns)
+    if (static_cast<std::int64_t>(c.size()) != table.nrows() || (!c.valid.empty() && c.valid.size() != c.size()))
+      size_err = std::string(op) + ": column '" + c.name + "' has another length";
+  comm.agree(size_err.empty(), size_err);
+}
+}  // namespace
+
 Frame Frame::from_local_table(Engine& engine, const LocalTable& table, std::int64_t rows_per_partition) {
   const Comm& comm = engine.comm();
   std::string sig;
   for (const auto& c : table.columns) sig += c.name + ":" + to_string(c.type) + ";";
   std::uint64_t h = detail::hash_bytes(sig);
   std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
-  std::string size_err;
-  for (const auto& c : table.columns)
-    if (static_cast<std::int64_t>(c.size()) != table.nrows() || (!c.valid.empty() && c.valid.size() != c.size()))
-      size_err = "from_local_table: column '" + c.name + "' has another length";
-  comm.agree(size_err.empty(), size_err);
+  agree_column_lengths(comm, table, "from_local_table");
   comm.agree(hmin == hmax, "from_local_table: ranks have different columns (here: " + sig + ")");
   Schema local = table.schema();
   std::vector<Dictionary> dicts(local.size());
@@ -362,6 +369,41 @@ Frame Frame::from_local_table(Engine& engine, const LocalTable& table, std::int6
     rows.emplace_back(e - b);
   }
   return Frame(engine, std::move(schema), std::move(parts), std::move(rows));
+}
+
+namespace {
+// A hash of everything a LocalTable holds but its print labels, to check that every rank built the same.
+std::uint64_t table_content_hash(const LocalTable& table) {
+  std::string bytes;
+  auto put = [&bytes](const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); };
+  for (const auto& c : table.columns) {
+    const std::uint64_t sizes[] = {c.name.size(), static_cast<std::uint64_t>(c.type), c.ints.size(), c.floats.size(),
+                                   c.bools.size(), c.strings.size(), c.valid.size()};
+    put(sizes, sizeof sizes);
+    put(c.name.data(), c.name.size());
+    put(c.ints.data(), c.ints.size() * sizeof(std::int64_t));
+    put(c.floats.data(), c.floats.size() * sizeof(double));  // bitwise: NaN == NaN, -0.0 != 0.0
+    put(c.bools.data(), c.bools.size());
+    put(c.valid.data(), c.valid.size());
+    for (const auto& s : c.strings) {
+      const std::uint64_t n = s.size();
+      put(&n, sizeof n);
+      put(s.data(), s.size());
+    }
+  }
+  return detail::hash_bytes(bytes);
+}
+}  // namespace
+
+Frame Frame::from_replicated_table(Engine& engine, const LocalTable& table, std::int64_t rows_per_partition) {
+  const Comm& comm = engine.comm();
+  const std::uint64_t h = table_content_hash(table);
+  const std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
+  comm.agree(hmin == hmax, "from_replicated_table: the ranks' tables differ (every rank must pass the same table; "
+                           "from_local_table stacks tables that differ)");
+  agree_column_lengths(comm, table, "from_replicated_table");
+  const std::int64_t n = table.nrows(), p = comm.size(), r = comm.rank();
+  return from_local_table(engine, table.slice(n * r / p, n * (r + 1) / p), rows_per_partition);
 }
 
 Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows) {

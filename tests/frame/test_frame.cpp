@@ -106,6 +106,41 @@ TEST(Frame, RanksWithNoRows) {
   EXPECT_EQ(fz.gather_all().nrows(), 0);
 }
 
+// A table every rank builds the same is held once (each rank its balanced share), not stacked once per rank;
+// tables that differ between ranks are refused on every rank.
+TEST(Frame, FromReplicatedTable) {
+  Engine e;
+  const int p = e.comm().size(), r = e.comm().rank();
+  for (std::int64_t n : {0, 1, 2, 5, 51}) {
+    LocalTable t;
+    std::vector<std::int64_t> id;
+    std::vector<double> w;
+    std::vector<std::string> name;
+    for (std::int64_t i = 0; i < n; ++i) id.push_back(950 + 2 * i), w.push_back(i / 100.0), name.push_back("n" + std::to_string(i % 3));
+    t.add(LocalColumn::int64("id", id)).add(LocalColumn::float64("w", w)).add(LocalColumn::string("name", name));
+    Frame f = Frame::from_replicated_table(e, t);
+    EXPECT_EQ(f.len(), n);
+    EXPECT_EQ(f.local_len(), n * (r + 1) / p - n * r / p);
+    LocalTable g = f.gather_all();
+    EXPECT_EQ(g["id"].ints, id);
+    EXPECT_EQ(g["w"].floats, w);
+    EXPECT_EQ(g["name"].strings, name);
+  }
+  LocalTable differs;
+  differs.add(LocalColumn::int64("id", {1, 2, r == p - 1 && p > 1 ? 4 : 3}));
+  if (p > 1) {
+    try {
+      (void)Frame::from_replicated_table(e, differs);
+      ADD_FAILURE() << "tables that differ between ranks were accepted";
+    } catch (const slab::InvalidArgument& err) {
+      EXPECT_NE(err.message().find("tables differ"), std::string::npos) << err.message();
+    }
+  }
+  LocalTable ragged;
+  ragged.columns = {LocalColumn::int64("a", {1, 2}), LocalColumn::int64("b", {1})};
+  EXPECT_THROW((void)Frame::from_replicated_table(e, ragged), slab::InvalidArgument);
+}
+
 TEST(Frame, TimeseriesAndPrinting) {
   Engine e;
   Frame f = timeseries(e, "2000-01-01", "2000-01-02", "1h", 0, "6h");

@@ -76,6 +76,16 @@ class Frame {
    */
   [[nodiscard]] static Frame from_local_table(Engine& engine, const LocalTable& table,
                                               std::int64_t rows_per_partition = 0);
+  /**
+   * @brief A frame from a small table that every rank built the same (a lookup table, the merge's dimension
+   * table): each rank keeps its balanced share of the rows (rank r: rows [r n / p, (r + 1) n / p)), so the
+   * frame holds the table once, not once per rank as from_local_table would stack it. Partitions as
+   * from_local_table. Collective.
+   * @throws InvalidArgument (every rank) when the ranks' tables differ (names, types, lengths or values;
+   * compared by a hash of the contents) or a column has another length.
+   */
+  [[nodiscard]] static Frame from_replicated_table(Engine& engine, const LocalTable& table,
+                                                   std::int64_t rows_per_partition = 0);
 
   // ---- pandas-style methods (src/frame/methods.cpp). Each is the free function of its concept header applied to
   // this frame, with the same laziness and collectiveness (said again below); the argument types come from
