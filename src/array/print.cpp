@@ -202,6 +202,30 @@ std::string to_string(const Array<T>& a, std::int64_t threshold, std::int64_t ed
   return text + suffix + ")";
 }
 
+namespace {
+template <class T>
+std::string vector_repr(const std::vector<T>& v, std::int64_t threshold, std::int64_t edgeitems) {
+  const char* dtype = std::is_same_v<T, double> ? "float64" : "int64";
+  if (v.empty()) return std::string("array([], dtype=") + dtype + ")";
+  const auto n = static_cast<std::int64_t>(v.size());
+  std::vector<T> shown = v;
+  std::int64_t gap = -1;
+  if (n > threshold && n > 2 * edgeitems) {  // the first and last edgeitems around "...", as to_string(Array)
+    shown.assign(v.begin(), v.begin() + edgeitems);
+    shown.insert(shown.end(), v.end() - edgeitems, v.end());
+    gap = edgeitems;
+  }
+  return "array(" + format_row(format_values(shown), gap, 6, 2) + ")";
+}
+}  // namespace
+
+std::string to_string(const std::vector<double>& values, std::int64_t threshold, std::int64_t edgeitems) {
+  return vector_repr(values, threshold, edgeitems);
+}
+std::string to_string(const std::vector<std::int64_t>& values, std::int64_t threshold, std::int64_t edgeitems) {
+  return vector_repr(values, threshold, edgeitems);
+}
+
 template <class T>
 std::ostream& operator<<(std::ostream& os, const Array<T>& a) {
   std::string text = to_string(a);

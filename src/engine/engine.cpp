@@ -1,5 +1,9 @@
 #include "slab/engine/engine.hpp"
 
+#include <iostream>
+#include <ostream>
+#include <streambuf>
+
 #include "slab/comm/world.hpp"
 
 namespace slab {
@@ -28,6 +32,17 @@ void Engine::build() {
   // A spill directory that cannot be made is reported now, before any work, and on every rank.
   comm_->run_collectively([&] { memory_->check_spill_dir(); });
   tasks_ = std::make_unique<TaskQueue>(*memory_, *comm_, runtime_->tracer());
+}
+
+std::ostream& Engine::out() const noexcept {
+  // A streambuf whose overflow succeeds without storing anything: writes to it cost a formatting call only.
+  struct Discard : std::streambuf {
+    int overflow(int c) override { return traits_type::not_eof(c); }
+    std::streamsize xsputn(const char*, std::streamsize n) override { return n; }
+  };
+  static Discard discard;
+  static std::ostream nowhere(&discard);
+  return rank() == 0 ? std::cout : nowhere;
 }
 
 // Members go in reverse order of declaration: tasks, memory, comm, runtime.

@@ -2,6 +2,7 @@
 // structured binding), each checked against a serial computation on the gathered table (or NumPy's printed
 // text, for arrays: the strings are what numpy 2 prints for the same values).
 #include <algorithm>
+#include <iostream>
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -402,6 +403,16 @@ TEST(FrameMethods, PrintArraysLikeNumpy) {
             "       [9700, 9701, 9702, ..., 9797, 9798, 9799],\n"
             "       [9800, 9801, 9802, ..., 9897, 9898, 9899],\n"
             "       [9900, 9901, 9902, ..., 9997, 9998, 9999]])");
+  // Host values (svd's s) print as the same 1-D array would.
+  EXPECT_EQ(slab::to_string(std::vector<double>{1, 2.5, 3}), "array([1. , 2.5, 3. ])");
+  std::vector<std::int64_t> range(2000);
+  for (std::size_t i = 0; i < range.size(); ++i) range[i] = static_cast<std::int64_t>(i);
+  EXPECT_EQ(slab::to_string(range), "array([   0,    1,    2, ..., 1997, 1998, 1999])");
+  EXPECT_EQ(slab::to_string(std::vector<double>{}), "array([], dtype=float64)");  // np.array([], dtype=float)
+  // engine.out(): std::cout on rank 0, a sink elsewhere.
+  EXPECT_EQ(&e.out() == &std::cout, e.comm().rank() == 0);
+  e.out() << "written by rank 0 only\n";
+  EXPECT_TRUE(e.out().good());
 }
 
 TEST(FrameMethods, SvdUnpacksIntoThree) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <iosfwd>
 #include <string>
+#include <vector>
 
 #include "slab/array/array.hpp"
 
@@ -24,6 +25,13 @@ template <class T>
 /// every rank must call it, in the same order as its other collectives.
 template <class T>
 std::ostream& operator<<(std::ostream& os, const Array<T>& a);
+
+/// NumPy's repr of host values as a 1-D array (e.g. the singular values svd() returns on every rank), formatted
+/// as to_string(Array) formats them. Not collective.
+[[nodiscard]] std::string to_string(const std::vector<double>& values, std::int64_t threshold = 1000,
+                                    std::int64_t edgeitems = 3);
+[[nodiscard]] std::string to_string(const std::vector<std::int64_t>& values, std::int64_t threshold = 1000,
+                                    std::int64_t edgeitems = 3);
 
 extern template std::string to_string(const Array<float>&, std::int64_t, std::int64_t);
 extern template std::string to_string(const Array<double>&, std::int64_t, std::int64_t);

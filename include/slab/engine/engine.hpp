@@ -11,6 +11,7 @@
 /// @endcode
 
 #include <cstdint>
+#include <iosfwd>
 #include <memory>
 #include <string>
 #include <utility>
@@ -63,6 +64,12 @@ class Engine {
   [[nodiscard]] const ExecutionContext& execution() const noexcept { return runtime_->execution(); }
   [[nodiscard]] int rank() const noexcept { return runtime_->rank(); }
   [[nodiscard]] int size() const noexcept { return runtime_->size(); }
+  /**
+   * @brief std::cout on rank 0 and a stream that discards everything on the other ranks: a notebook's output.
+   * `engine.out() << df.len() << df.head();` runs each operand on every rank (collectives in the same order
+   * everywhere: `<<` evaluates left to right) and prints once. Not collective itself.
+   */
+  [[nodiscard]] std::ostream& out() const noexcept;
 
   /**
    * @brief Collective: write the trace file of --trace / SLAB_TRACE (if any) and, with --verbose, print the
