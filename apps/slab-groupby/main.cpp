@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   slab::App app("slab-groupby", "W3: groupby(['id','name']).agg({'x': [mean, sum, count, std], 'y': [min, max]}).");
   bool generate = false;
   std::int64_t rows = 20'000'000;
-  std::int64_t partition_rows = 1'000'000;
+  std::int64_t partition_rows = 0;  // 0: up to 1,000,000, fitting the memory limit (slab::partition_rows_for)
   bool unsorted = false;
   std::optional<slab::FrameFile> input, generate_file;
   app.cli().add_flag("--generate", generate, "generate the W3 input (counter-based, as in WORKLOADS.md)");
@@ -35,8 +35,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   app.cli()
-      .add_option("--partition-rows", partition_rows, "rows per partition")
-      ->capture_default_str()
+      .add_option("--partition-rows", partition_rows, "rows per partition (default: up to 1,000,000, fitting --memory-limit)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32));
   app.cli().add_flag("--no-sort", unsorted, "leave the groups unsorted (sort=False)");
   app.validate([&] {
@@ -49,6 +48,7 @@ int main(int argc, char** argv) {
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     slab::Comm& comm = ctx.comm();
+    partition_rows = slab::partition_rows_for(ctx.engine(), /*row_bytes: id, name, x, y=*/28, partition_rows);
     fr::Frame df;
     if (generate || generate_file) df = slab::workloads::w3(ctx.engine(), rows, partition_rows);
     if (generate_file) {

@@ -19,7 +19,7 @@ int main(int argc, char** argv) {
   bool generate = false;
   std::int64_t rows = 20'000'000, right_rows = 2'000'000;
   std::string strategy = "auto";
-  std::int64_t partition_rows = 1'000'000;
+  std::int64_t partition_rows = 0;  // 0: up to 1,000,000, fitting the memory limit (slab::partition_rows_for)
   std::optional<slab::FrameFile> input, right_input;
   std::string generate_file;
   app.cli().add_flag("--generate", generate, "generate the W4 inputs (counter-based, as in WORKLOADS.md)");
@@ -29,8 +29,8 @@ int main(int argc, char** argv) {
                        "write the W4 inputs as the HDF5 frames /left and /right of FILE.h5 (then run only with "
                        "--generate)");
   app.cli()
-      .add_option("--partition-rows", partition_rows, "rows per partition of a frame read with --input")
-      ->capture_default_str()
+      .add_option("--partition-rows", partition_rows,
+                  "rows per partition (default: up to 1,000,000 (500,000 generated right rows), fitting --memory-limit)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 32));
   app.cli()
       .add_option("--rows", rows, "left rows")
@@ -57,8 +57,9 @@ int main(int argc, char** argv) {
     slab::Comm& comm = ctx.comm();
     fr::Frame left, right;
     if (generate || !generate_file.empty()) {
-      left = slab::workloads::w4_left(ctx.engine(), rows);
-      right = slab::workloads::w4_right(ctx.engine(), right_rows);
+      left = slab::workloads::w4_left(ctx.engine(), rows, slab::partition_rows_for(ctx.engine(), 16, partition_rows));
+      right = slab::workloads::w4_right(ctx.engine(), right_rows,
+                                        slab::partition_rows_for(ctx.engine(), 16, partition_rows, 500'000));
     }
     if (!generate_file.empty()) {
       slab::write_frame(ctx, left, {generate_file, "/left"}, "the W4 left input");
@@ -70,6 +71,7 @@ int main(int argc, char** argv) {
       }
     }
     if (input) {
+      partition_rows = slab::partition_rows_for(ctx.engine(), /*row_bytes: key, value=*/16, partition_rows);
       left = slab::read_frame(ctx.engine(), *input, partition_rows);
       slab::require_columns(left, *input, "slab-merge",
                             {{"key", {slab::ElementType::int64}}, {"value", {slab::ElementType::float64}}});

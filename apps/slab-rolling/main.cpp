@@ -26,7 +26,7 @@ int main(int argc, char** argv) {
   slab::App app("slab-rolling", "Rolling-window mean (sum, min, max, std, count) of a time series (W5).");
   bool gen = false;
   std::int64_t rows = 20'000'000;
-  std::int64_t per_part = 1'000'000;
+  std::int64_t per_part = 0;  // 0: up to 1,000,000, fitting the memory limit (slab::partition_rows_for)
   std::string window_text = "1000";
   std::string op_text = "mean";
   std::string value = "v", on = "t";
@@ -37,8 +37,7 @@ int main(int argc, char** argv) {
       ->capture_default_str()
       ->check(CLI::Range(std::int64_t{0}, std::int64_t{1} << 40));
   app.cli()
-      .add_option("--partition-rows", per_part, "rows per partition")
-      ->capture_default_str()
+      .add_option("--partition-rows", per_part, "rows per partition (default: up to 1,000,000, fitting --memory-limit)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1} << 40));
   app.cli()
       .add_option("--window", window_text, "a row count (1000) or a time span (1h, 30min, 15s)")
@@ -64,6 +63,7 @@ int main(int argc, char** argv) {
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     const sf::RollingWindow window = sf::RollingWindow::parse(window_text);
     const sf::RollingOp op = sf::parse_rolling_op(op_text);
+    per_part = slab::partition_rows_for(ctx.engine(), /*row_bytes: t, v=*/16, per_part);
     slab::Comm& comm = ctx.comm();
     sf::Frame frame;
     if (gen || generate_file) {

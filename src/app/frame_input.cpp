@@ -7,6 +7,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/engine.hpp"
 #include "slab/io/csv.hpp"
 #include "slab/io/frame_io.hpp"
 
@@ -55,6 +56,12 @@ void add_frame_file(App& app, const std::string& flag, std::optional<FrameFile>&
   app.validate([text, flag, &target] {
     if (!text->empty()) target = FrameFile::parse(*text, flag);
   });
+}
+
+std::int64_t partition_rows_for(Engine& engine, std::int64_t row_bytes, std::int64_t requested, std::int64_t at_most) {
+  if (requested > 0) return requested;
+  const auto fit = static_cast<std::int64_t>(engine.memory().budget(8) / static_cast<std::uint64_t>(std::max<std::int64_t>(row_bytes, 1)));
+  return std::clamp<std::int64_t>(fit, std::min<std::int64_t>(1024, at_most), at_most);
 }
 
 frame::Frame read_frame(Engine& engine, const FrameFile& input, std::int64_t rows_per_partition) {

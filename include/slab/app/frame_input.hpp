@@ -34,6 +34,16 @@ struct FrameFile {
 void add_frame_file(App& app, const std::string& flag, std::optional<FrameFile>& target, const std::string& help);
 
 /**
+ * @brief Rows per partition for an app's frame of about `row_bytes` bytes a row: `requested` when the user gave one
+ * (> 0), else the most rows, up to `at_most`, whose partition fits the memory manager's budget for 8 buffers (an
+ * operation's input, output and exchange partitions at once), and at least 1,024. So the apps' defaults run
+ * out of core under a small --memory-limit instead of failing on a partition larger than the limit. Not
+ * collective (the budget is the same on every rank at start-up).
+ */
+[[nodiscard]] std::int64_t partition_rows_for(Engine& engine, std::int64_t row_bytes, std::int64_t requested = 0,
+                                              std::int64_t at_most = 1'000'000);
+
+/**
  * @brief Read the frame (read_hdf5 or read_csv with inferred types), rank r taking its share of the rows, in
  * partitions of `rows_per_partition`. Collective. @throws IoError (every rank) naming the file: missing,
  * unreadable, not in the layout, malformed CSV (with line and column).
