@@ -425,7 +425,11 @@ def case_kill_ranks_srun(liveness=LIVENESS, control=False):
         expect(not ended and len(alive) == 2, f"control: the job ended without the liveness check ({t_end:.1f} s)")
         RECORD["hung_for_s"] = round(t_end, 1)
         return f"hung as expected without the check ({t_end:.1f} s, then cancelled)"
-    expect(ended, f"the job still runs {t_end:.1f} s after its n2 ranks were killed")
+    if not ended:  # say what is still there, and what the ranks printed, before the clean-up ends it
+        left = job_processes()
+        p.kill()
+        out = p.communicate()[0] or ""
+        expect(False, f"the job still runs {t_end:.1f} s after its n2 ranks were killed; left: {left}\n{out[-3000:]}")
     lines = liveness_lines(out)
     expect(len(lines) >= 1, f"no 'rank R on host n2 stopped responding' line:\n{out[-3000:]}")
     n_left = check_spill_after(spill, "n2")
