@@ -13,6 +13,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/floor_divide.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
@@ -106,15 +107,10 @@ void append_digits(std::string& out, std::int64_t v, int width) {
   out.append(buf, static_cast<std::size_t>(width));
 }
 
-std::int64_t floor_div(std::int64_t a, std::int64_t b) {
-  const std::int64_t q = a / b;
-  return q - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
-
 // How much of a timestamp pandas prints: 0 the date alone (midnight), 1 seconds, 2 ms, 3 us, 4 ns; a chunk prints
 // all its values at the largest level of any.
 std::uint8_t timestamp_level(std::int64_t ns) {
-  const std::int64_t day = ns - floor_div(ns, kNanosPerDay) * kNanosPerDay;
+  const std::int64_t day = ns - slab::detail::int_floor_divide(ns, kNanosPerDay) * kNanosPerDay;
   if (day == 0) return 0;
   if (day % kNanosPerSecond == 0) return 1;
   if (day % 1'000'000 == 0) return 2;
@@ -123,7 +119,7 @@ std::uint8_t timestamp_level(std::int64_t ns) {
 }
 
 void append_timestamp(std::string& out, std::int64_t ns, std::uint8_t level) {
-  const std::int64_t days = floor_div(ns, kNanosPerDay);
+  const std::int64_t days = slab::detail::int_floor_divide(ns, kNanosPerDay);
   const std::int64_t in_day = ns - days * kNanosPerDay;
   std::int64_t y;
   unsigned m, d;
