@@ -28,6 +28,7 @@
 #include "slab/frame/ops.hpp"
 #include "slab/frame/print.hpp"
 #include "slab/frame/quantile.hpp"
+#include "slab/frame/resample.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/series.hpp"
 #include "slab/frame/shuffle.hpp"

@@ -1,5 +1,6 @@
-// Frame's pandas-style methods (frame.hpp), GroupBy (groupby.hpp), Rolling (rolling.hpp) and merge with pandas'
-// keywords (merge.hpp): thin layers over the free functions, which stay the one implementation of each operation.
+// Frame's pandas-style methods (frame.hpp), GroupBy (groupby.hpp), Rolling (rolling.hpp), Resampler (resample.hpp)
+// and merge with pandas' keywords (merge.hpp): thin layers over the free functions, which stay the one
+// implementation of each operation.
 #include <algorithm>
 #include <cstring>
 
@@ -9,6 +10,7 @@
 #include "slab/frame/groupby.hpp"
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
+#include "slab/frame/resample.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/series.hpp"
 #include "slab/frame/sort.hpp"
@@ -69,6 +71,59 @@ bool applies(AggOp op, ElementType t) {
     default:
       return true;
   }
+}
+
+std::vector<Aggregation> parse_specs(const std::vector<AggSpec>& aggregations) {
+  std::vector<Aggregation> aggs;
+  for (const auto& a : aggregations) {
+    Aggregation g{a.column, {}};
+    for (const auto& op : a.ops) g.ops.push_back(parse_agg_op(op));
+    aggs.push_back(std::move(g));
+  }
+  return aggs;
+}
+
+// NamedAggs as the Aggregations to compute (one per input column, first appearance order, each (column, op) once,
+// size once in all) and, per NamedAgg, the name of its column in their result.
+std::pair<std::vector<Aggregation>, std::vector<std::string>> plan_named(const std::vector<NamedAgg>& aggregations) {
+  std::vector<Aggregation> aggs;
+  std::vector<std::string> sources;
+  bool have_size = false;
+  for (const auto& a : aggregations) {
+    AggOp op = parse_agg_op(a.op);
+    sources.push_back(agg_output_name(a.column, op));
+    if (op == AggOp::size && have_size) continue;
+    have_size = have_size || op == AggOp::size;
+    auto it = std::find_if(aggs.begin(), aggs.end(), [&](const Aggregation& g) { return g.column == a.column; });
+    if (it == aggs.end()) it = aggs.insert(aggs.end(), Aggregation{a.column, {}});
+    if (std::find(it->ops.begin(), it->ops.end(), op) == it->ops.end()) it->ops.push_back(op);
+  }
+  return {std::move(aggs), std::move(sources)};
+}
+
+// The first `nkeys` columns of `g`, then each NamedAgg's source column under its name.
+Frame project_named(const Frame& g, std::size_t nkeys, const std::vector<NamedAgg>& aggregations,
+                    const std::vector<std::string>& sources) {
+  std::vector<std::size_t> idx;
+  std::vector<std::string> names;
+  for (std::size_t k = 0; k < nkeys; ++k) {
+    idx.push_back(k);
+    names.push_back(g.schema().name(k));
+  }
+  for (std::size_t k = 0; k < aggregations.size(); ++k) {
+    idx.push_back(g.schema().index_of(sources[k]));
+    names.push_back(aggregations[k].name);
+  }
+  return project(g, idx, names);
+}
+
+// Every column but `skip` that `op` applies to, each with `op`.
+std::vector<Aggregation> all_columns(const Schema& schema, const std::vector<std::string>& skip, AggOp op) {
+  std::vector<Aggregation> aggs;
+  for (const auto& f : schema.fields())
+    if (std::find(skip.begin(), skip.end(), f.name) == skip.end() && applies(op, f.type))
+      aggs.push_back({f.name, {op}});
+  return aggs;
 }
 
 }  // namespace
@@ -185,41 +240,12 @@ Frame Frame::operator[](std::initializer_list<const char*> columns) const {
 // ---- GroupBy.
 
 Frame GroupBy::agg(const std::vector<AggSpec>& aggregations) const {
-  std::vector<Aggregation> aggs;
-  for (const auto& a : aggregations) {
-    Aggregation g{a.column, {}};
-    for (const auto& op : a.ops) g.ops.push_back(parse_agg_op(op));
-    aggs.push_back(std::move(g));
-  }
-  return frame::groupby(frame_, keys_, aggs, options_);
+  return frame::groupby(frame_, keys_, parse_specs(aggregations), options_);
 }
 
 Frame GroupBy::agg(const std::vector<NamedAgg>& aggregations) const {
-  // One Aggregation per input column (first appearance order), each (column, op) once; size once in all.
-  std::vector<Aggregation> aggs;
-  std::vector<std::string> sources;  // per NamedAgg: its column's name in groupby's result
-  bool have_size = false;
-  for (const auto& a : aggregations) {
-    AggOp op = parse_agg_op(a.op);
-    sources.push_back(agg_output_name(a.column, op));
-    if (op == AggOp::size && have_size) continue;
-    have_size = have_size || op == AggOp::size;
-    auto it = std::find_if(aggs.begin(), aggs.end(), [&](const Aggregation& g) { return g.column == a.column; });
-    if (it == aggs.end()) it = aggs.insert(aggs.end(), Aggregation{a.column, {}});
-    if (std::find(it->ops.begin(), it->ops.end(), op) == it->ops.end()) it->ops.push_back(op);
-  }
-  Frame g = frame::groupby(frame_, keys_, aggs, options_);
-  std::vector<std::size_t> idx;
-  std::vector<std::string> names;
-  for (std::size_t k = 0; k < keys_.size(); ++k) {
-    idx.push_back(k);
-    names.push_back(g.schema().name(k));
-  }
-  for (std::size_t k = 0; k < aggregations.size(); ++k) {
-    idx.push_back(g.schema().index_of(sources[k]));
-    names.push_back(aggregations[k].name);
-  }
-  return project(g, idx, names);
+  auto [aggs, sources] = plan_named(aggregations);
+  return project_named(frame::groupby(frame_, keys_, aggs, options_), keys_.size(), aggregations, sources);
 }
 
 Frame GroupBy::size() const {
@@ -230,13 +256,38 @@ Frame GroupBy::size() const {
 }
 
 Frame GroupBy::apply_all(AggOp op) const {
-  std::vector<Aggregation> aggs;
-  for (const auto& f : frame_.schema().fields())
-    if (std::find(keys_.begin(), keys_.end(), f.name) == keys_.end() && applies(op, f.type))
-      aggs.push_back({f.name, {op}});
+  std::vector<Aggregation> aggs = all_columns(frame_.schema(), keys_, op);
   SLAB_EXPECTS(!aggs.empty(), InvalidArgument,
                std::string("groupby(...).") + to_string(op) + "(): no column besides the keys it applies to");
   return frame::groupby(frame_, keys_, aggs, options_);
+}
+
+// ---- Resampler.
+
+Resampler Frame::resample(std::string_view freq, std::string on) const {
+  return Resampler(*this, parse_resample_freq(freq), std::move(on));
+}
+
+Frame Resampler::agg(const std::vector<AggSpec>& aggregations) const {
+  return frame::resample(frame_, freq_, on_, parse_specs(aggregations));
+}
+
+Frame Resampler::agg(const std::vector<NamedAgg>& aggregations) const {
+  auto [aggs, sources] = plan_named(aggregations);
+  return project_named(frame::resample(frame_, freq_, on_, aggs), 1, aggregations, sources);
+}
+
+Frame Resampler::size() const {
+  for (const auto& f : frame_.schema().fields())
+    if (f.name != on_) return frame::resample(frame_, freq_, on_, {{f.name, {AggOp::size}}});
+  SLAB_FAIL(InvalidArgument, "resample(...).size(): the frame has no column besides '" + on_ + "'");
+}
+
+Frame Resampler::apply_all(AggOp op) const {
+  std::vector<Aggregation> aggs = all_columns(frame_.schema(), {on_}, op);
+  SLAB_EXPECTS(!aggs.empty(), InvalidArgument,
+               std::string("resample(...).") + to_string(op) + "(): no column besides '" + on_ + "' it applies to");
+  return frame::resample(frame_, freq_, on_, aggs);
 }
 
 // ---- Rolling.

@@ -22,9 +22,11 @@
 namespace slab::frame {
 
 // The argument and result types of Frame's pandas-style methods, defined in their concept headers
-// (slab/slab.hpp includes them all): expr.hpp, groupby.hpp, merge.hpp, sort.hpp, rolling.hpp, series.hpp.
+// (slab/slab.hpp includes them all): expr.hpp, groupby.hpp, merge.hpp, sort.hpp, rolling.hpp, resample.hpp,
+// series.hpp.
 class Expr;
 class GroupBy;
+class Resampler;
 class Rolling;
 class Series;
 struct MergeArgs;
@@ -111,6 +113,11 @@ class Frame {
   /// with [] and aggregate. Not collective (the aggregation is). @throws InvalidArgument for a bad window.
   [[nodiscard]] Rolling rolling(std::int64_t rows, std::int64_t min_periods = -1) const;
   [[nodiscard]] Rolling rolling(std::string_view window, std::string on = {}, std::int64_t min_periods = -1) const;
+  /// df.resample("1h", "timestamp"): a Resampler (resample.hpp) binning the rows by the fixed frequency `freq`
+  /// ("30s", "15min", "1h", "1D", "2D", ...) over the timestamp column `on` (slab frames have no index, so `on` is
+  /// required); aggregate with agg/sum/mean/count/... as GroupBy's. Not collective (the aggregation is).
+  /// @throws InvalidArgument for a bad frequency or an unknown `on`; TypeError when `on` is not a timestamp.
+  [[nodiscard]] Resampler resample(std::string_view freq, std::string on) const;
   /// The first / last n rows, replicated on every rank (ops.hpp head/tail). Collective.
   [[nodiscard]] LocalTable head(std::int64_t n = 5) const;
   [[nodiscard]] LocalTable tail(std::int64_t n = 5) const;

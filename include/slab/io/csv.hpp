@@ -1,7 +1,8 @@
 #pragma once
 /// @file csv.hpp
-/// @brief read_csv: parallel CSV reading by byte ranges (RFC 4180: header row, quoted fields with "" escapes,
-/// newlines inside quotes, LF or CRLF line ends).
+/// @brief CSV files, read and written in parallel. read_csv: by byte ranges (RFC 4180: header row, quoted fields
+/// with "" escapes, newlines inside quotes, LF or CRLF line ends). write_csv (below): pandas' to_csv(index=False)
+/// bytes, every rank writing its own rows into the one file.
 ///
 /// How ranks find their records: rank r takes bytes [r F / p, (r+1) F / p) of the file (F bytes) and counts the
 /// quote characters and newlines in them; an allgather of the counts gives every rank the quote parity (inside
@@ -64,6 +65,53 @@ struct CsvOptions {
  * InvalidArgument for inconsistent options (names count, a dtypes entry naming no column).
  */
 [[nodiscard]] frame::Frame read_csv(Engine& engine, const std::string& path, const CsvOptions& options = {});
+
+/// Options of write_csv, pandas' to_csv keywords of the same meaning.
+struct CsvWriteOptions {
+  /// The field delimiter (pandas' sep). Not '"', '\n' or '\r'.
+  char sep = ',';
+  /// Write the column names as the first line.
+  bool header = true;
+  /// The text of a null: NaN in float64, a masked value, a null string, NaT (pandas' na_rep). Quoted like any
+  /// field when it needs to be.
+  std::string na_rep;
+  /// printf-style format of float64 values (pandas' float_format "%.3f": one conversion of e, E, f, F, g or G
+  /// with optional flags, width and precision, other text and "%%" allowed); empty: the shortest text that
+  /// reads back to the same double, as Python's repr (0.1, 1e+20, 0.3333333333333333, -0.0, inf, 1e-05).
+  std::string float_format;
+  /// The end of every line, the header's included (pandas' lineterminator). Not empty.
+  std::string line_terminator = "\n";
+};
+
+/**
+ * @brief Write `frame` to the CSV file `path` as pandas' `df.to_csv(path, index=False, sep=..., na_rep=...,
+ * float_format=..., lineterminator=...)` writes it (slab frames have no index), byte for byte:
+ *   - int64 as integers; bool as True/False; float64 as above; strings as they are;
+ *   - timestamps "YYYY-MM-DD HH:MM:SS" with ".fff", ".ffffff" or ".fffffffff" when a value of the column needs
+ *     milliseconds, microseconds or nanoseconds, or "YYYY-MM-DD" alone when every value is at midnight. pandas
+ *     decides this per chunk of 100000 / ncols rows (to_csv's chunksize), and so does write_csv, in global row
+ *     numbers, so that a long column can change format between chunks exactly where pandas' does;
+ *   - QUOTE_MINIMAL: a field (names and na_rep included) containing sep, '"', '\r', '\n' or a character of
+ *     line_terminator is quoted, its quotes doubled; an empty field that is a row's only field is written "".
+ *     (CPython >= 3.11.9 / 3.12.3 quotes a bare '\r' this way, gh-67044; older ones write it bare, and
+ *     pandas' read_csv then splits the row there.)
+ * read_csv reads the file back to the same frame where its type inference can tell (an empty string reads as
+ * null, as in pandas; a string column of numbers reads as numbers).
+ *
+ * Parallel and streaming: each rank formats its own rows, partition by partition, the byte counts are
+ * allgathered so that each rank knows where its text starts, and every rank writes its text with pwrite at its
+ * offset into one temporary file ".<name>.slab-tmp" in the target's directory, which rank 0 creates (truncating
+ * a stale one) and, when every rank has written and closed it, renames over `path`. A rank holds one
+ * partition's text at a time, plus the texts of earlier partitions while they fit MemoryManager::budget(4)
+ * (reserved as "csv text"), which it writes instead of formatting those partitions again. No rank gathers
+ * another's rows. A frame of zero rows gives the header alone; a rank with no rows writes nothing.
+ * Collective (runs the graph).
+ * @throws InvalidArgument (every rank) for a sep of '"', '\n' or '\r', an empty line_terminator or a
+ * float_format that is not one float conversion; IoError (every rank, the same message) "<path>: cannot
+ * create: <reason>", "<path>: is a directory", "<path>: write failed: <reason>", "<path>: cannot move into
+ * place: <reason>"; `path` is then untouched and the temporary removed.
+ */
+void write_csv(const frame::Frame& frame, const std::string& path, const CsvWriteOptions& options = {});
 
 /// Parse an int64 ("-12", "+3"). False when malformed or out of range.
 bool parse_int64(std::string_view text, std::int64_t& value) noexcept;
