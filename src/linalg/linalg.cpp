@@ -13,6 +13,7 @@
 #include <string>
 
 #include "linalg/cuda/linalg_cuda.hpp"
+#include "linalg/device.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -25,30 +26,10 @@ std::string shape_str(std::int64_t r, std::int64_t c) {
 }
 std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
 
-// Where the rank computes, as a value the tasks' lambdas copy.
-struct Device {
-  const ExecutionContext* exec = &ExecutionContext::host();
-  [[nodiscard]] bool gpu() const { return exec->on_device(); }
-};
-Device device_of(TaskQueue& q) { return {&q.memory().execution()}; }
-
-// Host copy of (possibly device) doubles.
-std::vector<double> to_host(const double* p, std::size_t count, const Device& d) {
-  std::vector<double> out(count);
-  if (count == 0) return out;
-  if (d.gpu())
-    slab::copy(out.data(), p, count * sizeof(double), *d.exec);
-  else
-    std::memcpy(out.data(), p, count * sizeof(double));
-  return out;
-}
-void from_host(double* dst, const double* src, std::size_t count, const Device& d) {
-  if (count == 0) return;
-  if (d.gpu())
-    slab::copy(dst, src, count * sizeof(double), *d.exec);
-  else
-    std::memcpy(dst, src, count * sizeof(double));
-}
+using detail::Device;
+using detail::device_of;
+using detail::from_host;
+using detail::to_host;
 
 // A replicated matrix made resident where the chunks are (device tier on GPU builds), for one task.
 struct Resident {
