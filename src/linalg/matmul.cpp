@@ -185,8 +185,15 @@ Array<double> contract(Engine& engine, KSide a, KSide b, bool gram, std::int64_t
                                      std::move(target), gram ? "gram" : "matmul");
 }
 
-// Each rank's rows of C = A B, B streamed past: a broadcast (collective task) per chunk of B in rank order, each
-// folded into all of this rank's C chunks by one task. A replicated B needs no broadcast.
+// C_i[:, n0:n0+nc] += op(A_i)[:, k0:k0+kc] op(P) for a chunk P of B's storage (kc x nc, or nc x kc transposed).
+struct Piece {
+  std::size_t k0, kc, n0, nc;
+};
+
+// Each rank's rows of C = A B, B streamed past. This rank's chunks of A (and the rows of C they give) are taken in
+// groups that fit the smallest rank's budget together with one chunk of B; every chunk of B is folded into each
+// group once: broadcast from its owner (a collective task, in rank order), or read where it is when B is
+// replicated. Collective at the call (the budgets are agreed).
 Array<double> stream(Engine& engine, const Array<double>& a, const Array<double>& b, Shape shape) {
   TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
@@ -197,84 +204,106 @@ Array<double> stream(Engine& engine, const Array<double>& a, const Array<double>
   Layout cl = Layout::make(shape, Split::rows, p, al.chunk);
   if (!al.balanced()) cl.bounds = al.bounds;
   const auto K = static_cast<std::size_t>(A.trans ? al.rows : al.cols), N = static_cast<std::size_t>(shape.cols);
-  std::vector<Chunk> achunks = chunks_of(A.storage);
-  std::vector<std::size_t> rows;  // rows of each of this rank's C chunks
-  std::vector<Chunk> c;
-  for (std::size_t i = 0; i < achunks.size(); ++i) {
-    const ChunkExtent e = A.storage.local_extent(i);
-    rows.push_back(std::size_t(A.trans ? e.cols : e.rows));
-    const std::size_t count = rows.back() * N;
-    c.push_back(q.submit("matmul.zero", {}, [count, d](TaskContext& ctx) {
-      std::vector<double> z(count, 0.0);
-      from_host(ctx.output_as<double>(count).data(), z.data(), count, d);
-    }));
-  }
   const bool ta = A.trans, tb = B.trans;
-  // C_i[:, n0:n0+nc] += op(A_i)[:, k0:k0+kc] op(P), P a chunk of B's storage: kc x nc, or nc x kc transposed.
-  struct Piece {
-    std::size_t k0, kc, n0, nc;
-  };
-  auto piece_of = [&](const ChunkExtent& e) {
-    return tb ? Piece{std::size_t(e.col0), std::size_t(e.cols), std::size_t(e.row0), std::size_t(e.rows)}
-              : Piece{std::size_t(e.row0), std::size_t(e.rows), std::size_t(e.col0), std::size_t(e.cols)};
-  };
-  auto fold = [rows, K, N, ta, tb, d](TaskContext& ctx, std::size_t nc_chunks, const Piece& pc, const double* bp) {
-    const std::size_t ldb = tb ? pc.kc : pc.nc;
-    for (std::size_t i = 0; i < nc_chunks; ++i) {
-      const double* ap = ctx.input_as<double>(nc_chunks + i).data();
-      const std::size_t lda = ta ? rows[i] : K;  // A_i is rows x K, or (transposed storage) K x rows
-      const double* a0 = ap + pc.k0 * (ta ? lda : 1);
-      double* ci = reinterpret_cast<double*>(ctx.input_pin(i).data()) + pc.n0;
-      gemm_acc(d, ta, tb, rows[i], pc.nc, pc.kc, a0, lda, bp, ldb, ci, N);
-    }
-  };
+  auto rows_of_chunk = [&](const ChunkExtent& e) { return std::size_t(ta ? e.cols : e.rows); };
+
+  // The chunks of B in the order every rank folds them: rank by rank (a replicated B: this rank's own, the same
+  // list on every rank).
   const Layout& bl = B.storage.layout();
-  if (bl.split == Split::none) {  // every rank holds B: fold its chunks in, no communication
-    std::vector<Chunk> bchunks = chunks_of(B.storage);
-    std::vector<Piece> pieces;
-    for (std::size_t j = 0; j < bchunks.size(); ++j) pieces.push_back(piece_of(B.storage.local_extent(j)));
-    if (!c.empty()) {
-      std::vector<Chunk> inputs = std::move(c);
-      inputs.insert(inputs.end(), achunks.begin(), achunks.end());
-      inputs.insert(inputs.end(), bchunks.begin(), bchunks.end());
-      const std::size_t nci = achunks.size();
-      c = q.submit_multi("matmul.local", std::move(inputs), nci, [nci, pieces, fold](TaskContext& ctx) {
-        for (std::size_t j = 0; j < pieces.size(); ++j)
-          fold(ctx, nci, pieces[j], ctx.input_as<double>(2 * nci + j).data());
-        for (std::size_t i = 0; i < nci; ++i) ctx.set_output(ctx.input_pin(i).buffer(), i);
-      });
-    }
-    return Array<double>(engine, std::move(cl), std::move(c));
-  }
-  const std::vector<Chunk> mine = chunks_of(B.storage);
-  for (int owner = 0; owner < p; ++owner)
+  const bool local = bl.split == Split::none;
+  struct Source {
+    int owner;
+    std::size_t j;
+    Piece piece;
+    std::size_t count;
+  };
+  std::vector<Source> sources;
+  std::uint64_t piece_bytes = 0;
+  for (int owner = 0; owner < p; ++owner) {
+    if (local && owner != rank) continue;
     for (std::int64_t j = 0; j < bl.num_chunks(owner); ++j) {
       const ChunkExtent e = bl.chunk_extent(owner, j);
-      const Piece pc = piece_of(e);
-      const auto count = static_cast<std::size_t>(e.size());
-      const bool wanted = !c.empty();  // a rank without rows of A only passes the chunk on
-      std::vector<Chunk> from;
-      if (owner == rank) from.push_back(mine[std::size_t(j)]);
-      Chunk piece = q.submit("matmul.bcast", std::move(from),
-                             [owner, count, wanted, d](TaskContext& ctx) {
-                               std::vector<double> host = ctx.num_inputs() > 0
-                                                              ? to_host(ctx.input_as<double>(0).data(), count, d)
-                                                              : std::vector<double>(count);
-                               ctx.comm().bcast(std::span<double>(host), owner);
-                               if (wanted) from_host(ctx.output_as<double>(count).data(), host.data(), count, d);
-                             },
-                             {TraceKind::comm, true});
-      if (!wanted) continue;
-      std::vector<Chunk> inputs = std::move(c);
-      inputs.insert(inputs.end(), achunks.begin(), achunks.end());
-      inputs.push_back(std::move(piece));
-      const std::size_t nci = achunks.size();
-      c = q.submit_multi("matmul.update", std::move(inputs), nci, [nci, pc, fold](TaskContext& ctx) {
-        fold(ctx, nci, pc, ctx.input_as<double>(2 * nci).data());
-        for (std::size_t i = 0; i < nci; ++i) ctx.set_output(ctx.input_pin(i).buffer(), i);
-      });
+      const Piece pc = tb ? Piece{std::size_t(e.col0), std::size_t(e.cols), std::size_t(e.row0), std::size_t(e.rows)}
+                          : Piece{std::size_t(e.row0), std::size_t(e.rows), std::size_t(e.col0), std::size_t(e.cols)};
+      sources.push_back({owner, std::size_t(j), pc, std::size_t(e.size())});
+      piece_bytes = std::max<std::uint64_t>(piece_bytes, std::uint64_t(e.size()) * sizeof(double));
     }
-  return Array<double>(engine, std::move(cl), std::move(c));
+  }
+  // Groups: pinned at once are a group's chunks of A and C, the chunk of B and, on its owner, the one it came from.
+  const std::uint64_t budget = engine.comm().allreduce(engine.memory().budget(1), ReduceOp::min);
+  const std::uint64_t cap = budget > 2 * piece_bytes ? budget - 2 * piece_bytes : 0;
+  auto group_starts = [&](int r) {  // group g is chunks [starts[g], starts[g + 1]) of rank r
+    std::vector<std::size_t> starts{0};
+    std::uint64_t held = 0;
+    for (std::int64_t i = 0; i < al.num_chunks(r); ++i) {
+      const ChunkExtent e = al.chunk_extent(r, i);
+      const std::uint64_t bytes = (std::uint64_t(e.size()) + rows_of_chunk(e) * N) * sizeof(double);
+      if (held > 0 && held + bytes > cap) {
+        starts.push_back(std::size_t(i));
+        held = 0;
+      }
+      held += bytes;
+    }
+    starts.push_back(std::size_t(al.num_chunks(r)));
+    return starts;
+  };
+  std::size_t groups = 1;
+  for (int r = 0; r < p; ++r) groups = std::max(groups, group_starts(r).size() - 1);
+  const std::vector<std::size_t> starts = group_starts(rank);
+
+  const std::vector<Chunk> achunks = chunks_of(A.storage), bchunks = chunks_of(B.storage);
+  std::vector<Chunk> result;
+  for (std::size_t g = 0; g < groups; ++g) {
+    const std::size_t g0 = g + 1 < starts.size() ? starts[g] : 0, g1 = g + 1 < starts.size() ? starts[g + 1] : 0;
+    const std::size_t nci = g1 - g0;  // a rank without (more) rows of A only passes B's chunks on
+    std::vector<std::size_t> rows;
+    std::vector<Chunk> c;
+    for (std::size_t i = g0; i < g1; ++i) {
+      rows.push_back(rows_of_chunk(A.storage.local_extent(i)));
+      const std::size_t count = rows.back() * N;
+      c.push_back(q.submit("matmul.zero", {}, [count, d](TaskContext& ctx) {
+        std::vector<double> z(count, 0.0);
+        from_host(ctx.output_as<double>(count).data(), z.data(), count, d);
+      }));
+    }
+    for (const Source& src : sources) {
+      Chunk piece;
+      if (local) {
+        piece = bchunks[src.j];
+      } else {
+        std::vector<Chunk> from;
+        if (src.owner == rank) from.push_back(bchunks[src.j]);
+        const bool wanted = nci > 0;
+        piece = q.submit("matmul.bcast", std::move(from),
+                         [owner = src.owner, count = src.count, wanted, d](TaskContext& ctx) {
+                           std::vector<double> host = ctx.num_inputs() > 0
+                                                          ? to_host(ctx.input_as<double>(0).data(), count, d)
+                                                          : std::vector<double>(count);
+                           ctx.comm().bcast(std::span<double>(host), owner);
+                           if (wanted) from_host(ctx.output_as<double>(count).data(), host.data(), count, d);
+                         },
+                         {TraceKind::comm, true});
+      }
+      if (nci == 0) continue;
+      std::vector<Chunk> inputs = std::move(c);
+      inputs.insert(inputs.end(), achunks.begin() + std::ptrdiff_t(g0), achunks.begin() + std::ptrdiff_t(g1));
+      inputs.push_back(std::move(piece));
+      c = q.submit_multi(
+          "matmul.update", std::move(inputs), nci, [nci, rows, pc = src.piece, K, N, ta, tb, d](TaskContext& ctx) {
+            const double* bp = ctx.input_as<double>(2 * nci).data();
+            const std::size_t ldb = tb ? pc.kc : pc.nc;
+            for (std::size_t i = 0; i < nci; ++i) {
+              const double* ap = ctx.input_as<double>(nci + i).data();
+              const std::size_t lda = ta ? rows[i] : K;  // A_i: rows x K, or transposed K x rows
+              double* ci = reinterpret_cast<double*>(ctx.input_pin(i).data()) + pc.n0;
+              gemm_acc(d, ta, tb, rows[i], pc.nc, pc.kc, ap + pc.k0 * (ta ? lda : 1), lda, bp, ldb, ci, N);
+            }
+            for (std::size_t i = 0; i < nci; ++i) ctx.set_output(ctx.input_pin(i).buffer(), i);
+          });
+    }
+    result.insert(result.end(), c.begin(), c.end());
+  }
+  return Array<double>(engine, std::move(cl), std::move(result));
 }
 
 std::string shape_of(const Array<double>& x) { return to_string(x.shape()); }

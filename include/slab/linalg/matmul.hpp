@@ -34,13 +34,16 @@ namespace slab::linalg {
  *   from HDF5 are read again in the layout wanted, with no communication).
  * - Otherwise each rank computes its rows of C (A's row blocks: A is resplit by rows when it is not) while B streams
  *   past: B's chunks are broadcast one at a time in rank order (a collective task each) and folded in with dgemm,
- *   C_local[:, n-block] += A_local[:, k-block] B_block; a replicated B is used where it is. Each rank holds its rows
- *   of A and of C on the device tier during the product, plus one chunk of B.
+ *   C_local[:, n-block] += A_local[:, k-block] B_block; a replicated B is used where it is. A rank's chunks of A
+ *   (with the rows of C they give) are taken in groups that fit the smallest rank's MemoryManager::budget(1),
+ *   agreed at the call, beside two chunks of B (the one broadcast and, on its owner, its source); B streams past
+ *   once per group, so a rank whose rows of A and C do not fit at once still computes them.
  *
  * Results are bitwise reproducible at a fixed rank count (fixed orders throughout). Every operand read from HDF5 is
  * streamed from the file: the product reads what it needs afresh and does not fill the operand's chunks.
- * Lazy apart from the X X^T of an HDF5 array (collective: the budget agreement); call it on every rank in the same
- * order (it records collective tasks).
+ * Lazy: nothing runs until C is needed; the call itself communicates only to agree on the budget (one allreduce, for
+ * the X X^T of an HDF5 array and for the streamed schedule). Call it on every rank in the same order (it records
+ * collective tasks).
  * @throws InvalidArgument (every rank) for an empty handle or operands of different engines; ShapeError (every rank)
  * naming both shapes when A's columns differ from B's rows or both are 1-D; OutOfMemory as gram_block_cols for the
  * X X^T of an HDF5 array whose accumulator does not fit.
