@@ -47,7 +47,7 @@ std::vector<std::int64_t> block_bounds(const Layout& l) {
   return b;
 }
 
-// A lazy read of `layout`'s chunks of this rank from the float64 dataset `info`, not tied to any array.
+// A lazy read of the extent `e` of the float64 dataset `info`, not tied to any array.
 Chunk read_chunk(TaskQueue& q, const io::DatasetInfo& info, const ChunkExtent& e) {
   return q.submit("hdf5.read", {},
                   [info, e](TaskContext& ctx) {
