@@ -39,5 +39,6 @@
 #include "slab/io/hdf5.hpp"
 #include "slab/linalg/gram.hpp"
 #include "slab/linalg/linalg.hpp"
+#include "slab/linalg/matmul.hpp"
 #include "slab/linalg/pca.hpp"
 #include "slab/linalg/ridge.hpp"

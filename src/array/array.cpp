@@ -22,7 +22,13 @@ struct Array<T>::State {
   std::vector<Chunk> chunks;
   bool materialised = false;
   detail::ExprPtr<T> expr;  // the unevaluated expression, or (once materialised) a leaf over `chunks`
+  // A view's chunks, recorded on first use (a transpose: its tasks are recorded only if someone reads them).
+  std::function<std::vector<Chunk>()> deferred;
+  std::shared_ptr<State> transpose_of;  // the array this one is the transpose view of
+  std::shared_ptr<const ArraySource> source;
 };
+
+ArraySource::~ArraySource() = default;
 
 template <class T>
 Array<T>::Array(Engine& engine, Layout layout, std::vector<Chunk> local_chunks) : state_(std::make_shared<State>()) {
@@ -62,14 +68,20 @@ int Array<T>::rank() const {
 }
 template <class T>
 bool Array<T>::is_expression() const {
-  return state_ && !state_->materialised;
+  return state_ && !state_->materialised && state_->expr != nullptr;
 }
 
 template <class T>
 const std::vector<Chunk>& Array<T>::local_chunks() const {
   SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
   if (!state_->materialised) {
-    state_->chunks = detail::materialise<T>(state_->engine->tasks(), state_->layout, state_->expr, "elementwise");
+    if (state_->deferred) {
+      auto make = std::move(state_->deferred);
+      state_->deferred = nullptr;
+      state_->chunks = make();
+    } else {
+      state_->chunks = detail::materialise<T>(state_->engine->tasks(), state_->layout, state_->expr, "elementwise");
+    }
     state_->materialised = true;
     state_->expr = nullptr;
   }
@@ -95,8 +107,9 @@ ChunkExtent Array<T>::local_block() const {
 template <class T>
 detail::ExprPtr<T> Array<T>::expr() const {
   SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
-  if (!state_->materialised) return state_->expr;
-  if (!state_->expr)  // cached, so that `a + a` reads one leaf (one set of inputs)
+  if (!state_->materialised && state_->expr) return state_->expr;
+  (void)local_chunks();  // a view records its chunks first
+  if (!state_->expr)     // cached, so that `a + a` reads one leaf (one set of inputs)
     state_->expr = std::make_shared<detail::Leaf<T>>(state_->layout, state_->chunks, rank(), 0, 0, false, false);
   return state_->expr;
 }
@@ -555,7 +568,36 @@ T Array<T>::max() const {
 }
 template <class T>
 Array<T> Array<T>::transpose() const {
-  return slab::transpose(*this);
+  const Layout& l = layout();
+  if (l.ndim == 1) return *this;
+  Array back;
+  if (state_->transpose_of) {  // (a^T)^T is a itself
+    back.state_ = state_->transpose_of;
+    return back;
+  }
+  auto view = std::make_shared<State>();
+  view->engine = state_->engine;
+  view->layout = detail::transposed_layout(l);
+  view->transpose_of = state_;
+  view->deferred = [source = *this] { return detail::transpose_chunks(source); };
+  back.state_ = std::move(view);
+  return back;
+}
+template <class T>
+Array<T> Array<T>::transpose_of() const {
+  Array source;
+  if (state_) source.state_ = state_->transpose_of;
+  return source;
+}
+template <class T>
+const std::shared_ptr<const ArraySource>& Array<T>::source() const {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  return state_->source;
+}
+template <class T>
+void Array<T>::set_source(std::shared_ptr<const ArraySource> source) {
+  SLAB_EXPECTS(state_, InvalidArgument, "Array: use of an empty array handle");
+  state_->source = std::move(source);
 }
 template <class T>
 Array<T> Array<T>::row_range(std::int64_t b, std::int64_t e) const {

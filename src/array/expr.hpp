@@ -332,6 +332,12 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
 template <class T>
 Array<T> from_block(Engine& engine, Layout layout, std::shared_ptr<const std::vector<T>> data);
 
+/// The layout of the transpose of `l` (rows <-> cols; split none: one chunk). Not collective.
+Layout transposed_layout(const Layout& l);
+/// The chunks of the transpose of `a`: one task per chunk transposing it locally (split none: one task). Lazy.
+template <class T>
+std::vector<Chunk> transpose_chunks(const Array<T>& a);
+
 /// Whether every rank's block of `dst` reads only its own block of `src` (through offsets and broadcasting).
 bool local_compatible(const Layout& src, const Layout& dst, std::int64_t row_off, std::int64_t col_off, bool br,
                       bool bc);

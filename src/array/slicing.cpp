@@ -88,17 +88,24 @@ void transpose_block(const T* in, std::int64_t rows, std::int64_t cols, T* out) 
 }
 }  // namespace
 
-template <class T>
-Array<T> transpose(const Array<T>& a) {
-  const Layout& l = a.layout();
-  if (l.ndim == 1) return a;
+Layout detail::transposed_layout(const Layout& l) {
   Layout out = l;
   out.rows = l.cols;
   out.cols = l.rows;
+  if (l.split == Split::none)
+    out.chunk = std::max<std::int64_t>(1, out.rows);  // one chunk holding the whole transpose
+  else
+    out.split = l.split == Split::rows ? Split::cols : Split::rows;
+  return out;
+}
+
+template <class T>
+std::vector<Chunk> detail::transpose_chunks(const Array<T>& a) {
+  const Layout& l = a.layout();
+  const Layout out = transposed_layout(l);
   const auto& chunks = a.local_chunks();
   std::vector<Chunk> res;
-  if (l.split == Split::none) {  // one chunk holding the whole transpose
-    out.chunk = std::max<std::int64_t>(1, out.rows);
+  if (l.split == Split::none) {
     if (out.size() > 0)
       res.push_back(a.engine().tasks().submit("transpose", chunks, [l, n = chunks.size()](TaskContext& ctx) {
         T* o = ctx.output_as<T>(static_cast<std::size_t>(l.size())).data();
@@ -109,9 +116,8 @@ Array<T> transpose(const Array<T>& a) {
             for (std::int64_t c = 0; c < e.cols; ++c) o[c * l.rows + e.row0 + r] = x[r * e.cols + c];
         }
       }));
-    return Array<T>(a.engine(), std::move(out), std::move(res));
+    return res;
   }
-  out.split = l.split == Split::rows ? Split::cols : Split::rows;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
     res.push_back(a.engine().tasks().submit("transpose", {chunks[i]}, [e](TaskContext& ctx) {
@@ -119,7 +125,12 @@ Array<T> transpose(const Array<T>& a) {
                       ctx.output_as<T>(static_cast<std::size_t>(e.size())).data());
     }));
   }
-  return Array<T>(a.engine(), std::move(out), std::move(res));
+  return res;
+}
+
+template <class T>
+Array<T> transpose(const Array<T>& a) {
+  return a.transpose();
 }
 
 template <class T>
@@ -220,6 +231,7 @@ Array<T> resplit(const Array<T>& a, Split split) {
   template Array<T> head(const Array<T>&, std::int64_t);                            \
   template Array<T> select_cols(const Array<T>&, const std::vector<std::int64_t>&); \
   template Array<T> transpose(const Array<T>&);                                     \
+  template std::vector<Chunk> detail::transpose_chunks(const Array<T>&);            \
   template Array<T> rechunk(const Array<T>&, std::int64_t);                         \
   template Array<T> redistribute(const Array<T>&, const Layout&);                   \
   template Array<T> rebalance(const Array<T>&);                                     \

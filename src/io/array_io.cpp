@@ -47,7 +47,16 @@ Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& d
         },
         {TraceKind::io, false}));
   }
-  return Array<T>(engine, std::move(layout), std::move(chunks));
+  Array<T> out(engine, std::move(layout), std::move(chunks));
+  out.set_source(std::make_shared<const DatasetSource>(info));
+  return out;
+}
+
+template <ArrayElement T>
+const DatasetInfo* source_dataset(const Array<T>& array) {
+  if (!array.valid()) return nullptr;
+  const auto* source = dynamic_cast<const DatasetSource*>(array.source().get());
+  return source ? &source->info : nullptr;
 }
 
 template <ArrayElement T>
@@ -59,17 +68,25 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   std::vector<std::uint64_t> shape{static_cast<std::uint64_t>(layout.rows)};
   if (layout.ndim == 2) shape.push_back(static_cast<std::uint64_t>(layout.cols));
   if (layout.ndim == 1 && chunk.size() == 2) chunk.resize(1);
-  DatasetWriter writer(comm, file, dataset, element_type_v<T>, shape, std::move(chunk));
   // Split none: every rank holds everything; rank 0 alone writes.
   const bool writes = layout.split != Split::none || comm.rank() == 0;
   const std::int64_t mine = writes ? static_cast<std::int64_t>(array.num_local_chunks()) : 0;
   const std::int64_t rounds = comm.allreduce(mine, ReduceOp::max);
+  auto compute_round = [&](std::int64_t r) {
+    const bool have = r < mine;
+    const Chunk* c = have ? &array.local_chunk(static_cast<std::size_t>(r)) : nullptr;
+    engine.tasks().persist(have ? std::span<const Chunk>(c, 1) : std::span<const Chunk>());
+    return c;
+  };
+  // Round 0 (and every collective task recorded before it: persist runs them all) before the file is opened for
+  // writing: what it reads from this file is read through a handle of its own while no writer has it open.
+  const Chunk* first = rounds > 0 ? compute_round(0) : nullptr;
+  DatasetWriter writer(comm, file, dataset, element_type_v<T>, shape, std::move(chunk));
   const ExecutionContext& exec = engine.execution();
   std::vector<T> host;
   for (std::int64_t r = 0; r < rounds; ++r) {
     const bool have = r < mine;
-    const Chunk* c = have ? &array.local_chunk(static_cast<std::size_t>(r)) : nullptr;
-    engine.tasks().persist(have ? std::span<const Chunk>(c, 1) : std::span<const Chunk>());
+    const Chunk* c = r == 0 ? first : compute_round(r);
     ChunkExtent e{};
     Pin pin;
     const void* data = nullptr;
@@ -90,9 +107,10 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   writer.commit();
 }
 
-#define SLAB_IO_INSTANTIATE(T)                                                                         \
-  template Array<T> read_hdf5<T>(Engine&, const std::string&, const std::string&, Split, ReadOptions); \
-  template void write_hdf5<T>(const Array<T>&, const std::string&, const std::string&, std::vector<std::uint64_t>);
+#define SLAB_IO_INSTANTIATE(T)                                                                                      \
+  template Array<T> read_hdf5<T>(Engine&, const std::string&, const std::string&, Split, ReadOptions);              \
+  template void write_hdf5<T>(const Array<T>&, const std::string&, const std::string&, std::vector<std::uint64_t>); \
+  template const DatasetInfo* source_dataset<T>(const Array<T>&);
 SLAB_IO_INSTANTIATE(float)
 SLAB_IO_INSTANTIATE(double)
 SLAB_IO_INSTANTIATE(std::int64_t)

@@ -15,6 +15,7 @@
 #include <tuple>
 
 #include "linalg/cuda/gram_kernels.hpp"
+#include "linalg/gram_detail.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/trace/tracer.hpp"
@@ -27,7 +28,7 @@ void syrk(bool use_gpu, void* stream, std::uint64_t n, std::uint64_t k, const do
           bool trans) {
   if (n == 0 || k == 0) return;
   if (use_gpu) {
-    detail::gram_syrk_device(n, k, a, lda, c, n, trans, stream);
+    slab::detail::gram_syrk_device(n, k, a, lda, c, n, trans, stream);
     return;
   }
   cblas_dsyrk(CblasRowMajor, CblasUpper, trans ? CblasTrans : CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
@@ -36,7 +37,7 @@ void syrk(bool use_gpu, void* stream, std::uint64_t n, std::uint64_t k, const do
 
 void zero(bool use_gpu, void* stream, void* p, std::uint64_t bytes) {
   if (use_gpu)
-    detail::gram_zero_device(p, bytes, stream);
+    slab::detail::gram_zero_device(p, bytes, stream);
   else
     std::memset(p, 0, bytes);
 }
@@ -87,7 +88,8 @@ void read_columns(const io::DatasetInfo& x, std::uint64_t n, std::uint64_t j0, s
   }
 }
 
-// The streaming pass of gram_xxt: this rank's blocks b = rank, rank + p, ... The first block is read by a task
+// The streaming pass of gram_xxt, recorded (the caller persists `acc`): this rank's blocks b = rank, rank + p, ...
+// The first block is read by a task
 // of its own; then each task "gram.syrk" folds block i into the accumulator (input 0, passed on as output 0)
 // while it reads block i + 1 (output 1) on this thread: the dsyrk runs on a worker thread (host) or is only
 // enqueued on the stream (GPU). HDF5 is called from this thread alone (Debian's parallel HDF5 is not built
@@ -134,8 +136,8 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
       };
       std::thread worker;
       if (use_gpu) {
-        detail::gram_syrk_device_async(n, w, blk, w, c, n, false, stream);  // the GPU runs it while we read
-        if (!overlap) syrk_seconds += detail::gram_wait_device(stream);
+        slab::detail::gram_syrk_device_async(n, w, blk, w, c, n, false, stream);  // the GPU runs it while we read
+        if (!overlap) syrk_seconds += slab::detail::gram_wait_device(stream);
       } else if (more && overlap) {
         worker = std::thread(fold);
       } else {
@@ -165,7 +167,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
       if (worker.joinable()) worker.join();
       if (use_gpu) {
         try {
-          syrk_seconds += detail::gram_wait_device(stream);  // the buffers stay pinned until the GPU is done
+          syrk_seconds += slab::detail::gram_wait_device(stream);  // the buffers stay pinned until the GPU is done
         } catch (...) {
           worker_error = std::current_exception();
         }
@@ -186,7 +188,6 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
       block = Chunk();
     }
   }
-  tasks.persist(acc);
 }
 }  // namespace
 
@@ -255,6 +256,7 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   });
   const double tp = MPI_Wtime();
   pass(tasks, x, rep, use_gpu, stream, options.overlap, acc);
+  tasks.persist(acc);
   rep->pass_seconds = MPI_Wtime() - tp;
 
   // Reduce-scatter in place: rank r's rows of the accumulator become rows [row0, row0 + rows) of Y.
@@ -321,4 +323,101 @@ std::vector<double> gram_ata(const Array<double>& a) {
   return result;
 }
 
+namespace detail {
+
+void gram_syrk(const ExecutionContext& exec, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
+               double* c, bool trans) {
+  syrk(exec.on_device(), exec.stream(), n, k, a, lda, c, trans);
+}
+
+Chunk zero_accumulator(TaskQueue& tasks, std::uint64_t count, const char* purpose) {
+  return tasks.submit("gram.zero", {}, [count, purpose = std::string(purpose)](TaskContext& ctx) {
+    const std::uint64_t bytes = count * sizeof(double);
+    Reservation room = ctx.memory().reserve(purpose, bytes);
+    BufferPtr out = room.allocate(bytes, purpose);
+    Pin pin = out->pin();
+    zero(ctx.execution().on_device(), ctx.execution().stream(), pin.data(), pin.size());
+    ctx.set_output(std::move(out));
+  });
+}
+
+Array<double> reduce_scatter_rows(Engine& engine, Chunk acc, std::uint64_t rows, std::uint64_t cols, bool symmetric,
+                                  Layout target, const std::string& name) {
+  TaskQueue& tasks = engine.tasks();
+  const int p = engine.comm().size(), rank = engine.comm().rank();
+  SLAB_EXPECTS(target.split == Split::rows && static_cast<std::uint64_t>(target.size()) == rows * cols &&
+                   (!symmetric || rows == cols),
+               InvalidArgument,
+               name + ": a " + std::to_string(rows) + " x " + std::to_string(cols) + " sum cannot be scattered into " +
+                   target.to_string());
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p));
+  for (int r = 0; r < p; ++r)
+    counts[static_cast<std::size_t>(r)] = static_cast<std::size_t>(target.local_rows(r) * target.cols);
+  auto offset = std::make_shared<std::size_t>(0);  // where this rank's rows start in the reduced accumulator
+  Chunk reduced = tasks.submit(
+      name + ".reduce_scatter", {std::move(acc)},
+      [rows, cols, symmetric, counts, offset](TaskContext& ctx) {
+        Pin& pin = ctx.input_pin(0);
+        const ExecutionContext& exec = ctx.execution();
+        const auto count = static_cast<std::size_t>(rows * cols);
+        auto* y = reinterpret_cast<double*>(pin.data());
+        std::vector<double> host;  // the GPU path reduces a host copy (Comm reduces host memory)
+        if (exec.on_device()) {
+          host.resize(count);
+          slab::copy(host.data(), y, count * sizeof(double), exec);
+          y = host.data();
+        }
+        if (symmetric) {
+          const Tracer::Scope traced(ctx.tracer(), "gram.symmetrize", TraceKind::compute, count * sizeof(double));
+          symmetrize(y, rows);
+        }
+        const std::span<double> mine = ctx.comm().reduce_scatter(std::span<double>(y, count), counts, ReduceOp::sum);
+        *offset = static_cast<std::size_t>(mine.data() - y);
+        if (exec.on_device() && !mine.empty())
+          slab::copy(reinterpret_cast<double*>(pin.data()) + *offset, mine.data(), mine.size() * sizeof(double), exec);
+        ctx.set_output(pin.buffer());  // in place: the accumulator holds this rank's rows now
+      },
+      {TraceKind::comm, true});
+  std::vector<Chunk> chunks;
+  const ChunkExtent block = target.block_extent(rank);
+  for (std::int64_t i = 0; i < target.num_chunks(rank); ++i) {
+    const ChunkExtent e = target.chunk_extent(rank, i);
+    const auto off = static_cast<std::size_t>((e.row0 - block.row0) * target.cols);
+    const auto count = static_cast<std::size_t>(e.size());
+    chunks.push_back(tasks.submit(name + ".rows", {reduced}, [offset, off, count](TaskContext& ctx) {
+      const double* in = ctx.input_as<double>(0).data();
+      double* out = ctx.output_as<double>(count).data();
+      slab::copy(out, in + *offset + off, count * sizeof(double), ctx.execution());
+    }));
+  }
+  return Array<double>(engine, std::move(target), std::move(chunks));
+}
+
+Array<double> gram_xxt_lazy(Engine& engine, const io::DatasetInfo& x, const GramOptions& options) {
+  TaskQueue& tasks = engine.tasks();
+  Comm& comm = engine.comm();
+  MemoryManager& memory = engine.memory();
+  const std::uint64_t n = x.rows(), m = x.cols();
+  auto rep = std::make_shared<GramReport>();
+  rep->n = n;
+  rep->m = m;
+  // As gram_xxt: the accumulator and two column blocks share the smallest rank's budget, so the blocks agree.
+  const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
+  comm.run_collectively([&] {
+    const std::uint64_t chunk_cols = x.chunk.size() == 2 ? x.chunk[1] : 0;
+    rep->block_cols =
+        options.block_cols > 0 ? options.block_cols : gram_block_cols(n, m, device_bytes, chunk_cols, comm.size());
+  });
+  const std::uint64_t k = rep->block_cols;
+  rep->blocks = m == 0 ? 0 : (m + k - 1) / k;
+  Chunk acc = zero_accumulator(tasks, n * n, "gram accumulator");
+  pass(tasks, x, rep, memory.execution().on_device(), memory.execution().stream(), options.overlap, acc);
+  const auto rows = static_cast<std::int64_t>(n);
+  const std::int64_t chunk_rows =
+      std::clamp<std::int64_t>(static_cast<std::int64_t>(k), 1, Layout::default_chunk(rows, rows, Split::rows));
+  return reduce_scatter_rows(engine, std::move(acc), n, n, true,
+                             Layout::make(Shape{rows, rows}, Split::rows, comm.size(), chunk_rows), "gram");
+}
+
+}  // namespace detail
 }  // namespace slab::linalg

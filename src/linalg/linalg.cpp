@@ -13,6 +13,8 @@
 #include <string>
 
 #include "linalg/cuda/linalg_cuda.hpp"
+#include "linalg/device.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -25,30 +27,10 @@ std::string shape_str(std::int64_t r, std::int64_t c) {
 }
 std::string shape_str(const Layout& l) { return shape_str(l.rows, l.cols); }
 
-// Where the rank computes, as a value the tasks' lambdas copy.
-struct Device {
-  const ExecutionContext* exec = &ExecutionContext::host();
-  [[nodiscard]] bool gpu() const { return exec->on_device(); }
-};
-Device device_of(TaskQueue& q) { return {&q.memory().execution()}; }
-
-// Host copy of (possibly device) doubles.
-std::vector<double> to_host(const double* p, std::size_t count, const Device& d) {
-  std::vector<double> out(count);
-  if (count == 0) return out;
-  if (d.gpu())
-    slab::copy(out.data(), p, count * sizeof(double), *d.exec);
-  else
-    std::memcpy(out.data(), p, count * sizeof(double));
-  return out;
-}
-void from_host(double* dst, const double* src, std::size_t count, const Device& d) {
-  if (count == 0) return;
-  if (d.gpu())
-    slab::copy(dst, src, count * sizeof(double), *d.exec);
-  else
-    std::memcpy(dst, src, count * sizeof(double));
-}
+using detail::Device;
+using detail::device_of;
+using detail::from_host;
+using detail::to_host;
 
 // A replicated matrix made resident where the chunks are (device tier on GPU builds), for one task.
 struct Resident {
@@ -365,6 +347,95 @@ SvdResult svd_impl(Engine& engine, const RowSource& src, std::int64_t k_in, QrMe
   return out;
 }
 
+// rows >= cols >= 1, whatever the split (a column-split or replicated A is resplit by rows).
+void check_tall_shape(const Layout& l, const char* op) {
+  SLAB_EXPECTS(l.cols >= 1 && l.rows >= l.cols, ShapeError,
+               std::string("linalg::") + op + ": A " + shape_str(l) + " is not tall-skinny (need rows >= cols >= 1)");
+}
+Array<double> by_rows(const Array<double>& a) { return a.split() == Split::rows ? a : resplit(a, Split::rows); }
+bool wide(const Layout& l) { return l.ndim == 2 && l.rows < l.cols; }
+
+// A row-split array of `layout` (cols = q's columns) whose chunks are the rows of the replicated row-major q.
+Array<double> rows_of(Engine& engine, Layout layout, std::vector<double> q) {
+  const int rank = engine.comm().rank();
+  const Device d = device_of(engine.tasks());
+  auto data = std::make_shared<const std::vector<double>>(std::move(q));
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
+    const ChunkExtent e = layout.chunk_extent(rank, i);
+    chunks.push_back(engine.tasks().submit("replicated_rows", {}, [data, e, d](TaskContext& ctx) {
+      const auto count = static_cast<std::size_t>(e.size());
+      from_host(ctx.output_as<double>(count).data(), data->data() + e.row0 * e.cols, count, d);
+    }));
+  }
+  return Array<double>(engine, std::move(layout), std::move(chunks));
+}
+
+// QR of a wide A (m < n): Q is the m x m orthogonal factor of A's first m columns (rank 0's Householder QR,
+// broadcast, columns signed so that diag(R) >= 0), R = Q^T A (m x n, upper trapezoidal) by at_b, as LAPACK's
+// Householder QR of the whole A finds the same Q from those columns.
+QrResult qr_wide(const Array<double>& a) {
+  const Layout& l = a.layout();
+  SLAB_EXPECTS(l.rows >= 1, ShapeError, "linalg::tsqr: A " + shape_str(l) + " has no rows");
+  Engine& engine = a.engine();
+  const Comm& comm = engine.comm();
+  const auto m = static_cast<std::size_t>(l.rows), n = static_cast<std::size_t>(l.cols);
+  const Array<double> ar = by_rows(a);
+  const std::vector<double> a1 = col_range(ar, 0, l.rows).gather_all();  // m x m, small: m is the short side
+  std::vector<double> q(m * m);
+  std::exception_ptr error;
+  if (comm.rank() == 0) {
+    try {
+      q = a1;
+      local_orthonormalize(q.data(), m, m);
+      for (std::size_t i = 0; i < m; ++i) {  // R1(i, i) = Q[:, i] . A1[:, i] >= 0
+        double rii = 0;
+        for (std::size_t r = 0; r < m; ++r) rii += q[r * m + i] * a1[r * m + i];
+        if (rii < 0)
+          for (std::size_t r = 0; r < m; ++r) q[r * m + i] = -q[r * m + i];
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+  }
+  comm.agree(error);
+  comm.bcast(std::span<double>(q), 0);
+  Layout ql = ar.layout();
+  ql.cols = l.rows;
+  Array<double> qa = rows_of(engine, std::move(ql), std::move(q));
+  std::vector<double> r = at_b(qa, ar);  // Q^T A, m x n, replicated
+  for (std::size_t i = 1; i < m; ++i)
+    for (std::size_t j = 0; j < std::min(i, n); ++j) r[i * n + j] = 0.0;  // what rounding left below R1's diagonal
+  return {std::move(qa), std::move(r)};
+}
+
+// SVD of a wide A (m < n) through its transpose, as Dask's svd for short-and-fat arrays: A^T (n x m, tall) =
+// U' S V'^T, so A = V' S U'^T: U = V' (m x k, small), V = U' (n x k, split by rows), V^T gathered.
+SvdResult svd_wide(const Array<double>& a, std::int64_t k, QrMethod method) {
+  const Layout& l = a.layout();
+  SLAB_EXPECTS(l.rows >= 1, ShapeError, "linalg::svd: A " + shape_str(l) + " has no rows");
+  SLAB_EXPECTS(k >= 0 && k <= l.rows, InvalidArgument,
+               "linalg::svd: k = " + std::to_string(k) + " is out of range for A " + shape_str(l) +
+                   " (need 0 <= k <= " + std::to_string(l.rows) + "; 0 keeps all)");
+  Engine& engine = a.engine();
+  const Array<double> t = by_rows(transpose(a));  // a column-split A transposes with no communication
+  SvdResult tr = svd_impl(engine, row_source(t, "svd"), k, method);
+  const std::size_t m = std::size_t(l.rows), n = std::size_t(l.cols), kk = tr.s.size();
+  std::vector<double> u(m * kk);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < kk; ++j) u[i * kk + j] = tr.vt[j * m + i];
+  SvdResult out;
+  out.u = rows_of(engine, Layout::make(Shape{l.rows, std::int64_t(kk)}, Split::rows, l.nranks), std::move(u));
+  out.s = std::move(tr.s);
+  const std::vector<double> v = tr.u.gather_all();  // n x k
+  out.vt.resize(kk * n);
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = 0; j < kk; ++j) out.vt[j * n + i] = v[i * kk + j];
+  out.v = std::move(tr.u);
+  out.explicit_q = tr.explicit_q;
+  return out;
+}
+
 }  // namespace
 
 RowSource row_source(const Array<double>& a, const char* op) {
@@ -435,8 +506,9 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
 }
 
 std::vector<double> tsqr_r(const Array<double>& a) {
-  check_tall_skinny(a.layout(), "tsqr_r");
-  return tsqr_r_impl(a.engine(), row_source(a, "tsqr_r"));
+  if (wide(a.layout())) return qr_wide(a).r;
+  check_tall_shape(a.layout(), "tsqr_r");
+  return tsqr_r_impl(a.engine(), row_source(by_rows(a), "tsqr_r"));
 }
 
 std::vector<double> tsqr_r(Engine& engine, const RowSource& a) {
@@ -445,12 +517,15 @@ std::vector<double> tsqr_r(Engine& engine, const RowSource& a) {
 }
 
 QrResult tsqr(const Array<double>& a) {
-  check_tall_skinny(a.layout(), "tsqr");
-  return tsqr_explicit(a.engine(), row_source(a, "tsqr"));
+  if (wide(a.layout())) return qr_wide(a);
+  check_tall_shape(a.layout(), "tsqr");
+  return tsqr_explicit(a.engine(), row_source(by_rows(a), "tsqr"));
 }
 
 SvdResult svd(const Array<double>& a, std::int64_t k, QrMethod method) {
-  return svd_impl(a.engine(), row_source(a, "svd"), k, method);
+  if (wide(a.layout())) return svd_wide(a, k, method);
+  check_tall_shape(a.layout(), "svd");
+  return svd_impl(a.engine(), row_source(by_rows(a), "svd"), k, method);
 }
 
 SvdResult svd(Engine& engine, const RowSource& a, std::int64_t k, QrMethod method) {

@@ -224,3 +224,29 @@ TEST(Layouts, TransposeResplitRebalance) {
   auto cols = small.resplit(Split::cols).resplit(Split::rows);
   EXPECT_EQ(cols.gather_all(), small.gather_all());
 }
+
+TEST(Transpose, IsALazyViewOfItsSource) {
+  Engine e;
+  auto f = [](std::int64_t i, std::int64_t j) { return double(i * 10 + j); };
+  const auto xt = reference<double>(4, 7, [&](auto i, auto j) { return f(j, i); });
+  for (Split s : {Split::rows, Split::cols, Split::none}) {
+    auto a = Array<double>::from_function(e, {7, 4}, s, f, 2);
+    const auto submitted = e.tasks().stats().submitted;
+    auto t = slab::transpose(a);
+    EXPECT_EQ(e.tasks().stats().submitted, submitted) << "a view records nothing until it is read";
+    EXPECT_TRUE(t.transpose_of().is_same(a));
+    EXPECT_TRUE(slab::transpose(t).is_same(a)) << "(a^T)^T is a itself";
+    EXPECT_TRUE(a.transpose().transpose().is_same(a));
+    EXPECT_FALSE(a.transpose_of().valid());
+    EXPECT_FALSE(t.is_same(a.transpose())) << "each transpose is a view of its own";
+    EXPECT_FALSE(t.is_expression());
+    // Read as an array: its values, an expression over it, a slice of it.
+    EXPECT_EQ(t.gather_all(), xt) << slab::to_string(s);
+    EXPECT_EQ(slab::sum(t + 1.0), slab::sum(a) + 28.0);
+    EXPECT_EQ(slab::row_range(slab::transpose(a), 1, 3).gather_all(),
+              std::vector<double>(xt.begin() + 7, xt.begin() + 21));
+  }
+  auto v = Array<double>::from_function(e, slab::Shape{5}, Split::rows, f, 2);
+  EXPECT_TRUE(slab::transpose(v).is_same(v)) << "a 1-D array is its own transpose, as in NumPy";
+  EXPECT_FALSE(slab::transpose(v).transpose_of().valid());
+}

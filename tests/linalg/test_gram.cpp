@@ -1,4 +1,5 @@
-// Gram matrices: X X^T out of core from HDF5 (memory bound, reference dgemm, X untouched), A^T A.
+// Gram matrices: X X^T out of core from HDF5 (memory bound, reference dgemm, X untouched), also written as
+// slab::matmul(x, slab::transpose(x)) of an array read from the file, and A^T A.
 // Built into test_io (tests/io/CMakeLists.txt): it needs the HDF5 layer.
 #include <cblas.h>
 #include <gtest/gtest.h>
@@ -14,8 +15,10 @@
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/io/array_io.hpp"
 #include "slab/io/hdf5.hpp"
 #include "slab/linalg/gram.hpp"
+#include "slab/linalg/matmul.hpp"
 
 namespace {
 
@@ -124,6 +127,93 @@ TEST(Gram, XXtOutOfCoreMatchesDgemmUnderTheLimitAndLeavesXIntact) {
   EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.Y.slab-tmp"));
 }
 
+TEST(Gram, MatmulOfAnHdf5ArrayAndItsTransposeIsGramXXtOutOfCore) {
+  // The seed's cell as a NumPy user writes it: Y = X @ X.T of X in a file, written into the same file.
+  const std::uint64_t n = 64, m = 20000;
+  const std::uint64_t x_bytes = n * m * sizeof(double);  // 10 MB
+  const std::uint64_t limit = x_bytes / 5;               // several times smaller than X
+  Engine e(limit, limit);
+  ScratchDir dir(e.comm());
+  const std::string file = dir.file("seed.h5");
+  generate_x(e.comm(), file, n, m, 1000);
+  const auto info = slab::io::inspect(e.comm(), file, "/X", slab::ElementType::float64);
+  const std::uint64_t before = slab::io::dataset_checksum(info);
+  const std::uint64_t budget = e.comm().allreduce(e.memory().budget(1), slab::ReduceOp::min);
+  const std::uint64_t k = slab::linalg::gram_block_cols(n, m, budget, 1000, e.comm().size());
+
+  auto x = slab::io::read_hdf5<double>(e, file, "/X", slab::Split::rows);
+  const std::uint64_t executed = e.tasks().stats().executed;
+  auto y = slab::matmul(x, slab::transpose(x));
+  EXPECT_EQ(e.tasks().stats().executed, executed) << "matmul only records";
+  EXPECT_EQ(y.shape(), (slab::Shape{std::int64_t(n), std::int64_t(n)}));
+  EXPECT_EQ(y.split(), slab::Split::rows);
+  slab::io::write_hdf5(y, file, "/Y");
+
+  const auto stats = e.memory().stats();
+  EXPECT_LE(stats.device.high_water, limit);
+  EXPECT_LE(stats.device.high_water, n * n * 8 + 2 * n * k * 8)
+      << "one accumulator and two column blocks, as gram_xxt: X (" << x_bytes << " bytes) is never held";
+  const auto acc = stats.reserved_peak_by_purpose.find("gram accumulator");
+  ASSERT_NE(acc, stats.reserved_peak_by_purpose.end()) << "the accumulator is reserved";
+  EXPECT_EQ(acc->second, n * n * 8);
+  const auto prefetch = stats.reserved_peak_by_purpose.find("gram prefetch");
+  ASSERT_NE(prefetch, stats.reserved_peak_by_purpose.end()) << "the block read ahead is reserved";
+  EXPECT_LE(prefetch->second, n * k * 8) << "one block read ahead, never more";
+  EXPECT_EQ(stats.spilled_to_host_count, 0u);
+  for (std::size_t i = 0; i < x.num_local_chunks(); ++i)
+    EXPECT_FALSE(x.local_chunk(i).ready()) << "X's chunks are never read: the pass reads the file in column blocks";
+  EXPECT_EQ(slab::io::dataset_checksum(info), before) << "writing Y modified X";
+  EXPECT_FALSE(slab::io::exists(e.comm(), file, "/.Y.slab-tmp"));
+
+  // Y is gram_xxt's, bitwise (the same pass, blocks and reduce-scatter), and right against dgemm.
+  const auto yi = slab::io::inspect(e.comm(), file, "/Y", slab::ElementType::float64);
+  EXPECT_EQ(yi.shape, (std::vector<std::uint64_t>{n, n}));
+  std::vector<double> stored(n * n);
+  slab::io::read_block(yi, 0, n, 0, n, slab::ElementType::float64, stored.data());
+  const auto eager = slab::linalg::gram_xxt(e, info, "", "", {}, nullptr, true);
+  if (e.comm().rank() == 0) EXPECT_EQ(eager, stored);
+  const auto ref = reference_xxt(info);
+  double err = 0;
+  for (std::uint64_t i = 0; i < n; ++i)
+    for (std::uint64_t j = 0; j < n; ++j) {
+      EXPECT_EQ(stored[i * n + j], stored[j * n + i]);
+      err = std::max(err, std::fabs(stored[i * n + j] - ref[i * n + j]) / std::fabs(ref[i * n + j]));
+    }
+  EXPECT_LT(err, 1e-12);
+  EXPECT_EQ(y.gather_all(), stored) << "the array and the file hold the same Y";
+}
+
+TEST(Gram, MatmulOfHdf5ArraysStreamsTheFileForEveryProduct) {
+  // X X^T of a tall X and of an X with fewer rows than ranks (some ranks hold no rows of Y) is the Gram's pass too;
+  // A^T A reads the file afresh in row blocks. Neither fills X's chunks.
+  Engine e;
+  ScratchDir dir(e.comm());
+  for (const auto& [n, m] : {std::pair<std::uint64_t, std::uint64_t>{30, 7}, {3, 50}}) {
+    const std::string file = dir.file("products" + std::to_string(n) + ".h5");
+    generate_x(e.comm(), file, n, m, 3);
+    const auto info = slab::io::inspect(e.comm(), file, "/X", slab::ElementType::float64);
+    std::vector<double> xs(n * m);
+    slab::io::read_block(info, 0, n, 0, m, slab::ElementType::float64, xs.data());
+    std::vector<double> ref_ata(m * m), ref_xxt(n * n);
+    cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(m), int(m), int(n), 1.0, xs.data(), int(m), xs.data(),
+                int(m), 0.0, ref_ata.data(), int(m));
+    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasTrans, int(n), int(n), int(m), 1.0, xs.data(), int(m), xs.data(),
+                int(m), 0.0, ref_xxt.data(), int(n));
+    for (const slab::Split split : {slab::Split::rows, slab::Split::cols}) {
+      auto x = slab::io::read_hdf5<double>(e, file, "/X", split);
+      const auto ata = slab::matmul(slab::transpose(x), x).gather_all();  // m x m
+      const auto xxt = slab::matmul(x, slab::transpose(x)).gather_all();  // n x n
+      double err = 0;
+      for (std::size_t i = 0; i < ref_ata.size(); ++i) err = std::max(err, std::fabs(ata[i] - ref_ata[i]));
+      for (std::size_t i = 0; i < ref_xxt.size(); ++i) err = std::max(err, std::fabs(xxt[i] - ref_xxt[i]));
+      EXPECT_EQ(ata.size(), ref_ata.size());
+      EXPECT_EQ(xxt.size(), ref_xxt.size());
+      EXPECT_LT(err, 1e-12) << slab::to_string(split) << " " << n << " x " << m;
+      for (std::size_t i = 0; i < x.num_local_chunks(); ++i) EXPECT_FALSE(x.local_chunk(i).ready());
+    }
+  }
+}
+
 namespace {
 // This process's resident-set peak since the last reset_peak_rss() (VmHWM), in bytes; 0 where unknown.
 std::uint64_t peak_rss() {
@@ -228,6 +318,15 @@ TEST(Gram, AccumulatorLargerThanTheLimitIsOutOfMemoryOnEveryRank) {
   EXPECT_EQ(kind, "OutOfMemory");
   EXPECT_NE(message.find("accumulator"), std::string::npos) << message;
   EXPECT_FALSE(slab::io::exists(e.comm(), file, "/Y"));
+  // The same product written as matmul fails the same way, at the call, on every rank.
+  kind.clear();
+  auto xa = slab::io::read_hdf5<double>(e, file, "/X", slab::Split::rows);
+  try {
+    (void)slab::matmul(xa, slab::transpose(xa));
+  } catch (const slab::Error& err) {
+    kind = err.kind();
+  }
+  EXPECT_EQ(kind, "OutOfMemory");
 }
 
 TEST(Gram, AtAOfARowSplitArray) {

@@ -320,8 +320,16 @@ TEST(Linalg, BadInputThrowsOnEveryRank) {
   };
   EXPECT_THROW((void)la::svd(a, 5), slab::InvalidArgument);
   expect_message([&] { (void)la::svd(a, 5); }, "(20, 4)");
-  EXPECT_THROW((void)la::tsqr(wide), slab::ShapeError);
-  expect_message([&] { (void)la::tsqr_r(wide); }, "not tall-skinny");
+  // A wide A has a QR and an SVD now (through its first columns, through its transpose); no columns or no rows
+  // has neither.
+  auto no_cols = make(e, 3, 0, [](auto, auto) { return 0.0; });
+  auto no_rows = make(e, 0, 5, [](auto, auto) { return 0.0; });
+  EXPECT_THROW((void)la::tsqr(no_cols), slab::ShapeError);
+  expect_message([&] { (void)la::tsqr_r(no_cols); }, "not tall-skinny");
+  expect_message([&] { (void)la::tsqr(no_rows); }, "(0, 5)");
+  expect_message([&] { (void)la::svd(no_rows); }, "(0, 5)");
+  EXPECT_THROW((void)la::svd(wide, 4), slab::InvalidArgument);
+  expect_message([&] { (void)la::svd(wide, 4); }, "(3, 8)");
   EXPECT_THROW((void)la::at_b(a, other), slab::ShapeError);
   expect_message([&] { (void)la::at_b(a, other); }, "(21, 2)");
   std::vector<double> b3(3);

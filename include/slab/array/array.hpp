@@ -35,6 +35,16 @@ template <class T>
 using ExprPtr = std::shared_ptr<const ExprNode<T>>;
 }  // namespace detail
 
+/**
+ * @brief Where an array's values come from, for an operation that can read the source better than through the
+ * array's chunks (linalg::matmul reads an HDF5 dataset in column blocks for X X^T, never holding X). The layer
+ * that makes such an array derives from it (io: the dataset read_hdf5 read, `io::source_dataset`) and sets it on
+ * the array it returns; anything made from that array (a slice, an expression, a transpose) has none of its own.
+ */
+struct ArraySource {
+  virtual ~ArraySource();
+};
+
 /// Result of reduce_stats(): every figure from one fused pass (count excludes nothing: NaN propagates).
 struct Stats {
   std::int64_t count = 0;
@@ -75,6 +85,8 @@ class Array {
   Array(Engine& engine, Layout layout, detail::ExprPtr<T> expr);
 
   [[nodiscard]] bool valid() const noexcept { return state_ != nullptr; }
+  /// Whether both handles refer to the same array (Python's `a is b`; copies of a handle are the same array).
+  [[nodiscard]] bool is_same(const Array& other) const noexcept { return state_ != nullptr && state_ == other.state_; }
   [[nodiscard]] const Layout& layout() const;
   [[nodiscard]] std::int64_t rows() const { return layout().rows; }
   [[nodiscard]] std::int64_t cols() const { return layout().cols; }
@@ -166,7 +178,15 @@ class Array {
   [[nodiscard]] T min() const;
   [[nodiscard]] T max() const;
 
+  /// The transpose, NumPy's `a.T` (slicing.hpp's transpose()): a lazy view that records which array it transposes.
   [[nodiscard]] Array transpose() const;
+  /// @brief The array this one is the transpose view of (the result of transpose() of a 2-D array), so that
+  /// linalg::matmul can see `matmul(x, transpose(x))` as a Gram; an empty handle otherwise. Not collective.
+  [[nodiscard]] Array transpose_of() const;
+  /// The source this array was made from (see ArraySource), or null. Not collective.
+  [[nodiscard]] const std::shared_ptr<const ArraySource>& source() const;
+  /// @private Record the source of an array just made (the making layer calls it before returning the array).
+  void set_source(std::shared_ptr<const ArraySource> source);
   [[nodiscard]] Array row_range(std::int64_t begin, std::int64_t end) const;
   [[nodiscard]] Array col_range(std::int64_t begin, std::int64_t end) const;
   [[nodiscard]] Array head(std::int64_t n) const;

@@ -33,8 +33,11 @@ template <class T>
 /// to rows and back (collective). @throws ShapeError for an index out of range.
 template <class T>
 [[nodiscard]] Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns);
-/// The transpose: a row-split array gives a column-split one with locally transposed blocks (no
-/// communication; one task per chunk). A 1-D array is returned as is. Lazy, not collective.
+/// The transpose, NumPy's a.T: a lazy view that records what it transposes (transpose_of() is `a`, and
+/// transpose(transpose(a)) is `a` itself), so linalg::matmul(a, transpose(a)) is seen as a Gram and never
+/// transposes anything. Its chunks are recorded only when something reads them: a row-split array gives a
+/// column-split one with locally transposed blocks (no communication; one task per chunk), a replicated one a
+/// replicated transpose in one chunk. A 1-D array is returned as is. Lazy, not collective.
 template <class T>
 [[nodiscard]] Array<T> transpose(const Array<T>& a);
 /// The same array with balanced blocks (alltoallv along the split axis). Collective (recorded lazily).

@@ -3,7 +3,9 @@
 /// @brief Arrays from and to HDF5 datasets: lazy chunk-by-chunk hyperslab reads, atomic collective writes.
 
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "slab/array/array.hpp"
@@ -21,7 +23,9 @@ struct ReadOptions {
 /**
  * @brief The dataset `dataset` of `file` as an Array<T> split along `split`, read lazily: chunk i of a rank is
  * one task of kind TraceKind::io that reads its hyperslab independently when (and only when) the chunk is
- * needed. Contiguous, chunked and compressed (deflate) datasets. Collective (validation: slab::io::inspect).
+ * needed. Contiguous, chunked and compressed (deflate) datasets. The array remembers the dataset
+ * (source_dataset()), so linalg can stream it from the file in the blocks it wants (X X^T in column blocks)
+ * instead of through the chunks. Collective (validation: slab::io::inspect).
  * @throws IoError / ShapeError / TypeError on every rank as slab::io::inspect with `expected` = T; the message
  * names the file and dataset.
  */
@@ -29,11 +33,26 @@ template <ArrayElement T>
 Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& dataset, Split split,
                    ReadOptions options = {});
 
+/// The ArraySource of an array read_hdf5 made: the validated dataset it reads.
+struct DatasetSource : ArraySource {
+  explicit DatasetSource(DatasetInfo dataset) : info(std::move(dataset)) {}
+  DatasetInfo info;
+};
+
+/**
+ * @brief The dataset `array` was read from when it is itself a result of read_hdf5 (a handle to it, not a slice,
+ * expression or transpose of it), else null. Not collective.
+ */
+template <ArrayElement T>
+[[nodiscard]] const DatasetInfo* source_dataset(const Array<T>& array);
+
 /**
  * @brief Write `array` to `dataset` of `file` (created when missing; other objects untouched) collectively
  * and atomically: under a temporary name moved into place with H5Lmove only when every rank's chunks are
  * written, replacing an existing dataset of that name only then. Chunks are computed one round at a time
- * (round r: every rank's chunk r, one collective write), so a lazy array streams. `chunk`: the file's chunk
+ * (round r: every rank's chunk r, one collective write), so a lazy array streams. The first round is computed
+ * before the file is opened for writing, so an array whose collective work reads the same file (the lazy
+ * X X^T of linalg::matmul, written next to X) has read it by then. `chunk`: the file's chunk
  * extents (empty: contiguous). Collective. @throws IoError (every rank); the target is then untouched.
  */
 template <ArrayElement T>

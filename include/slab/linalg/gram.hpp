@@ -2,6 +2,10 @@
 /// @file gram.hpp
 /// @brief Gram matrices: Y = X X^T out of core for X in an HDF5 file (seed 001), and A^T A.
 ///
+/// The NumPy spelling of the same question, `slab::matmul(x, slab::transpose(x))` with x from io::read_hdf5
+/// (matmul.hpp), records this pass lazily and returns Y as a row-split Array (bitwise gram_xxt's Y), which
+/// io::write_hdf5 writes round by round; `slab::matmul(transpose(a), a)` is gram_ata's product as an Array.
+///
 /// X X^T streams: X (n x m) is read in column blocks X[:, j0:j1], the blocks dealt to ranks round-robin; each
 /// block is folded into this rank's running n x n sum with dsyrk (upper triangle), and while block i is folded
 /// (dsyrk on a worker thread, or enqueued on the GPU's stream) the rank's main thread reads block i + 1 from the

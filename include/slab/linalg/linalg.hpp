@@ -1,8 +1,9 @@
 #pragma once
 /// @file linalg.hpp
-/// @brief Distributed dense linear algebra on slab::Array<double> split by rows: matmul with a replicated
-/// matrix, A^T B, matrix-vector, TSQR (R, explicit Q), SVD via TSQR (truncated), randomized SVD / PCA and
-/// least squares. BLAS/LAPACK on host memory, cuBLAS/cuSOLVER when the memory manager's device tier is a GPU.
+/// @brief Distributed dense linear algebra on slab::Array<double>: matmul with a replicated matrix, A^T B,
+/// matrix-vector, TSQR (R, explicit Q), SVD via TSQR (truncated; wide or column-split matrices through the
+/// transpose or a resplit), randomized SVD / PCA and least squares. BLAS/LAPACK on host memory, cuBLAS/cuSOLVER
+/// when the memory manager's device tier is a GPU. The product of two distributed arrays is matmul.hpp's.
 ///
 /// Every function is called on every rank in the same order with the same global arguments (SPMD). Argument
 /// errors are decided from global shapes only, so every rank throws the same ShapeError/InvalidArgument
@@ -48,28 +49,37 @@ struct RowSource {
  */
 [[nodiscard]] std::vector<double> at_b(const Array<double>& a, const Array<double>& b);
 
-/// @brief R (n x n, diag >= 0, replicated) of A = QR by TSQR over chunks then ranks. Collective.
-/// @throws ShapeError when A is not tall-skinny (rows < cols) or not split by rows.
+/// @brief R (n x n, diag >= 0, replicated) of A = QR by TSQR over chunks then ranks; a column-split or replicated
+/// A is resplit by rows first. A wide A (m < n) gives R m x n, upper trapezoidal (see tsqr). Collective.
+/// @throws ShapeError when A has no columns, or no rows.
 [[nodiscard]] std::vector<double> tsqr_r(const Array<double>& a);
 /// @brief tsqr_r on a RowSource (each chunk produced once, streamed: one chunk resident at a time). Collective.
 [[nodiscard]] std::vector<double> tsqr_r(Engine& engine, const RowSource& a);
 
-/// Result of tsqr().
+/// Result of tsqr(): NumPy's qr(a, mode="reduced") with k = min(m, n).
 struct QrResult {
-  Array<double> q;        ///< m x n, split like A, orthonormal columns
-  std::vector<double> r;  ///< n x n upper triangular, diag >= 0, replicated
+  Array<double> q;        ///< m x k, orthonormal columns, split by rows (like A when A is row-split)
+  std::vector<double> r;  ///< k x n upper triangular (trapezoidal when wide), diag >= 0, replicated
 };
-/// @brief Explicit TSQR: local QR of the rank's stacked chunks, binomial tree of 2n x n QRs, Q formed back down
-/// the tree. Collective. @throws ShapeError as tsqr_r.
+/**
+ * @brief Explicit QR. Tall A (m >= n): TSQR, a local QR of the rank's stacked chunks, a binomial tree of 2n x n
+ * QRs, Q formed back down the tree; a column-split or replicated A is resplit by rows first (one alltoallv).
+ * Wide A (m < n): Q (m x m) is the orthogonal factor of A's first m columns (a Householder QR on rank 0 of that
+ * small block, broadcast) and R = Q^T A (m x n, by at_b), as LAPACK's Householder QR of the whole matrix finds
+ * Q from those columns. Collective. @throws ShapeError when A has no columns, or no rows.
+ */
 [[nodiscard]] QrResult tsqr(const Array<double>& a);
 
 /// Result of svd() / randomized_svd(). Tuple-like over (u, s, vt), so `auto [u, s, vt] = svd(a);` works
 /// (explicit_q stays a member only).
 struct SvdResult {
-  Array<double> u;          ///< m x k, split like A
+  Array<double> u;          ///< m x k, split by rows (like A when A is row-split and tall)
   std::vector<double> s;    ///< k, descending
   std::vector<double> vt;   ///< k x n, replicated
   bool explicit_q = false;  ///< U came from an explicit Q (A ill-conditioned in its first k directions)
+  /// V (n x k) split by rows, the distributed form of vt^T: set for a wide A (where n is the long side), the U of
+  /// A^T's SVD; an empty handle for a tall A (vt is small there).
+  Array<double> v;
 
   /// get<0> = u, get<1> = s, get<2> = vt (the structured binding's protocol).
   template <std::size_t I>
@@ -108,8 +118,12 @@ enum class QrMethod {
 /**
  * @brief Thin SVD via TSQR: R (see QrMethod), R = U_r S V^T (dgesdd on rank 0, broadcast), then
  * U = A V_k S_k^-1, one dgemm per chunk (a second pass over A), when s_k / s_1 >= 1e-4; else U = Q U_r[:, :k]
- * from an explicit Householder TSQR. k = 0 keeps all n. Collective; U is computed lazily in the first case.
- * @throws InvalidArgument when k > n or k < 0; ShapeError when not tall-skinny.
+ * from an explicit Householder TSQR. k = 0 keeps all min(m, n). A column-split or replicated tall A is resplit by
+ * rows first. A wide A (m < n) goes through its transpose, as Dask's svd does for short-and-fat arrays: the tall
+ * A^T = U' S V'^T (A^T is transposed locally when A is column-split, resplit by rows otherwise), so U = V' (m x k,
+ * split by rows: its m rows are few), s, vt = U'^T (gathered to every rank: k n doubles each), and v = U' (n x k,
+ * split by rows). Collective; U is computed lazily in the first case of a tall A.
+ * @throws InvalidArgument when k > min(m, n) or k < 0; ShapeError when A has no rows or no columns.
  */
 [[nodiscard]] SvdResult svd(const Array<double>& a, std::int64_t k = 0, QrMethod method = QrMethod::automatic);
 /// @brief svd() streaming A from `a`: once for R, once for U (the explicit-Q fallback needs the rank's chunks

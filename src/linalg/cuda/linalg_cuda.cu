@@ -83,6 +83,15 @@ void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::si
            "cublasDgemm");
 }
 
+void gpu_dgemm_ld(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
+                  const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+                  std::size_t ldc, const ExecutionContext& exec) {
+  // Row-major strides are the column-major leading dimensions of the transposes: C^T = op(B)^T op(A)^T.
+  blas_try(cublasDgemm(blas(exec), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
+                       int(m), int(k), &alpha, b, int(ldb), a, int(lda), &beta, c, int(ldc)),
+           "cublasDgemm");
+}
+
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, const ExecutionContext& exec) {
   // Row-major A (m x n) is column-major A^T (n x m): A^T A = (A^T)(A^T)^T, syrk with op N.
   const double one = 1, zero = 0;

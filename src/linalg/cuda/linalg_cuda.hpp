@@ -13,6 +13,11 @@ namespace slab::linalg::detail {
 /// C (m x n) = alpha op(A) op(B) + beta C, row-major; op(A) is m x k (A is k x m when trans_a).
 void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                const double* b, double beta, double* c, const ExecutionContext& exec);
+/// As gpu_dgemm with explicit row strides: op(A) read from `a` with rows lda apart (A's stored rows), likewise B
+/// (ldb) and C (ldc), so that a column range of a block is an operand without a copy.
+void gpu_dgemm_ld(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
+                  const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
+                  std::size_t ldc, const ExecutionContext& exec);
 /// C (n x n, row-major, upper triangle) = A^T A for A (m x n row-major).
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, const ExecutionContext& exec);
 /// R (n x n row-major, upper, signs not normalised) of the QR of A (m x n row-major, m >= n) by

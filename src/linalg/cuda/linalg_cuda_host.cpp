@@ -13,6 +13,10 @@ void gpu_dgemm(bool, bool, std::size_t, std::size_t, std::size_t, double, const 
                const ExecutionContext&) {
   no_cuda("dgemm on device memory");
 }
+void gpu_dgemm_ld(bool, bool, std::size_t, std::size_t, std::size_t, double, const double*, std::size_t, const double*,
+                  std::size_t, double, double*, std::size_t, const ExecutionContext&) {
+  no_cuda("dgemm on device memory");
+}
 void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
   no_cuda("dsyrk on device memory");
 }
