@@ -24,6 +24,7 @@
 #include "slab/frame/frame.hpp"
 #include "slab/frame/from_arrays.hpp"
 #include "slab/frame/groupby.hpp"
+#include "slab/frame/groupby_transform.hpp"
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/print.hpp"

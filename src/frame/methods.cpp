@@ -8,6 +8,7 @@
 #include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
+#include "slab/frame/groupby_transform.hpp"
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/resample.hpp"
@@ -53,16 +54,14 @@ Frame project(const Frame& frame, const std::vector<std::size_t>& sources, const
       true);
 }
 
-std::string agg_output_name(const std::string& column, AggOp op) {
-  return op == AggOp::size ? std::string("size") : column + "_" + to_string(op);
-}
-
 bool applies(AggOp op, ElementType t) {
   switch (op) {
     case AggOp::sum:
     case AggOp::mean:
     case AggOp::std:
     case AggOp::var:
+    case AggOp::median:
+    case AggOp::quantile:
       return t == ElementType::int64 || t == ElementType::float64 || t == ElementType::boolean;
     case AggOp::min:
     case AggOp::max:
@@ -77,26 +76,38 @@ std::vector<Aggregation> parse_specs(const std::vector<AggSpec>& aggregations) {
   std::vector<Aggregation> aggs;
   for (const auto& a : aggregations) {
     Aggregation g{a.column, {}};
-    for (const auto& op : a.ops) g.ops.push_back(parse_agg_op(op));
+    for (const auto& op : a.ops) {
+      double q = 0.5;
+      g.ops.push_back(parse_agg_op(op, q));
+      if (g.ops.back() == AggOp::quantile) g.quantiles.push_back(q);
+    }
     aggs.push_back(std::move(g));
   }
   return aggs;
 }
 
 // NamedAggs as the Aggregations to compute (one per input column, first appearance order, each (column, op) once,
-// size once in all) and, per NamedAgg, the name of its column in their result.
+// size once in all; each quantile's q once) and, per NamedAgg, the name of its column in their result.
 std::pair<std::vector<Aggregation>, std::vector<std::string>> plan_named(const std::vector<NamedAgg>& aggregations) {
   std::vector<Aggregation> aggs;
   std::vector<std::string> sources;
   bool have_size = false;
   for (const auto& a : aggregations) {
-    AggOp op = parse_agg_op(a.op);
-    sources.push_back(agg_output_name(a.column, op));
+    double q = 0.5;
+    AggOp op = parse_agg_op(a.op, q);
+    sources.push_back(agg_column_name(a.column, op, q));
     if (op == AggOp::size && have_size) continue;
     have_size = have_size || op == AggOp::size;
     auto it = std::find_if(aggs.begin(), aggs.end(), [&](const Aggregation& g) { return g.column == a.column; });
     if (it == aggs.end()) it = aggs.insert(aggs.end(), Aggregation{a.column, {}});
-    if (std::find(it->ops.begin(), it->ops.end(), op) == it->ops.end()) it->ops.push_back(op);
+    if (op == AggOp::quantile) {
+      if (std::find(it->quantiles.begin(), it->quantiles.end(), q) == it->quantiles.end()) {
+        it->ops.push_back(op);
+        it->quantiles.push_back(q);
+      }
+    } else if (std::find(it->ops.begin(), it->ops.end(), op) == it->ops.end()) {
+      it->ops.push_back(op);
+    }
   }
   return {std::move(aggs), std::move(sources)};
 }
@@ -118,11 +129,12 @@ Frame project_named(const Frame& g, std::size_t nkeys, const std::vector<NamedAg
 }
 
 // Every column but `skip` that `op` applies to, each with `op`.
-std::vector<Aggregation> all_columns(const Schema& schema, const std::vector<std::string>& skip, AggOp op) {
+std::vector<Aggregation> all_columns(const Schema& schema, const std::vector<std::string>& skip, AggOp op,
+                                     double q = 0.5) {
   std::vector<Aggregation> aggs;
   for (const auto& f : schema.fields())
     if (std::find(skip.begin(), skip.end(), f.name) == skip.end() && applies(op, f.type))
-      aggs.push_back({f.name, {op}});
+      aggs.push_back({f.name, {op}, op == AggOp::quantile ? std::vector<double>{q} : std::vector<double>{}});
   return aggs;
 }
 
@@ -260,6 +272,90 @@ Frame GroupBy::apply_all(AggOp op) const {
   SLAB_EXPECTS(!aggs.empty(), InvalidArgument,
                std::string("groupby(...).") + to_string(op) + "(): no column besides the keys it applies to");
   return frame::groupby(frame_, keys_, aggs, options_);
+}
+
+Frame GroupBy::quantile(double q) const {
+  std::vector<Aggregation> aggs = all_columns(frame_.schema(), keys_, AggOp::quantile, q);
+  SLAB_EXPECTS(!aggs.empty(), InvalidArgument, "groupby(...).quantile(): no column besides the keys it applies to");
+  return frame::groupby(frame_, keys_, aggs, options_);
+}
+
+SeriesGroupBy GroupBy::operator[](const std::string& column) const {
+  (void)frame_.schema().index_of(column);  // unknown column: InvalidArgument naming it
+  return SeriesGroupBy(*this, column);
+}
+
+Frame SeriesGroupBy::quantile(double q) const {
+  Aggregation a{column_, {AggOp::quantile}, {q}};
+  return frame::groupby(groupby_.frame(), groupby_.keys(), {a}, groupby_.options());
+}
+
+// ---- GroupBy's row-preserving operations: frame::group_transform.
+
+namespace {
+Series scan(const GroupBy& g, GroupScan op, const std::string& column, std::int64_t periods = 1) {
+  GroupTransform t;
+  t.op = op;
+  t.column = column;
+  t.periods = periods;
+  return group_transform(g.frame(), g.keys(), t, g.options());
+}
+}  // namespace
+
+Series GroupBy::cumsum(const std::string& column) const { return scan(*this, GroupScan::cumsum, column); }
+Series GroupBy::cumprod(const std::string& column) const { return scan(*this, GroupScan::cumprod, column); }
+Series GroupBy::cummin(const std::string& column) const { return scan(*this, GroupScan::cummin, column); }
+Series GroupBy::cummax(const std::string& column) const { return scan(*this, GroupScan::cummax, column); }
+Series GroupBy::ffill(const std::string& column) const { return scan(*this, GroupScan::ffill, column); }
+Series GroupBy::bfill(const std::string& column) const { return scan(*this, GroupScan::bfill, column); }
+Series GroupBy::shift(const std::string& column, std::int64_t periods) const {
+  return scan(*this, GroupScan::shift, column, periods);
+}
+Series GroupBy::diff(const std::string& column, std::int64_t periods) const {
+  return scan(*this, GroupScan::diff, column, periods);
+}
+Series GroupBy::cumcount(bool ascending) const {
+  GroupTransform t;
+  t.op = GroupScan::cumcount;
+  t.ascending = ascending;
+  return group_transform(frame_, keys_, t, options_);
+}
+Series GroupBy::transform(const std::string& column, const std::string& op) const {
+  GroupTransform t;
+  t.op = GroupScan::transform;
+  t.column = column;
+  t.agg = parse_agg_op(op, t.q);
+  return group_transform(frame_, keys_, t, options_);
+}
+GroupRolling GroupBy::rolling(std::int64_t window, std::int64_t min_periods) const {
+  return GroupRolling(*this, RollingWindow::count(window, min_periods));
+}
+GroupRolling SeriesGroupBy::rolling(std::int64_t window, std::int64_t min_periods) const {
+  return groupby_.rolling(window, min_periods)[column_];
+}
+
+Series GroupRolling::apply(RollingOp op) const {
+  SLAB_EXPECTS(!column_.empty(), InvalidArgument,
+               "groupby(...)." + window_.str() + ": select a column first, as groupby(...).rolling(n)[\"x\"]." +
+                   std::string(to_string(op)) + "()");
+  GroupTransform t;
+  t.op = GroupScan::rolling;
+  t.column = column_;
+  t.window = window_;
+  t.rolling_op = op;
+  return group_transform(groupby_.frame(), groupby_.keys(), t, groupby_.options());
+}
+
+Series GroupRolling::var() const {
+  SLAB_EXPECTS(!column_.empty(), InvalidArgument,
+               "groupby(...)." + window_.str() + ": select a column first, as groupby(...).rolling(n)[\"x\"].var()");
+  GroupTransform t;
+  t.op = GroupScan::rolling;
+  t.column = column_;
+  t.window = window_;
+  t.rolling_op = RollingOp::std;
+  t.rolling_var = true;
+  return group_transform(groupby_.frame(), groupby_.keys(), t, groupby_.options());
 }
 
 // ---- Resampler.

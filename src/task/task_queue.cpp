@@ -198,7 +198,15 @@ struct TaskQueue::Impl {
     } catch (...) {
       error = std::current_exception();
     }
-    comm.agree(error);  // an error already agreed is rethrown at once, without another exchange
+    try {
+      comm.agree(error);  // an error already agreed is rethrown at once, without another exchange
+    } catch (...) {
+      // Every rank has run the same collective tasks when an error is agreed (each one starts at an agreement
+      // point), so every rank forgets the same pending ones: the rest of a failed operation's collectives are not
+      // run again by the next persist (failing the same way) unless a handle still asks for them.
+      pending_collectives.clear();
+      throw;
+    }
     report_progress(true);
     std::erase_if(pending, [](const std::weak_ptr<TaskNode>& w) {
       auto n = w.lock();

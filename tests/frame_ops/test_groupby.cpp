@@ -365,7 +365,17 @@ TEST(Groupby, ErrorsOnEveryRank) {
   EXPECT_THROW((void)fr::groupby(f, {"id"}, {{"nope", {fr::AggOp::sum}}}), slab::InvalidArgument);
   EXPECT_THROW((void)fr::groupby(f, {"id"}, {{"name", {fr::AggOp::mean}}}), slab::TypeError);
   EXPECT_THROW((void)fr::groupby(f, {}, {{"x", {fr::AggOp::sum}}}), slab::InvalidArgument);
-  EXPECT_THROW((void)fr::parse_agg_op("median"), slab::InvalidArgument);
+  EXPECT_THROW((void)fr::parse_agg_op("mode"), slab::InvalidArgument);
+  EXPECT_THROW((void)fr::parse_agg_op("q1.5"), slab::InvalidArgument);
+  EXPECT_THROW((void)fr::parse_agg_op("quantile(x)"), slab::InvalidArgument);
+  double q = 0;
+  EXPECT_EQ(fr::parse_agg_op("median"), fr::AggOp::median);
+  EXPECT_EQ(fr::parse_agg_op("quantile(0.25)", q), fr::AggOp::quantile);
+  EXPECT_EQ(q, 0.25);
+  EXPECT_EQ(fr::parse_agg_op("q0.9", q), fr::AggOp::quantile);
+  EXPECT_EQ(q, 0.9);
+  EXPECT_EQ(fr::parse_agg_op("quantile", q), fr::AggOp::quantile);
+  EXPECT_EQ(q, 0.5);
   // still usable afterwards (no rank left behind in a collective)
   fr::LocalTable out = fr::groupby(f, {"id"}, {{"x", {fr::AggOp::count}}}).gather_all();
   EXPECT_EQ(out.nrows(), 5);

@@ -209,6 +209,31 @@ TEST(TaskQueue, ExceptionInATaskOnOneRankReachesEveryRank) {
   EXPECT_EQ(kind, "IoError");
 }
 
+TEST(TaskQueue, AFailedPersistLeavesNoCollectiveToRunAgain) {
+  Engine e;
+  const int rank = e.comm().rank(), last = e.comm().size() - 1;
+  auto sum_task = [](slab::TaskContext& ctx) {
+    double v = ctx.input_as<double>(0)[0];
+    double s = 0;
+    ctx.comm().allreduce(std::span<const double>(&v, 1), std::span<double>(&s, 1), slab::ReduceOp::sum);
+    ctx.output_as<double>(1)[0] = s;
+  };
+  {
+    // A failing local task on the last rank, then two collectives waiting on it: the first persist fails.
+    auto bad = e.tasks().submit("bad", {}, [rank, last](slab::TaskContext& ctx) {
+      if (rank == last) SLAB_FAIL(slab::IoError, "bad input");
+      ctx.output_as<double>(1)[0] = 1;
+    });
+    auto c1 = e.tasks().submit("allreduce", {bad}, sum_task, {slab::TraceKind::comm, true});
+    auto c2 = e.tasks().submit("allreduce", {c1}, sum_task, {slab::TraceKind::comm, true});
+    EXPECT_THROW(e.tasks().persist(c2), slab::IoError);
+  }
+  // The failed operation's collectives are forgotten on every rank: an unrelated persist runs only its own.
+  auto ok = e.tasks().submit("one", {}, [](slab::TaskContext& ctx) { ctx.output_as<double>(1)[0] = 1; });
+  auto total = e.tasks().submit("allreduce", {ok}, sum_task, {slab::TraceKind::comm, true});
+  EXPECT_EQ(e.tasks().compute<double>(total)[0], static_cast<double>(e.comm().size()));
+}
+
 TEST(TaskQueue, EveryTaskIsTraced) {
   Engine e;
   const auto before = e.tracer().events().size();

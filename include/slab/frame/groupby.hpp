@@ -16,6 +16,15 @@
 /// records go through the streaming shuffle (shuffle_routed: range-routed by sampled splitters when sorted,
 /// hashed otherwise) and each shuffled partition is combined on its own into one result partition, so no
 /// step holds more than about one partition. Aggregations with nunique keep their distinct sets in memory.
+///
+/// median and quantile are holistic (no partial state can be merged): every non-null value travels, as
+/// (key words, value) rows routed by the same partitioner as the partial records, so each group's values meet
+/// its records in the same result partition; there they are sorted per group. Out of core the values stream
+/// through shuffle_routed in partitions sized to the memory budget; a partition (so a single group) whose
+/// values do not fit in memory fails with OutOfMemory.
+///
+/// Per-group operations that keep the input's rows (cumsum, shift, diff, transform, rolling, ...) are in
+/// groupby_transform.hpp; GroupBy below exposes them with pandas' names.
 
 #include <cstdint>
 #include <string>
@@ -24,22 +33,36 @@
 #include <vector>
 
 #include "slab/frame/frame.hpp"
+#include "slab/frame/rolling.hpp"
+#include "slab/frame/series.hpp"
 
 namespace slab::frame {
 
 /// An aggregation. size counts rows (nulls included); count counts non-null values; std/var use ddof=1;
-/// first/last are the first/last non-null values in the frame's global row order; nunique ignores nulls.
-enum class AggOp : std::uint8_t { sum, mean, count, size, min, max, std, var, first, last, nunique };
+/// first/last are the first/last non-null values in the frame's global row order; nunique ignores nulls;
+/// median and quantile (holistic) interpolate linearly between the two order statistics around q * (n - 1) of
+/// the group's non-null values, as pandas (median: the mean of the middle two), NaN for a group without values.
+enum class AggOp : std::uint8_t { sum, mean, count, size, min, max, std, var, first, last, nunique, median, quantile };
 
-/// "sum", "mean", ... (pandas' names). Not collective.
+/// "sum", "mean", ..., "median", "quantile" (pandas' names). Not collective.
 [[nodiscard]] const char* to_string(AggOp op) noexcept;
-/// The AggOp named `name`. @throws InvalidArgument for an unknown name. Not collective.
+/// The AggOp named `name`: pandas' names, and for quantile "quantile" (q = 0.5, pandas' default), "q0.9" or
+/// "quantile(0.9)" (any q in [0, 1]). Not collective.
+/// @throws InvalidArgument for an unknown name or a q outside [0, 1], naming the text.
 [[nodiscard]] AggOp parse_agg_op(std::string_view name);
+/// As above, and the quantile's q in `q` (0.5 for "quantile"; left alone for other ops). Not collective.
+[[nodiscard]] AggOp parse_agg_op(std::string_view name, double& q);
+/// The result column of `op` of `column`: "<column>_<op>" ("x_mean", "x_median"), "size" for size, and
+/// "<column>_q<q>" for quantile with q written shortest ("x_q0.9", "x_q0.5"). Not collective.
+[[nodiscard]] std::string agg_column_name(const std::string& column, AggOp op, double q = 0.5);
 
-/// The aggregations of one value column, e.g. {"x", {AggOp::mean, AggOp::sum}}.
+/// The aggregations of one value column, e.g. {"x", {AggOp::mean, AggOp::sum}} or, with quantiles,
+/// {"x", {AggOp::median, AggOp::quantile, AggOp::quantile}, {0.1, 0.9}}.
 struct Aggregation {
   std::string column;
   std::vector<AggOp> ops;
+  /// The q of each AggOp::quantile in `ops`, in order (missing ones are 0.5, pandas' default).
+  std::vector<double> quantiles = {};
 };
 
 /// Per-rank counters of the last groupby (for tests and tuning).
@@ -65,14 +88,19 @@ struct GroupbyOptions {
  * (column, op) in the order given, named "<column>_<op>" (op "size" is named "size"). Types: count, size,
  * nunique int64; mean, std, var float64; sum float64 for float64 values and int64 for int64/bool (an int64 sum
  * wraps modulo 2^64 on overflow, as pandas and NumPy do; mean/std/var are computed in double); min, max,
- * first, last keep the value type (all-null groups give NaN for float64, a null elsewhere). Float keys
- * group by value (-0.0 == 0.0; NaN is null: dropped, or one group with dropna = false).
+ * first, last keep the value type (all-null groups give NaN for float64, a null elsewhere); median and
+ * quantile float64 (of int64, float64 or boolean values; NaN for a group without values). Quantile columns are
+ * named "<column>_q<q>" (agg_column_name). Float keys group by value (-0.0 == 0.0; NaN is null: dropped, or one
+ * group with dropna = false).
  *
  * Eager and collective: runs the input's partition tasks (one at a time, folding each into this rank's
  * partial state), exchanges, and returns a frame with one partition per rank holding that rank's groups
- * (out of core: several partitions per rank, produced lazily, one combine task each).
- * @throws InvalidArgument (every rank) for unknown columns, no keys, a key also aggregated, or an empty op
- * list; TypeError (every rank) for sum/mean/std/var of a string or timestamp column.
+ * (out of core: several partitions per rank, produced lazily, one combine task each; with median or quantile
+ * computed before returning, spillable).
+ * @throws InvalidArgument (every rank) for unknown columns, no keys, a key also aggregated, an empty op
+ * list or a quantile's q outside [0, 1]; TypeError (every rank) for sum/mean/std/var/median/quantile of a
+ * string or timestamp column. OutOfMemory (every rank) when one partition of median/quantile values, so at
+ * least one group's values, cannot be held in memory.
  */
 [[nodiscard]] Frame groupby(const Frame& frame, const std::vector<std::string>& keys,
                             const std::vector<Aggregation>& aggregations, const GroupbyOptions& options = {});
@@ -80,7 +108,8 @@ struct GroupbyOptions {
 // ---- The pandas-style spelling: df.groupby({"id", "name"}).agg({{"x", {"mean", "sum"}}, {"y", {"min"}}}).
 
 /// One column's aggregations by pandas' names ("sum", "mean", "count", "size", "min", "max", "std", "var",
-/// "first", "last", "nunique"; there is no "median"): {"x", {"mean", "sum"}}.
+/// "first", "last", "nunique", "median", and quantiles as "quantile" (q = 0.5), "q0.9" or "quantile(0.9)"):
+/// {"x", {"median", "mean", "q0.9"}} gives "x_median", "x_mean", "x_q0.9".
 struct AggSpec {
   std::string column;
   std::vector<std::string> ops;
@@ -100,10 +129,18 @@ struct NamedAgg {
   return {std::move(name), std::move(column), std::move(op)};
 }
 
+class GroupRolling;
+class SeriesGroupBy;
+
 /**
  * @brief What df.groupby(keys) returns: keys and options; every aggregation runs frame::groupby (eager and
  * collective) and returns a frame with the keys as columns (as_index=False), sorted by key by default.
  * Output names: "<column>_<op>" (op "size": "size") as frame::groupby names them, or the names of NamedAggs.
+ *
+ * The per-group operations that keep the rows (cumsum, cumcount, shift, diff, ffill, bfill, transform,
+ * rolling) run frame::group_transform (groupby_transform.hpp): each returns a Series aligned with the input's
+ * rows and partitions, so df.assign("x_cum", gb.cumsum("x")) attaches it without moving rows. Rows whose key
+ * is null get a null (NaN for float64 results) unless dropna(false). Eager and collective.
  */
 class GroupBy {
  public:
@@ -112,6 +149,7 @@ class GroupBy {
 
   [[nodiscard]] const Frame& frame() const noexcept { return frame_; }
   [[nodiscard]] const std::vector<std::string>& keys() const noexcept { return keys_; }
+  [[nodiscard]] const GroupbyOptions& options() const noexcept { return options_; }
   /// sort=false / dropna=false as pandas' groupby(..., sort=False, dropna=False). Not collective.
   GroupBy& sort(bool on) {
     options_.sort = on;
@@ -145,13 +183,124 @@ class GroupBy {
   [[nodiscard]] Frame first() const { return apply_all(AggOp::first); }
   [[nodiscard]] Frame last() const { return apply_all(AggOp::last); }
   [[nodiscard]] Frame nunique() const { return apply_all(AggOp::nunique); }
+  /// median / quantile(q) of every int64, float64 and boolean non-key column ("<column>_median",
+  /// "<column>_q<q>"). Collective. @throws InvalidArgument when no column qualifies or q is outside [0, 1].
+  [[nodiscard]] Frame median() const { return apply_all(AggOp::median); }
+  [[nodiscard]] Frame quantile(double q = 0.5) const;
   /// `op` of every column it applies to (see sum()). Collective.
   [[nodiscard]] Frame apply_all(AggOp op) const;
+
+  /// df.groupby(keys)[column]: the same groups, one column selected (pandas' SeriesGroupBy). Not collective.
+  /// @throws InvalidArgument (every rank) for an unknown column.
+  [[nodiscard]] SeriesGroupBy operator[](const std::string& column) const;
+
+  // ---- Per-group operations that keep the rows (groupby_transform.hpp): a Series aligned with the input.
+  // Each is eager and collective (two shuffles) and throws, on every rank, InvalidArgument for unknown
+  // columns and TypeError for a column type the operation does not take (see group_transform).
+
+  /// Running sum / product / minimum / maximum within each group in row order, nulls skipped (null there).
+  /// int64 and boolean give int64 (sums wrap), float64 float64; cummin/cummax also keep timestamps.
+  [[nodiscard]] Series cumsum(const std::string& column) const;
+  [[nodiscard]] Series cumprod(const std::string& column) const;
+  [[nodiscard]] Series cummin(const std::string& column) const;
+  [[nodiscard]] Series cummax(const std::string& column) const;
+  /// 0, 1, 2, ... within each group in row order (ascending = false: n - 1 down to 0), int64 ("cumcount").
+  [[nodiscard]] Series cumcount(bool ascending = true) const;
+  /// The value `periods` rows earlier in the group (later for periods < 0), null where there is none:
+  /// float64 for int64 and float64 columns (NaN, as pandas), the column's type (with nulls) otherwise.
+  [[nodiscard]] Series shift(const std::string& column, std::int64_t periods = 1) const;
+  /// x - shift(x, periods) within each group, float64 (int64, float64, boolean columns).
+  [[nodiscard]] Series diff(const std::string& column, std::int64_t periods = 1) const;
+  /// Nulls filled with the last (ffill) / next (bfill) non-null value of the group; the column's type.
+  [[nodiscard]] Series ffill(const std::string& column) const;
+  [[nodiscard]] Series bfill(const std::string& column) const;
+  /// pandas transform(op): the group's aggregate `op` (parse_agg_op's names, median and quantiles included)
+  /// on every row of the group, typed as frame::groupby types it ("x_mean", "x_q0.9", "size").
+  /// @throws InvalidArgument for an unknown op.
+  [[nodiscard]] Series transform(const std::string& column, const std::string& op) const;
+  /// Rolling windows within each group (pandas groupby(keys)[c].rolling(n).mean(), aligned with the input
+  /// rows instead of pandas' group-major index): select a column with [] and aggregate.
+  /// @throws InvalidArgument when window < 1 or min_periods is outside [0, window].
+  [[nodiscard]] GroupRolling rolling(std::int64_t window, std::int64_t min_periods = -1) const;
 
  private:
   Frame frame_;
   std::vector<std::string> keys_;
   GroupbyOptions options_;
+};
+
+/**
+ * @brief What df.groupby(keys)[column] returns: the same operations with the column given once, as pandas'
+ * SeriesGroupBy. Aggregations return a frame of the keys and one column (as_index=False); the row-preserving
+ * operations a Series aligned with the input.
+ */
+class SeriesGroupBy {
+ public:
+  SeriesGroupBy(GroupBy groupby, std::string column) : groupby_(std::move(groupby)), column_(std::move(column)) {}
+  [[nodiscard]] const std::string& column() const noexcept { return column_; }
+
+  /// agg({"median", "q0.9", ...}): the keys, then "<column>_<op>" per op. Collective. @throws as GroupBy::agg.
+  [[nodiscard]] Frame agg(const std::vector<std::string>& ops) const { return groupby_.agg({{column_, ops}}); }
+  [[nodiscard]] Frame sum() const { return agg({"sum"}); }
+  [[nodiscard]] Frame mean() const { return agg({"mean"}); }
+  [[nodiscard]] Frame count() const { return agg({"count"}); }
+  [[nodiscard]] Frame min() const { return agg({"min"}); }
+  [[nodiscard]] Frame max() const { return agg({"max"}); }
+  [[nodiscard]] Frame std() const { return agg({"std"}); }
+  [[nodiscard]] Frame var() const { return agg({"var"}); }
+  [[nodiscard]] Frame first() const { return agg({"first"}); }
+  [[nodiscard]] Frame last() const { return agg({"last"}); }
+  [[nodiscard]] Frame nunique() const { return agg({"nunique"}); }
+  [[nodiscard]] Frame median() const { return agg({"median"}); }
+  /// The keys and "<column>_q<q>". Collective. @throws InvalidArgument for q outside [0, 1].
+  [[nodiscard]] Frame quantile(double q = 0.5) const;
+
+  /// As GroupBy's row-preserving operations on this column. Eager and collective.
+  [[nodiscard]] Series cumsum() const { return groupby_.cumsum(column_); }
+  [[nodiscard]] Series cumprod() const { return groupby_.cumprod(column_); }
+  [[nodiscard]] Series cummin() const { return groupby_.cummin(column_); }
+  [[nodiscard]] Series cummax() const { return groupby_.cummax(column_); }
+  [[nodiscard]] Series cumcount(bool ascending = true) const { return groupby_.cumcount(ascending); }
+  [[nodiscard]] Series shift(std::int64_t periods = 1) const { return groupby_.shift(column_, periods); }
+  [[nodiscard]] Series diff(std::int64_t periods = 1) const { return groupby_.diff(column_, periods); }
+  [[nodiscard]] Series ffill() const { return groupby_.ffill(column_); }
+  [[nodiscard]] Series bfill() const { return groupby_.bfill(column_); }
+  [[nodiscard]] Series transform(const std::string& op) const { return groupby_.transform(column_, op); }
+  [[nodiscard]] GroupRolling rolling(std::int64_t window, std::int64_t min_periods = -1) const;
+
+ private:
+  GroupBy groupby_;
+  std::string column_;
+};
+
+/**
+ * @brief What df.groupby(keys).rolling(n, min_periods) returns: pick a column with [] and aggregate; each
+ * aggregation is a row window within each group (rolling.hpp's numerics: NaN and infinities skipped but by
+ * count), float64, aligned with the input's rows and partitions, named "<column>_<op>". Eager and collective.
+ */
+class GroupRolling {
+ public:
+  GroupRolling(GroupBy groupby, RollingWindow window, std::string column = {})
+      : groupby_(std::move(groupby)), window_(window), column_(std::move(column)) {}
+  /// The same windows over column `column`. Not collective (checked when aggregating).
+  [[nodiscard]] GroupRolling operator[](const std::string& column) const { return {groupby_, window_, column}; }
+  [[nodiscard]] const RollingWindow& window() const noexcept { return window_; }
+
+  /// The window's sum / mean / std, var (ddof=1) / min / max / count of the selected column.
+  /// @throws InvalidArgument (every rank) when no column was selected, or as GroupBy's operations.
+  [[nodiscard]] Series sum() const { return apply(RollingOp::sum); }
+  [[nodiscard]] Series mean() const { return apply(RollingOp::mean); }
+  [[nodiscard]] Series std() const { return apply(RollingOp::std); }
+  [[nodiscard]] Series var() const;
+  [[nodiscard]] Series min() const { return apply(RollingOp::min); }
+  [[nodiscard]] Series max() const { return apply(RollingOp::max); }
+  [[nodiscard]] Series count() const { return apply(RollingOp::count); }
+  [[nodiscard]] Series apply(RollingOp op) const;
+
+ private:
+  GroupBy groupby_;
+  RollingWindow window_;
+  std::string column_;
 };
 
 }  // namespace slab::frame

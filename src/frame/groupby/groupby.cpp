@@ -7,9 +7,11 @@
 #include "slab/frame/groupby.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstring>
 #include <memory>
 
+#include "frame/groupby/holistic.hpp"
 #include "frame/groupby/output.hpp"
 #include "frame/groupby/plan.hpp"
 #include "frame/groupby/state.hpp"
@@ -45,15 +47,50 @@ const char* to_string(AggOp op) noexcept {
       return "last";
     case AggOp::nunique:
       return "nunique";
+    case AggOp::median:
+      return "median";
+    case AggOp::quantile:
+      return "quantile";
   }
   return "?";
 }
 
+AggOp parse_agg_op(std::string_view name, double& q) {
+  for (int i = 0; i <= static_cast<int>(AggOp::quantile); ++i)
+    if (name == to_string(static_cast<AggOp>(i))) {
+      if (static_cast<AggOp>(i) == AggOp::quantile) q = 0.5;  // pandas' default
+      return static_cast<AggOp>(i);
+    }
+  // "q0.9" or "quantile(0.9)": the whole rest must be a number in [0, 1].
+  std::string_view num;
+  if (name.size() > 1 && name[0] == 'q' && name.substr(0, 8) != "quantile")
+    num = name.substr(1);
+  else if (name.size() > 10 && name.substr(0, 9) == "quantile(" && name.back() == ')')
+    num = name.substr(9, name.size() - 10);
+  if (!num.empty()) {
+    double v = 0;
+    const auto r = std::from_chars(num.data(), num.data() + num.size(), v);
+    if (r.ec == std::errc() && r.ptr == num.data() + num.size()) {
+      SLAB_EXPECTS(v >= 0 && v <= 1, InvalidArgument,
+                   "aggregation '" + std::string(name) + "': the quantile must be in [0, 1]");
+      q = v;
+      return AggOp::quantile;
+    }
+  }
+  SLAB_FAIL(InvalidArgument,
+            "unknown aggregation '" + std::string(name) +
+                "' (sum, mean, count, size, min, max, std, var, first, last, nunique, median, quantile, q0.9)");
+}
+
 AggOp parse_agg_op(std::string_view name) {
-  for (int i = 0; i <= static_cast<int>(AggOp::nunique); ++i)
-    if (name == to_string(static_cast<AggOp>(i))) return static_cast<AggOp>(i);
-  SLAB_FAIL(InvalidArgument, "unknown aggregation '" + std::string(name) +
-                                 "' (sum, mean, count, size, min, max, std, var, first, last, nunique)");
+  double q = 0.5;
+  return parse_agg_op(name, q);
+}
+
+std::string agg_column_name(const std::string& column, AggOp op, double q) {
+  if (op == AggOp::size) return "size";
+  if (op == AggOp::quantile) return column + "_q" + detail::format_q(q);
+  return column + "_" + to_string(op);
 }
 
 namespace {
@@ -108,7 +145,12 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   const int W = plan->W, R = plan->R;
   const std::uint64_t direct = plan->direct;
   const bool sort = options.sort;
-  const std::size_t outputs = plan->proto.has_nunique() ? 2 : 1;
+  // Outputs of a local task: 0 its partial records (empty unless written out), then nunique's distinct pairs
+  // and the median/quantile values where the aggregations have them.
+  const bool has_pairs = plan->proto.has_nunique();
+  const std::size_t nhol = plan->proto.holistic_aggs().size();
+  const std::size_t pairs_out = 1, values_out = has_pairs ? 2 : 1;
+  const std::size_t outputs = 1 + (has_pairs ? 1 : 0) + (nhol ? 1 : 0);
   // The plan's prototype is this rank's partial state (its aggregations' descriptions never change).
   detail::GroupbyState* st = &plan->proto;
   st->rank = comm.rank();
@@ -117,25 +159,32 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   // 1. Local pre-aggregation, one partition at a time into the partial state. The state lives outside the task
   //    queue's buffers, so it is reserved as it grows; past its budget (one of the eight buffers the shuffle of
   //    its records holds at once), or when the device tier has no more room for it, it is written out as a
-  //    spillable chunk of partial records and starts afresh.
+  //    spillable chunk of partial records and starts afresh. The median/quantile values of every partition are
+  //    written out as they are (a spillable chunk each): they have no partial state.
   constexpr std::uint32_t kHeldAtOnce = 8;
   const std::uint64_t cap = std::max<std::uint64_t>(engine.memory().budget(kHeldAtOnce), 1u << 16);
   auto room = std::make_shared<Reservation>(engine.memory().reserve("groupby partial state", 0));
   const std::vector<ElementType> rec_types(R, ElementType::int64), pair_types(W + 2, ElementType::int64);
-  auto empty = [rec_types, pair_types, outputs](TaskContext& ctx) {
+  std::vector<ElementType> value_types(W, ElementType::int64);
+  value_types.insert(value_types.end(), nhol, ElementType::float64);
+  auto empty = [rec_types, pair_types, has_pairs](TaskContext& ctx) {
     BatchBuilder(ctx, 0, rec_types, {}, 0);
-    if (outputs > 1) BatchBuilder(ctx, 0, pair_types, {}, 1);
+    if (has_pairs) BatchBuilder(ctx, 0, pair_types, {}, pairs_out);
   };
   std::vector<std::vector<Chunk>> pieces;
   auto written = std::make_shared<std::vector<std::int64_t>>();
+  auto value_rows = std::make_shared<std::vector<std::int64_t>>();
   {
     const auto& parts = frame.partitions();
     written->assign(parts.size() + 1, 0);
+    value_rows->assign(parts.size() + 1, 0);
     std::vector<Chunk> all;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       pieces.push_back(engine.tasks().submit_multi(
           "groupby-local", {parts[p]}, outputs, [=](TaskContext& ctx) {
-            st->fold(BatchView(ctx.input(0)), p);
+            const BatchView in(ctx.input(0));
+            st->fold(in, p);
+            if (nhol) (*value_rows)[p] = detail::write_values(*st, in, W, ctx, values_out);
             const std::uint64_t bytes = st->state_bytes(R);
             if (bytes <= room->size() || (bytes <= cap && room->try_grow(bytes - room->size()))) return empty(ctx);
             const std::int64_t before = st->written;
@@ -149,6 +198,7 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     pieces.push_back(engine.tasks().submit_multi("groupby-flush", {}, outputs, [=](TaskContext& ctx) {
       const std::int64_t before = st->written;
       detail::write_partials(*st, W, R, direct, ctx);
+      if (nhol) BatchBuilder(ctx, 0, value_types, {}, values_out);
       written->back() = st->written - before;
       room->release();
     }));
@@ -157,45 +207,66 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   }
   const std::int64_t early = static_cast<std::int64_t>(
       std::count_if(written->begin(), written->end() - 1, [](std::int64_t n) { return n > 0; }));
-  const bool out_of_core = comm.allreduce(early, ReduceOp::max) > 0;
-  std::vector<Chunk> records, pairs;
-  for (std::size_t p = 0; p < pieces.size(); ++p)
+  const bool wrote_early = comm.allreduce(early, ReduceOp::max) > 0;
+  std::vector<Chunk> records, pairs, values;
+  std::vector<std::optional<std::int64_t>> values_known;
+  for (std::size_t p = 0; p < pieces.size(); ++p) {
     if ((*written)[p] > 0 || (p + 1 == pieces.size() && records.empty())) {
       records.push_back(pieces[p][0]);
-      if (outputs > 1) pairs.push_back(pieces[p][1]);
+      if (has_pairs) pairs.push_back(pieces[p][pairs_out]);
     }
+    if (nhol && ((*value_rows)[p] > 0 || (p + 1 == pieces.size() && values.empty()))) {
+      values.push_back(pieces[p][values_out]);
+      values_known.emplace_back((*value_rows)[p]);
+    }
+  }
   pieces.clear();
 
   // 2. The exchange: one partition per rank, or (out of core) as many as keep one under the memory budget; by key
-  //    range (splitters from keys sampled at every write-out) when sorted, so partition order is key order.
+  //    range (splitters from keys sampled at every write-out) when sorted, so partition order is key order. The
+  //    values of median/quantile are as many rows as the input: they alone may call for several partitions.
   Frame partial = record_frame(engine, R, std::move(records));
-  const int nparts = out_of_core ? choose_nparts(partial, 1) : 1;
+  Frame value_frame;
+  if (nhol) {
+    std::vector<Field> fields;
+    for (int c = 0; c < W; ++c) fields.push_back({"w" + std::to_string(c), ElementType::int64});
+    for (std::size_t h = 0; h < nhol; ++h) fields.push_back({"v" + std::to_string(h), ElementType::float64});
+    value_frame = Frame(engine, Schema(fields), std::move(values), std::move(values_known));
+  }
+  int nparts = wrote_early ? choose_nparts(partial, 1) : 1;
+  if (nhol) nparts = std::max(nparts, choose_nparts(value_frame, 1));  // the same on every rank
+  const bool out_of_core = wrote_early || nparts > 1;
   std::shared_ptr<const detail::Partitioner> partitioner =
       sort ? std::make_shared<const detail::Partitioner>(
                  detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(st->samples), W))
            : std::make_shared<const detail::Partitioner>(detail::Partitioner::hash(nranks, nparts));
   const Frame shuffled = shuffle_routed(partial, nparts, route_by_key(partitioner, W), "groupby-shuffle");
-  Frame shuffled_pairs;
-  if (outputs > 1)
+  Frame shuffled_pairs, shuffled_values;
+  if (has_pairs)
     shuffled_pairs = shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts,
                                     route_by_key(partitioner, W), "groupby-nunique-shuffle");
+  if (nhol)
+    shuffled_values = shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
 
-  // 3. Final combine and output: each shuffled partition (with its distinct pairs) into one result partition.
+  // 3. Final combine and output: each shuffled partition (with its distinct pairs and values) into one result
+  //    partition.
   auto received = std::make_shared<std::int64_t>(0), groups = std::make_shared<std::int64_t>(0);
   std::vector<Chunk> outs;
   for (int j = 0; j < nparts; ++j) {
     std::vector<Chunk> in{shuffled.partitions()[j]};
-    if (outputs > 1) in.push_back(shuffled_pairs.partitions()[j]);
+    if (has_pairs) in.push_back(shuffled_pairs.partitions()[j]);
+    if (nhol) in.push_back(shuffled_values.partitions()[j]);
     outs.push_back(engine.tasks().submit("groupby-combine", std::move(in), [=](TaskContext& ctx) {
       std::vector<std::uint64_t> recs = row_major(BatchView(ctx.input(0)), R);
       const std::size_t nrec = recs.size() / static_cast<std::size_t>(R);
       detail::GroupbyState fin;
       detail::combine_records(*st, W, R, direct, recs.data(), nrec, fin);
       std::vector<std::uint64_t>().swap(recs);
-      if (ctx.num_inputs() > 1) {
-        const std::vector<std::uint64_t> pw = row_major(BatchView(ctx.input(1)), W + 2);
+      if (has_pairs) {
+        const std::vector<std::uint64_t> pw = row_major(BatchView(ctx.input(pairs_out)), W + 2);
         detail::count_distinct(fin, W, pw.data(), pw.size() / static_cast<std::size_t>(W + 2));
       }
+      if (nhol) detail::combine_values(fin, W, BatchView(ctx.input(values_out)), ctx);
       std::vector<std::byte> storage;
       detail::write_result(fin, plan->out_cols, plan->out_schema, sort, storage);
       auto dst = ctx.output(storage.size());
@@ -205,11 +276,23 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     }));
   }
   Frame result(engine, plan->out_schema, std::move(outs));
-  // In memory the result is computed now, as one partition per rank; out of core its partitions are lazy.
-  if (!out_of_core) result.persist();
+  // In memory the result is computed now, as one partition per rank; out of core its partitions are lazy, but
+  // for median/quantile: their values are computed now too (the result's partitions stay spillable), so that a
+  // partition of values too large for memory fails here, on every rank together, naming the aggregation.
+  if (!out_of_core || nhol) {
+    try {
+      result.persist();
+    } catch (const OutOfMemory& err) {
+      if (!nhol) throw;
+      SLAB_FAIL(OutOfMemory,
+                "groupby: the median/quantile values of one partition of whole groups do not fit in "
+                "memory (a single group's values larger than the memory limit cannot be processed): " +
+                    err.message());
+    }
+  }
   if (options.stats)
     *options.stats = GroupbyStats{st->rows_in, st->written,          st->written, *received,
-                                  *groups,     out_of_core ? st->written : 0};
+                                  *groups,     wrote_early ? st->written : 0};
   return result;
 }
 

@@ -132,6 +132,10 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
           case AggOp::last:
             put_value(i, a.lval[g], n > 0);
             break;
+          case AggOp::median:
+          case AggOp::quantile:
+            bb.column<double>(c)[i] = a.holistic_result.empty() ? nan : a.holistic_result[oc.holistic][g];
+            break;
           case AggOp::size:
             break;
         }

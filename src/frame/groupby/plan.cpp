@@ -3,18 +3,17 @@
 #include <algorithm>
 #include <limits>
 
+#include "frame/groupby/holistic.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame::detail {
 
-GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys,
-                      const std::vector<Aggregation>& aggregations, const GroupbyOptions& options) {
+KeyEncoder make_key_encoder(const Schema& schema, const std::vector<std::string>& keys, bool dropna) {
   SLAB_EXPECTS(!keys.empty(), InvalidArgument, "groupby: no key columns");
-  GroupbyPlan plan;
-  KeyEncoder& enc = plan.proto.enc;
-  enc.dropna = options.dropna;
+  KeyEncoder enc;
+  enc.dropna = dropna;
   for (const auto& k : keys) {
     const std::size_t c = schema.index_of(k);
     SLAB_EXPECTS(std::find(enc.cols.begin(), enc.cols.end(), c) == enc.cols.end(), InvalidArgument,
@@ -27,6 +26,14 @@ GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys
                            : 0);
   }
   enc.init();
+  return enc;
+}
+
+GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys,
+                      const std::vector<Aggregation>& aggregations, const GroupbyOptions& options) {
+  GroupbyPlan plan;
+  KeyEncoder& enc = plan.proto.enc;
+  enc = make_key_encoder(schema, keys, options.dropna);
   std::vector<Field> out_fields;
   std::vector<Dictionary> out_dicts;
   for (std::size_t k = 0; k < keys.size(); ++k) {
@@ -44,11 +51,32 @@ GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys
     ca.name = a.column;
     ca.type = schema.type(c);
     ca.isf = ca.type == ElementType::float64;
+    std::size_t nq = 0;  // quantiles seen so far (their q in a.quantiles)
     for (AggOp op : a.ops) {
       if (op == AggOp::size) {
         plan.proto.need_size = true;
         out_cols.push_back({-1, op});
         out_fields.push_back({"size", ElementType::int64});
+        out_dicts.push_back(nullptr);
+        continue;
+      }
+      if (op == AggOp::median || op == AggOp::quantile) {
+        SLAB_EXPECTS(
+            ca.type == ElementType::int64 || ca.type == ElementType::float64 || ca.type == ElementType::boolean,
+            TypeError,
+            std::string("groupby: ") + to_string(op) + " of " + frame::to_string(ca.type) + " column '" + a.column +
+                "' is not supported (int64, float64 or boolean)");
+        double q = kMedian;
+        if (op == AggOp::quantile) {
+          q = nq < a.quantiles.size() ? a.quantiles[nq] : 0.5;
+          ++nq;
+          SLAB_EXPECTS(q >= 0 && q <= 1, InvalidArgument,
+                       "groupby: quantile q = " + format_q(q) + " of column '" + a.column + "' is outside [0, 1]");
+        }
+        ca.ops.push_back(op);
+        out_cols.push_back({static_cast<int>(plan.proto.aggs.size()), op, static_cast<int>(ca.holistic.size())});
+        ca.holistic.push_back(q);
+        out_fields.push_back({agg_column_name(a.column, op, q), ElementType::float64});
         out_dicts.push_back(nullptr);
         continue;
       }
@@ -84,6 +112,9 @@ GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys
       out_fields.push_back({a.column + "_" + to_string(op), t});
       out_dicts.push_back(d);
     }
+    SLAB_EXPECTS(nq >= a.quantiles.size(), InvalidArgument,
+                 "groupby: column '" + a.column + "' has " + std::to_string(a.quantiles.size()) + " quantiles for " +
+                     std::to_string(nq) + " quantile aggregations");
     ca.plan();
     plan.proto.aggs.push_back(std::move(ca));
   }

@@ -14,10 +14,12 @@
 
 namespace slab::frame::detail {
 
-/// One output column: an aggregation (index into the states; -1: size) and its op.
+/// One output column: an aggregation (index into the states; -1: size) and its op; for median/quantile the
+/// index into the aggregation's holistic list.
 struct OutCol {
   int agg;
   AggOp op;
+  int holistic = -1;
 };
 
 struct GroupbyPlan {
@@ -30,9 +32,16 @@ struct GroupbyPlan {
 };
 
 /**
+ * @brief The key encoding of `keys` of `schema` (no packing ranges yet). Not collective.
+ * @throws InvalidArgument for no keys, an unknown key or a key given twice.
+ */
+[[nodiscard]] KeyEncoder make_key_encoder(const Schema& schema, const std::vector<std::string>& keys, bool dropna);
+
+/**
  * @brief Check the arguments and plan the states and the result. Not collective (the schema is the same on every
  * rank, so every rank throws together). @throws InvalidArgument for unknown columns, no keys, a key also
- * aggregated or an empty op list; TypeError for sum/mean/std/var of a string or timestamp column.
+ * aggregated, an empty op list or a quantile outside [0, 1]; TypeError for sum/mean/std/var/median/quantile of a
+ * string or timestamp column.
  */
 [[nodiscard]] GroupbyPlan make_plan(const Schema& schema, const std::vector<std::string>& keys,
                                     const std::vector<Aggregation>& aggregations, const GroupbyOptions& options);

@@ -1,8 +1,12 @@
 #include "frame/groupby/state.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <utility>
 
+#include "frame/groupby/holistic.hpp"
+#include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame::detail {
@@ -88,7 +92,7 @@ void write_partials(GroupbyState& st, int W, int R, std::uint64_t direct, TaskCo
     }
     for (int c = 0; c < R; ++c) col[c][g] = static_cast<std::int64_t>(rec[c]);
   }
-  if (ctx.num_outputs() > 1) {
+  if (st.has_nunique()) {
     // nunique's distinct (group, value) pairs as (key words..., value word, aggregation index): one pair frame
     // serves every nunique column.
     std::size_t np = 0;
@@ -122,6 +126,105 @@ void write_partials(GroupbyState& st, int W, int R, std::uint64_t direct, TaskCo
   }
 }
 
+std::int64_t write_values(const GroupbyState& st, const BatchView& b, int W, TaskContext& ctx, std::size_t output) {
+  const std::vector<std::size_t> hol = st.holistic_aggs();
+  std::vector<ElementType> types(static_cast<std::size_t>(W), ElementType::int64);
+  types.insert(types.end(), hol.size(), ElementType::float64);
+  const auto n = static_cast<std::size_t>(b.nrows());
+  // Each holistic column's values and mask, read without a type switch per row.
+  struct Source {
+    ElementType type;
+    const std::uint8_t* valid;
+    const void* data;
+  };
+  std::vector<Source> src;
+  for (std::size_t a : hol) {
+    const ColAgg& c = st.aggs[a];
+    src.push_back({c.type, n ? b.valid(c.col) : nullptr, n ? static_cast<const void*>(b.data(c.col)) : nullptr});
+  }
+  auto value = [&](const Source& s, std::size_t i) {  // NaN when null
+    if (s.valid && !s.valid[i]) return std::numeric_limits<double>::quiet_NaN();
+    switch (s.type) {
+      case ElementType::float64:
+        return static_cast<const double*>(s.data)[i];
+      case ElementType::boolean:
+        return static_cast<const std::uint8_t*>(s.data)[i] ? 1.0 : 0.0;
+      default:  // int64 (the plan takes no other type)
+        return static_cast<double>(static_cast<const std::int64_t*>(s.data)[i]);
+    }
+  };
+  // The kept rows with a non-null value, as (batch row, kept row): fold left the kept rows' key words compacted,
+  // in row order, in st.words.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> rows;
+  if (n > 0) {
+    rows.reserve(n);
+    std::uint32_t j = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!st.keep[i]) continue;
+      bool any = false;
+      for (std::size_t h = 0; h < hol.size() && !any; ++h) any = !std::isnan(value(src[h], i));
+      if (any) rows.emplace_back(static_cast<std::uint32_t>(i), j);
+      ++j;
+    }
+  }
+  BatchBuilder bb(ctx, static_cast<std::int64_t>(rows.size()), types, {}, output);
+  for (int w = 0; w < W && !rows.empty(); ++w) {
+    std::int64_t* col = bb.column<std::int64_t>(static_cast<std::size_t>(w)).data();
+    const std::uint64_t* kw = st.words[static_cast<std::size_t>(w)].data();
+    for (std::size_t r = 0; r < rows.size(); ++r) col[r] = static_cast<std::int64_t>(kw[rows[r].second]);
+  }
+  for (std::size_t h = 0; h < hol.size(); ++h) {
+    double* col = bb.column<double>(static_cast<std::size_t>(W) + h).data();
+    for (std::size_t r = 0; r < rows.size(); ++r) col[r] = value(src[h], rows[r].first);
+  }
+  return static_cast<std::int64_t>(rows.size());
+}
+
+void combine_values(GroupbyState& fin, int W, const BatchView& values, TaskContext& ctx) {
+  const std::vector<std::size_t> hol = fin.holistic_aggs();
+  const std::size_t G = fin.index->size();
+  const auto n = static_cast<std::size_t>(values.nrows());
+  for (std::size_t a : hol) {
+    ColAgg& agg = fin.aggs[a];
+    agg.holistic_result.assign(agg.holistic.size(), std::vector<double>(G, std::numeric_limits<double>::quiet_NaN()));
+  }
+  if (n == 0 || G == 0) return;
+  // Scratch outside the task's buffers: group ids (4 bytes a row), the sorted values and offsets (8 + 8).
+  Reservation room = ctx.memory().reserve("groupby median/quantile values", n * 12 + (G + 1) * 8);
+  std::vector<std::int32_t> gid(n);
+  {
+    std::vector<const std::uint64_t*> wp(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w)
+      wp[static_cast<std::size_t>(w)] =
+          reinterpret_cast<const std::uint64_t*>(values.column<std::int64_t>(static_cast<std::size_t>(w)).data());
+    fin.index->lookup(wp.data(), n, gid.data());
+  }
+  std::vector<std::uint64_t> start(G + 1);
+  std::vector<double> sorted;
+  for (std::size_t h = 0; h < hol.size(); ++h) {
+    ColAgg& agg = fin.aggs[hol[h]];
+    const double* v = values.column<double>(static_cast<std::size_t>(W) + h).data();
+    // Counting sort of the non-null values by group, then each group's values sorted.
+    std::fill(start.begin(), start.end(), 0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (gid[i] >= 0 && v[i] == v[i]) ++start[static_cast<std::size_t>(gid[i]) + 1];
+    for (std::size_t g = 0; g < G; ++g) start[g + 1] += start[g];
+    sorted.resize(start[G]);
+    {
+      std::vector<std::uint64_t> at(start.begin(), start.end() - 1);
+      for (std::size_t i = 0; i < n; ++i)
+        if (gid[i] >= 0 && v[i] == v[i]) sorted[at[static_cast<std::size_t>(gid[i])]++] = v[i];
+    }
+    for (std::size_t g = 0; g < G; ++g) {
+      double* seg = sorted.data() + start[g];
+      const std::size_t m = start[g + 1] - start[g];
+      std::sort(seg, seg + m);
+      for (std::size_t k = 0; k < agg.holistic.size(); ++k)
+        agg.holistic_result[k][g] = holistic_value(seg, m, agg.holistic[k]);
+    }
+  }
+}
+
 void combine_records(const GroupbyState& proto, int W, int R, std::uint64_t direct, const std::uint64_t* recs,
                      std::size_t nrec, GroupbyState& fin) {
   fin.enc = proto.enc;
@@ -130,6 +233,7 @@ void combine_records(const GroupbyState& proto, int W, int R, std::uint64_t dire
     const ColAgg& a = proto.aggs[i];
     ColAgg& f = fin.aggs[i];
     f.col = a.col, f.name = a.name, f.type = a.type, f.isf = a.isf, f.ops = a.ops;
+    f.holistic = a.holistic;
     f.plan();
   }
   fin.index = std::make_unique<GroupIndex>(W, direct, std::max<std::size_t>(nrec, 16));

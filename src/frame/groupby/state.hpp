@@ -4,6 +4,8 @@
 /// column, the partial states pandas' aggregations need (count, sum, Welford mean/M2 merged by Chan's formula,
 /// min, max, first/last with their row order, distinct values for nunique); folding input rows into them, writing
 /// them out as partial records (one int64 column per record word) and combining records into a final state.
+/// median and quantile keep no partial state: the rows' values are written out as they are (write_values) and
+/// meet their group's records at the receiver (combine_values).
 
 #include <bit>
 #include <cstdint>
@@ -43,6 +45,10 @@ struct ColAgg {
   bool isf = false;
   std::vector<AggOp> ops;
   bool cnt = false, sum = false, wel = false, mn = false, mx = false, first = false, last = false, nuniq = false;
+  /// median/quantile: what each one computes (holistic.hpp: a q, or kMedian), in the order of the ops.
+  std::vector<double> holistic;
+  /// receiver only: holistic_result[k][g] is holistic[k] of group g.
+  std::vector<std::vector<double>> holistic_result;
 
   std::vector<std::int64_t> count;
   std::vector<std::uint64_t> s, vmin, vmax, fval, lval, ford, lord;  // value bits (double or int64)
@@ -83,6 +89,9 @@ struct ColAgg {
         case AggOp::nunique:
           nuniq = true;
           break;
+        case AggOp::median:
+        case AggOp::quantile:
+          break;  // no partial state: the values travel (holistic is set by the plan)
       }
     }
   }
@@ -326,6 +335,13 @@ struct GroupbyState {
       if (a.nuniq) return true;
     return false;
   }
+  /// The aggregations with a median or quantile, in order (their values travel as a third frame).
+  [[nodiscard]] std::vector<std::size_t> holistic_aggs() const {
+    std::vector<std::size_t> out;
+    for (std::size_t i = 0; i < aggs.size(); ++i)
+      if (!aggs[i].holistic.empty()) out.push_back(i);
+    return out;
+  }
 
   void grow() {
     const std::size_t g = index->size();
@@ -338,8 +354,24 @@ struct GroupbyState {
 };
 
 /**
+ * @brief The values of the holistic aggregations (holistic_aggs) of batch `b`, just folded into `st` (fold
+ * leaves the kept rows' key words in st.words), into output `output` of `ctx`: W int64 key-word columns, then one
+ * float64 column per holistic aggregation (NaN where the value is null), for the kept rows with at least one
+ * value. Returns the rows written. Not collective.
+ */
+std::int64_t write_values(const GroupbyState& st, const BatchView& b, int W, TaskContext& ctx, std::size_t output);
+
+/**
+ * @brief The holistic results of `fin`'s groups from their values (a batch as write_values writes, routed like
+ * the records): per group and holistic aggregation the sorted non-null values give each holistic_result. The
+ * scratch (16 bytes a value) is reserved from `ctx`'s memory manager first. Not collective.
+ * @throws OutOfMemory naming the values when the scratch cannot be had.
+ */
+void combine_values(GroupbyState& fin, int W, const BatchView& values, TaskContext& ctx);
+
+/**
  * @brief Write st's groups out as partial records into output 0 of `ctx` (R int64 columns: W key words, size, the
- * states) and, when `ctx` has a second output (an aggregation counts distinct values), the distinct pairs into
+ * states) and, when an aggregation counts distinct values, the distinct pairs into
  * output 1 (W + 2 int64 columns: key words, value word, aggregation index); sample a few keys for range routing and start st afresh, so the partial state never holds more
  * than its budget, whatever the number of groups. Not collective.
  */

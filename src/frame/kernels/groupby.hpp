@@ -27,7 +27,8 @@ using slab::kernels::Exec;
 /// Rows per sequential piece of a group (part of the canonical order: changing it changes float results).
 inline constexpr std::int64_t kGroupPiece = 512;
 
-/// groupby's aggregations (the values of slab::frame::AggOp, in its order).
+/// groupby's aggregations (the values of slab::frame::AggOp, in its order; AggOp's median and quantile, which
+/// keep no partial state, are computed on the host from the shuffled values).
 enum class AggKind : std::uint8_t { sum, mean, count, size, min, max, std, var, first, last, nunique };
 
 /// Per-group state arrays (backend memory, capacity >= the number of groups); nullptr = not wanted. What is
