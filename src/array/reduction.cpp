@@ -10,6 +10,7 @@
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
+#include "slab/engine/host_fallback.hpp"
 
 namespace slab {
 namespace {
@@ -226,6 +227,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   SLAB_EXPECTS(axis == 0 || axis == 1, ShapeError,
                "reduce_axis: axis " + std::to_string(axis) + " for " + a.layout().to_string());
   Engine& engine = a.engine();
+  note_host_fallback(engine, "reduce_axis");
   TaskQueue& q = engine.tasks();
   const Layout& l = a.layout();
   const int rank = a.rank();

@@ -57,6 +57,7 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
     SLAB_EXPECTS(c >= 0 && c < l.cols, ShapeError,
                  "select_cols: column " + std::to_string(c) + " out of range for " + l.to_string());
   if (l.split == Split::cols) return resplit(select_cols(resplit(a, Split::rows), columns), Split::cols);
+  note_host_fallback(a.engine(), "select_cols");
   Layout out = l;
   out.cols = static_cast<std::int64_t>(columns.size());
   out.ndim = 2;
@@ -92,6 +93,7 @@ template <class T>
 Array<T> transpose(const Array<T>& a) {
   const Layout& l = a.layout();
   if (l.ndim == 1) return a;
+  note_host_fallback(a.engine(), "transpose");
   Layout out = l;
   out.rows = l.cols;
   out.cols = l.rows;
@@ -146,6 +148,7 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
   SLAB_EXPECTS(target.rows == src.rows && target.cols == src.cols && target.nranks == src.nranks, ShapeError,
                "redistribute: " + src.to_string() + " to " + target.to_string());
   Engine& engine = a.engine();
+  note_host_fallback(engine, "redistribute");  // packs and unpacks on the host around the exchange
   TaskQueue& q = engine.tasks();
   const int rank = q.comm().rank();
   // The exchange writes each rank's whole block as one buffer; a lazy rechunk then cuts it into chunks.

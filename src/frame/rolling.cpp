@@ -16,6 +16,7 @@
 #include "frame/kernels/rolling_hd.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -508,6 +509,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   SLAB_EXPECTS(!window.is_time() || !on.empty(), InvalidArgument,
                "a time window (" + window.str() + ") needs the timestamp column ('on')");
   SLAB_EXPECTS(!ops.empty(), InvalidArgument, "rolling: no aggregation given");
+  note_host_fallback(frame.engine(), "rolling");  // the rolling kernels (frame/kernels/rolling.hpp) are not wired yet
   if (!on.empty())
     SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == ElementType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");

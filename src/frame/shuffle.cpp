@@ -8,6 +8,7 @@
 #include "frame/kernels/key_words_hd.hpp"
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -234,6 +235,7 @@ int choose_nparts(const Frame& frame, int at_least) {
 
 Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts) {
   SLAB_EXPECTS(nparts >= 0, InvalidArgument, "shuffle: nparts must be >= 0");
+  note_host_fallback(frame.engine(), "shuffle");
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
   if (nparts == 0) nparts = choose_nparts(frame);

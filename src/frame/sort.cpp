@@ -11,6 +11,7 @@
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -110,6 +111,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
                   std::int64_t rows_per_partition) {
   const Schema& schema = frame.schema();
   SLAB_EXPECTS(!keys.empty(), InvalidArgument, "sort_values: no sort columns given");
+  note_host_fallback(frame.engine(), "sort_values");
   auto enc = std::make_shared<Encoder>();
   enc->nulls_first = nulls == NullsPosition::first;
   for (const auto& k : keys) {
