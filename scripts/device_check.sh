@@ -3,14 +3,23 @@
 #
 # Two halves, one file:
 #   scripts/device_check.sh bundle [BUILD_DIR] [BUNDLE]   # here, after a -DSLAB_ENABLE_CUDA=ON build of slab-info,
-#                                                         # slab-gram, slab-svd, test_gpu, test_runtime: pack them,
+#                                                         # slab-gram, slab-svd, test_gpu, test_runtime (and, when
+#                                                         # built, slab-kernel-check, test_kernels_device,
+#                                                         # slab-reduce, slab-groupby): pack them,
 #                                                         # libslab, every library they load except glibc's and
 #                                                         # CUDA's, and a relocatable Open MPI 4.1 (mpirun, MCA
 #                                                         # plugins, help texts) into BUNDLE/bundle.tar.xz
 #                                                         # (default .device, git-ignored; ~17 MiB, 76 unpacked)
 #   scripts/device_check.sh [run] [BUNDLE]                # there: unpack, find the CUDA libraries (toolkit, pip
-#                                                         # wheels), run slab-info, the device tests, a gram
-#                                                         # benchmark (vs torch/cupy) and slab-svd; logs to $OUT
+#                                                         # wheels), run slab-info, the device tests, the kernel
+#                                                         # checks (every entry point against its reference, then
+#                                                         # throughput), a gram benchmark (vs torch/cupy),
+#                                                         # slab-svd and two array/frame apps on device memory;
+#                                                         # logs to $OUT
+#
+# Every app run with --json also reports its host fallbacks ("fallbacks": operations without a device path that
+# ran their host kernel on a CUDA rank; slab/engine/host_fallback.hpp): they are listed per run at the end of the
+# summary, so a GPU run shows what it did on the host.
 #
 # The run half never stops at a failure: each program has a timeout and each step ends in one PASS/FAIL/SKIP
 # line, repeated in the summary (00-summary.log). Without a GPU every step ends cleanly in SKIP ("no CUDA
@@ -18,8 +27,10 @@
 # lists a GPU, a step that behaves as if there were none FAILs.
 #   GRAM_ROWS / GRAM_COLS   size of the gram benchmark's X (default W2: 5000 x 100,000 float64, 4 GB)
 #   SVD_ROWS                rows of the slab-svd check's A (default W1: 100,000 x 1000)
+#   KERNEL_TIME_SIZES       rows of slab-kernel-check's throughput runs (default 1048576,16777216)
 #   STEP_TIMEOUT            seconds per program run (default 120)
-#   TOTAL_BUDGET            seconds for the whole run (default 420); steps past it are skipped, not started
+#   TOTAL_BUDGET            seconds for the whole run (default 360); steps past it are skipped, not started
+# The run prints its own estimate first (about 4 minutes on one H200 with the defaults: see ESTIMATE below).
 set -uo pipefail
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -72,7 +83,10 @@ make_bundle() {
   mkdir -p "$B/bin" "$B/lib/openmpi3" "$B/lib/pmix" "$B/share" "$B/etc"
   local exe
   for exe in slab-info slab-gram slab-svd; do cp "$bindir/$exe" "$B/bin/"; done
-  for exe in test_gpu test_runtime; do
+  for exe in slab-kernel-check slab-reduce slab-groupby; do  # optional: their steps SKIP where absent
+    [ -x "$bindir/$exe" ] && cp "$bindir/$exe" "$B/bin/"
+  done
+  for exe in test_gpu test_runtime test_kernels_device; do
     local t
     t=$(find "$build/tests" -type f -name "$exe" -perm -u+x | head -1)
     [ -n "$t" ] && cp "$t" "$B/bin/"
@@ -137,11 +151,16 @@ unpack_bundle() {  # unpack_bundle DIR: set B to a usable bundle tree (DIR itsel
 
 OUT=${OUT:-/tmp/device_check_out}
 STEP_TIMEOUT=${STEP_TIMEOUT:-120}
-TOTAL_BUDGET=${TOTAL_BUDGET:-420}  # seconds for the whole run: later steps are skipped past it
+TOTAL_BUDGET=${TOTAL_BUDGET:-360}  # seconds for the whole run: later steps are skipped past it
+KERNEL_TIME_SIZES=${KERNEL_TIME_SIZES:-1048576,16777216}
+# Seconds each step is expected to take on one H200 with the defaults (2026-11-29's run, plus the kernel checks:
+# the reference instantiation is Thrust's serial CPU backend, one core, at up to 2^20 + 1 rows per entry point).
+ESTIMATE="info 15, tests 10, kernel tests 60, kernel throughput 60, gram 60, svd 20, device apps 20"
 GRAM_ROWS=${GRAM_ROWS:-5000}
 GRAM_COLS=${GRAM_COLS:-100000}
 SVD_ROWS=${SVD_ROWS:-100000}
 summary=()
+fallbacks=()  # one line per app run with --json: its "fallbacks" member
 
 note() { echo "== $*"; }
 result() {  # result STEP STATUS DETAIL: one summary line
@@ -234,6 +253,111 @@ gtest_step() {
 
 json_field() { grep -o "\"$2\": $3" <<<"$1"; }  # json_field LINE KEY VALUE: non-empty when KEY is VALUE
 
+# note_fallbacks RUN FILE: the "fallbacks" member of the --json line in FILE, for the summary's list.
+note_fallbacks() {
+  local fb
+  fb=$(grep -o '"fallbacks":{"ops":{[^}]*},"total":[0-9]*}' "$2" 2>/dev/null | tail -1)
+  fallbacks+=("$(printf '%-28s %s' "$1" "${fb:-(no --json line)}")")
+}
+
+# Budgeted run of an MPI-free bundle program: the step timeout, within what is left of the total budget.
+run_budgeted() {
+  local left=$((TOTAL_BUDGET - SECONDS))
+  if [ $left -lt 15 ]; then
+    echo "device_check.sh: skipped: the total budget of $TOTAL_BUDGET s is spent" >&2
+    return 124
+  fi
+  timeout -k 10 "$((left < STEP_TIMEOUT ? left : STEP_TIMEOUT))" env "${BENV[@]}" "$@"
+}
+
+# The device kernels (docs/ARCHITECTURE.md, "Kernels"): test_kernels_device (every entry point on the device
+# against its reference instantiation on 0 .. 2^20 + 1 rows, each device run twice) and slab-kernel-check's
+# throughput at KERNEL_TIME_SIZES rows as a fraction of the copy bandwidth (determinism only at those sizes: the
+# serial reference would take minutes at 2^24).
+kernels_step() {
+  local log=$OUT/06-kernels.log
+  : >"$log"
+  if [ -x "$B/bin/test_kernels_device" ]; then
+    gtest_step test_kernels_device 1 "$log"
+  else
+    result "test_kernels_device -n 1" SKIP "not in the bundle (build test_kernels_device before bundling)"
+  fi
+  if [ ! -x "$B/bin/slab-kernel-check" ]; then
+    result "slab-kernel-check" SKIP "not in the bundle (build slab-kernel-check before bundling)"
+    return
+  fi
+  note "slab-kernel-check --max-check 1 --time-sizes $KERNEL_TIME_SIZES --repeats 3" | tee -a "$log"
+  local t0=$SECONDS rc
+  run_budgeted "$B/bin/slab-kernel-check" --max-check 1 --time-sizes "$KERNEL_TIME_SIZES" --repeats 3 \
+    >"$OUT/kernels.jsonl" 2>>"$log"
+  rc=$?
+  cat "$OUT/kernels.jsonl" >>"$log"
+  local line
+  line=$(python3 - "$OUT/kernels.jsonl" <<'PY'
+import json, sys
+rows = []
+for l in open(sys.argv[1]):
+    try:
+        rows.append(json.loads(l))
+    except ValueError:
+        pass
+dev = next((r for r in rows if r.get("check") == "device"), {})
+thr = [r for r in rows if r.get("check") == "throughput"]
+summ = next((r for r in rows if r.get("check") == "summary"), {})
+out = {"available": dev.get("available"), "device": dev.get("name"), "copy_GBps": dev.get("copy_GBps"),
+       "failures": summ.get("failures"), "throughput_runs": len(thr),
+       "nondeterministic": [r["entry"] for r in thr if not r.get("deterministic")]}
+big = [r for r in thr if r["n"] == max((t["n"] for t in thr), default=0)]
+out["copy_fraction_at_largest"] = {r["entry"]: r["copy_fraction"] for r in big}
+print(json.dumps(out))
+PY
+)
+  echo "KERNEL_SUMMARY $line" >>"$log"
+  rm -f "$OUT/kernels.jsonl"
+  local what="rc=$rc ($((SECONDS - t0)) s) $line"
+  if grep -q '"available": false' <<<"$line"; then
+    if [ "$DEVICE_COUNT" -gt 0 ]; then
+      result "slab-kernel-check" FAIL "no device seen although nvidia-smi lists $DEVICE_COUNT; $what"
+    else
+      result "slab-kernel-check" SKIP "no CUDA device; $what"
+    fi
+  elif [ $rc -eq 0 ] && grep -q '"failures": 0' <<<"$line"; then
+    result "slab-kernel-check" PASS "$what"
+  else
+    result "slab-kernel-check" FAIL "$what"
+  fi
+}
+
+# Array and frame apps on device memory (W6 reduce_stats, W3 groupby, small sizes): whether they run there, and
+# their host fallbacks (every array and frame kernel still runs on the host).
+device_apps_step() {
+  local log=$OUT/07-apps.log
+  : >"$log"
+  local run app
+  for run in "slab-reduce --generate --n 4000000" "slab-groupby --generate --rows 400000"; do
+    app=${run%% *}
+    if [ ! -x "$B/bin/$app" ]; then
+      result "$app device" SKIP "not in the bundle"
+      continue
+    fi
+    note "$run --device-memory --json at 1 rank" | tee -a "$log"
+    # shellcheck disable=SC2086  # $run is the program and its flags
+    mpi 1 "$B/bin/$app" ${run#* } --device-memory --json >"$OUT/tmp.log" 2>&1
+    local rc=$?
+    cat "$OUT/tmp.log" >>"$log"
+    note_fallbacks "$app device" "$OUT/tmp.log"
+    local fb
+    fb=$(grep -o '"fallbacks":{"ops":{[^}]*},"total":[0-9]*}' "$OUT/tmp.log" | tail -1)
+    if [ $rc -eq 0 ] && [ -n "$fb" ]; then
+      result "$app device" "$([ "$DEVICE_COUNT" = 0 ] && echo SKIP || echo PASS)" \
+        "$([ "$DEVICE_COUNT" = 0 ] && echo 'no CUDA device (ran on the host); ')$fb"
+    else
+      result "$app device" FAIL "rc=$rc ${fb:-no --json line} (see 07-apps.log)"
+    fi
+  done
+  rm -f "$OUT/tmp.log"
+}
+
 gram_step() {
   local log=$OUT/03-gram.log
   local dir=${TMPDIR:-/tmp}/slab-device-check
@@ -260,6 +384,7 @@ gram_step() {
       >"$OUT/gram-$mode.json" 2>>"$log"
     local rc=$?
     cat "$OUT/gram-$mode.json" >>"$log"
+    note_fallbacks "slab-gram $mode" "$OUT/gram-$mode.json"
     echo "(rc=$rc, $((SECONDS - t0)) s wall)" >>"$log"
     [ $rc -eq 0 ] || result "gram slab $mode" FAIL "rc=$rc"
   done
@@ -391,6 +516,7 @@ svd_step() {
       $flag >"$OUT/tmp.log" 2>&1
     echo "(rc=$?)" >>"$OUT/tmp.log"
     cat "$OUT/tmp.log" >>"$log"
+    note_fallbacks "slab-svd -n $1 $2" "$OUT/tmp.log"
     grep '^{"app"' "$OUT/tmp.log" | tail -1 >"$OUT/svd-$1-$2.json"
   done
   rm -f "$OUT/tmp.log"
@@ -467,6 +593,7 @@ run_checks() {
   DEVICE_COUNT=$(nvidia-smi -L 2>/dev/null | grep -c '^GPU')
   [ "$DEVICE_COUNT" -gt 0 ] 2>/dev/null || DEVICE_COUNT=0
   cat "$env_log"
+  note "estimate (seconds): $ESTIMATE; total budget $TOTAL_BUDGET s"
 
   local n
   SLAB_SEES_GPU=0
@@ -480,6 +607,7 @@ run_checks() {
     mpi $n "$B/bin/slab-info" --no-bench --json >"$OUT/tmp.log" 2>&1
     local rc2=$?
     cat "$OUT/tmp.log" >>"$info_log"
+    note_fallbacks "slab-info -n $n" "$OUT/tmp.log"
     local path devices
     path=$(grep -o '"device_path":"[^"]*"' "$OUT/tmp.log")
     devices=$(awk '/^rank  host/ {on = 1; next} on && NF == 0 {on = 0} on {$2 = ""; print}' "$info_log" | tail -n $n |
@@ -497,16 +625,26 @@ run_checks() {
   for n in 1 2; do gtest_step test_gpu $n "$tests_log"; done
   for n in 1 2; do gtest_step test_runtime $n "$tests_log"; done
 
+  # b2. the device kernels against their reference instantiations, then their throughput.
+  kernels_step
+
   # c. gram benchmark: slab host vs device memory, and torch/cupy.
   gram_step
 
   # c2. slab-svd on device memory (cuSOLVER) against the host path.
   svd_step
 
+  # c3. array and frame apps on device memory, with their host fallbacks.
+  device_apps_step
+
   {
     echo
-    note "SUMMARY (logs: 01-env.log 02-tests.log 03-gram.log 04-info.log 05-svd.log)"
+    note "SUMMARY (logs: 01-env.log 02-tests.log 03-gram.log 04-info.log 05-svd.log 06-kernels.log 07-apps.log;" \
+      "$SECONDS s)"
     printf '%s\n' "${summary[@]}"
+    echo
+    note "HOST FALLBACKS per app run (--json \"fallbacks\": operations without a device path that ran on the host)"
+    printf '%s\n' "${fallbacks[@]}"
   } | tee "$OUT/00-summary.log"
 }
 

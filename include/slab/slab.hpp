@@ -18,6 +18,7 @@
 #include "slab/core/time.hpp"
 #include "slab/core/units.hpp"
 #include "slab/engine/engine.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/array_ops.hpp"
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/expr.hpp"

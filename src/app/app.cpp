@@ -3,11 +3,14 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <vector>
 
 #include "slab/core/error.hpp"
 #include "slab/core/log.hpp"
@@ -117,6 +120,36 @@ nlohmann::json to_json(const CheckValue& v) {
   return std::visit([](const auto& x) { return nlohmann::json(x); }, v);
 }
 
+std::vector<std::byte> to_bytes(const std::string& text) {
+  std::vector<std::byte> b(text.size());
+  std::memcpy(b.data(), text.data(), text.size());
+  return b;
+}
+nlohmann::json from_bytes(const std::vector<std::byte>& b) {
+  return nlohmann::json::parse(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
+}
+
+// The --json "fallbacks": per operation the most host fallbacks any rank recorded (every rank runs the same
+// operations, so: how many calls of it ran on the host), and their total. Collective (a tree reduction to rank 0);
+// the result is rank 0's.
+nlohmann::json gather_fallbacks(const Comm& world, const Tracer& tracer) {
+  std::vector<std::byte> mine = to_bytes(nlohmann::json(tracer.fallbacks()).dump());
+  world.tree_reduce_bytes(
+      mine,
+      [](std::vector<std::byte>& acc, const std::vector<std::byte>& other) {
+        nlohmann::json a = from_bytes(acc);
+        for (const auto& [op, n] : from_bytes(other).items())
+          a[op] = std::max(a.value(op, std::uint64_t{0}), n.get<std::uint64_t>());
+        acc = to_bytes(a.dump());
+      },
+      0);
+  if (world.rank() != 0) return {};
+  const nlohmann::json ops = from_bytes(mine);
+  std::uint64_t total = 0;
+  for (const auto& [op, n] : ops.items()) total += n.get<std::uint64_t>();
+  return {{"total", total}, {"ops", ops.empty() ? nlohmann::json::object() : ops}};
+}
+
 }  // namespace
 
 int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body) {
@@ -197,6 +230,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
       world.allreduce(std::span<const std::uint64_t>(peaks, 3), std::span<std::uint64_t>(peaks, 3), ReduceOp::max);
       world.allreduce(std::span<const std::uint64_t>(&spilled, 1), std::span<std::uint64_t>(&spilled_total, 1),
                       ReduceOp::sum);
+      const nlohmann::json fallbacks = gather_fallbacks(world, engine->tracer());
       if (rank == 0) {
         nlohmann::json checks = nlohmann::json::object();
         for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
@@ -212,6 +246,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
                                 {"spill", phases[5]}}},
                               {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
                               {"spilled_bytes", spilled_total},
+                              {"fallbacks", fallbacks},
                               {"checks", checks}};
         for (const auto& [k, v] : ctx.reports()) out[k] = nlohmann::json::parse(v);
         std::cout << out.dump() << std::endl;

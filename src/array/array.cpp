@@ -182,6 +182,7 @@ Array<T> Array<T>::from_chunk_fn(Engine& engine, Shape shape, Split split,
                                  std::function<void(const ChunkExtent&, std::span<T>)> fill, std::int64_t chunk,
                                  std::string name) {
   Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
+  note_host_fallback(engine, name);  // fill runs on the host (full, random_uniform, ... and users' functions)
   const int rank = engine.comm().rank();
   std::vector<Chunk> chunks;
   auto shared = std::make_shared<std::function<void(const ChunkExtent&, std::span<T>)>>(std::move(fill));

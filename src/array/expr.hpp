@@ -15,6 +15,7 @@
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/memory/buffer.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -254,6 +255,7 @@ struct TaskPlan {
 /// One task per local chunk of `layout` evaluating `expr` (the fused pass).
 template <class T>
 std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr<T>& expr, const std::string& name) {
+  note_host_fallback(q, name);  // no device path yet: the fused pass is a host loop
   std::vector<Chunk> out;
   const int rank = q.comm().rank();
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
@@ -282,6 +284,7 @@ template <class T, class P, class TileFn, class MergeFn>
 P reduce_partials(const Array<T>& a, const std::string& name, const P& identity, TileFn tile, MergeFn merge) {
   static_assert(std::is_trivially_copyable_v<P>);
   Engine& engine = a.engine();
+  note_host_fallback(engine, name);  // the reduction kernels (array/kernels/reduction.hpp) are not wired yet
   TaskQueue& q = engine.tasks();
   const ExprPtr<T> expr = a.expr();
   const Layout& layout = a.layout();

@@ -4,21 +4,25 @@
 #include <limits>
 
 #include "array/expr.hpp"
+#include "array/kernels/reduction_hd.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
+#include "slab/engine/host_fallback.hpp"
 
 namespace slab {
 namespace {
 
 double nan_v() { return std::numeric_limits<double>::quiet_NaN(); }
 
-// Integer sums wrap modulo 2^64 as NumPy's int64 sums do (reduction.hpp): they are accumulated unsigned, where
-// the wrap is defined behaviour, and read back as two's complement by acc_value().
+// The arithmetic is array/kernels/reduction_hd.hpp's, the one source the device kernels share: integer sums
+// wrap modulo 2^64 as NumPy's int64 sums do (reduction.hpp), accumulated unsigned, where the wrap is defined
+// behaviour, and read back as two's complement by acc_value(); the statistics keep infinities as flags out of
+// mean and M2 (kernels::StatsPartial).
 template <class T>
-using Acc = std::conditional_t<std::is_integral_v<T>, std::uint64_t, double>;
+using Acc = kernels::ReduceAcc<T>;
 template <class T>
 T acc_value(Acc<T> s) {
   return static_cast<T>(s);
@@ -28,145 +32,29 @@ double acc_double(Acc<T> s) {
   return static_cast<double>(acc_value<T>(s));
 }
 
-// (count, sum, mean, M2, min, max, NaN/inf flags) of a set of values; merged with Chan's formula.
-// mean and M2 are those of the `nf` finite values only: an infinity in them would make Chan's update
-// inf - inf = NaN (NumPy's mean([inf, 1]) is inf, not NaN). The infinities are flags instead, and the
-// results follow sum / n: mean +-inf with infinities of one sign, NaN with both; var NaN with any (as NumPy).
 template <class T>
-struct StatsP {
-  std::int64_t n = 0;   // all values
-  std::int64_t nf = 0;  // the values in mean and m2 (the finite ones)
-  Acc<T> sum = 0;
-  double mean = 0;
-  double m2 = 0;
-  T min = std::numeric_limits<T>::max();
-  T max = std::numeric_limits<T>::lowest();
-  std::int32_t nan = 0, pinf = 0, ninf = 0;
-};
-
-template <class T>
-void merge_stats(StatsP<T>& a, const StatsP<T>& b) {
-  if (b.n == 0) return;
-  if (a.n == 0) {
-    a = b;
-    return;
-  }
-  if (a.nf == 0) {
-    a.mean = b.mean, a.m2 = b.m2;
-  } else if (b.nf > 0) {
-    const double na = static_cast<double>(a.nf), nb = static_cast<double>(b.nf), n = na + nb;
-    const double delta = b.mean - a.mean;
-    a.mean += delta * (nb / n);
-    a.m2 += b.m2 + delta * delta * (na * nb / n);
-  }
-  a.nf += b.nf;
-  a.n += b.n;
-  a.sum += b.sum;
-  a.min = b.min < a.min ? b.min : a.min;
-  a.max = a.max < b.max ? b.max : a.max;
-  a.nan |= b.nan;
-  a.pinf |= b.pinf;
-  a.ninf |= b.ninf;
-}
-
-// One value into a partial (Welford), for the axis reductions and a tile holding NaN or inf.
-template <class T>
-void add_one(StatsP<T>& p, T x) {
-  ++p.n;
-  p.sum += x;
-  p.min = x < p.min ? x : p.min;
-  p.max = p.max < x ? x : p.max;
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(x)) {
-      p.nan = 1;
-      return;
-    }
-    if (std::isinf(x)) {
-      (x > 0 ? p.pinf : p.ninf) = 1;
-      return;
-    }
-  }
-  ++p.nf;
-  const double d = static_cast<double>(x) - p.mean;
-  p.mean += d / static_cast<double>(p.nf);
-  p.m2 += d * (static_cast<double>(x) - p.mean);
-}
-
-// One tile: 8 independent lanes (vectorisable without reassociation) for sum, min and max, then a
-// second pass over the tile, still in cache, for M2 about the tile mean (measured faster than the one-pass
-// shifted-data formula here).
-template <class T>
-[[gnu::always_inline]] inline void stats_tile_impl(StatsP<T>& p, const T* x, std::int64_t n) {
-  if (n == 0) return;
-  constexpr int L = 8;
-  Acc<T> s[L] = {};
-  double ds[L] = {};  // integers only: the tile mean in double, so that mean and var never wrap
-  T mn[L], mx[L];
-  for (int j = 0; j < L; ++j) mn[j] = mx[j] = x[0];
-  std::int64_t i = 0;
-  for (; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) {
-      const T v = x[i + j];
-      s[j] += v;
-      if constexpr (std::is_integral_v<T>) ds[j] += static_cast<double>(v);
-      mn[j] = v < mn[j] ? v : mn[j];
-      mx[j] = mx[j] < v ? v : mx[j];
-    }
-  for (; i < n; ++i) {
-    s[0] += x[i];
-    if constexpr (std::is_integral_v<T>) ds[0] += static_cast<double>(x[i]);
-    mn[0] = x[i] < mn[0] ? x[i] : mn[0];
-    mx[0] = mx[0] < x[i] ? x[i] : mx[0];
-  }
-  StatsP<T> t;
-  t.n = t.nf = n;
-  t.sum = ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  t.min = mn[0];
-  t.max = mx[0];
-  for (int j = 1; j < L; ++j) {
-    t.min = mn[j] < t.min ? mn[j] : t.min;
-    t.max = t.max < mx[j] ? mx[j] : t.max;
-  }
-  if constexpr (std::is_floating_point_v<T>) {
-    // A NaN or an infinity makes the sum non-finite (as does a finite overflow): redo the tile one value at a
-    // time, keeping them out of mean and M2 (rare, so the fast path keeps its vector loops).
-    if (!std::isfinite(t.sum)) {
-      StatsP<T> slow;
-      for (i = 0; i < n; ++i) add_one(slow, x[i]);
-      slow.sum = t.sum;  // the same sum as the fast path would give
-      merge_stats(p, slow);
-      return;
-    }
-  }
-  if constexpr (std::is_integral_v<T>)
-    t.mean = (((ds[0] + ds[1]) + (ds[2] + ds[3])) + ((ds[4] + ds[5]) + (ds[6] + ds[7]))) / static_cast<double>(n);
-  else
-    t.mean = t.sum / static_cast<double>(n);
-  double q[L] = {};
-  for (i = 0; i + L <= n; i += L)
-    for (int j = 0; j < L; ++j) {
-      const double d = static_cast<double>(x[i + j]) - t.mean;
-      q[j] += d * d;
-    }
-  for (; i < n; ++i) {
-    const double d = static_cast<double>(x[i]) - t.mean;
-    q[0] += d * d;
-  }
-  t.m2 = ((q[0] + q[1]) + (q[2] + q[3])) + ((q[4] + q[5]) + (q[6] + q[7]));
-  merge_stats(p, t);
-}
+using StatsP = kernels::StatsPartial<T>;
+using kernels::merge_stats;
+using kernels::stats_add;
+using kernels::stats_mean;
+using kernels::stats_variance;
 
 // The W6 kernel is bound by arithmetic, not memory, at SSE2 width: compile it for wider vectors as well
-// and let the loader pick the widest the CPU has (GCC function multiversioning).
+// and let the loader pick the widest the CPU has (GCC function multiversioning). `flatten` inlines the shared
+// tile function into each clone, so that every clone vectorises it for its own width.
 #if defined(__GNUC__) && defined(__x86_64__) && !defined(__clang__)
-#define SLAB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define SLAB_VECTOR_CLONES __attribute__((target_clones("avx512f", "avx2", "default"), flatten))
 #else
 #define SLAB_VECTOR_CLONES
 #endif
-SLAB_VECTOR_CLONES void stats_tile_f64(StatsP<double>& p, const double* x, std::int64_t n) { stats_tile_impl(p, x, n); }
-SLAB_VECTOR_CLONES void stats_tile_f32(StatsP<float>& p, const float* x, std::int64_t n) { stats_tile_impl(p, x, n); }
+SLAB_VECTOR_CLONES void stats_tile_f64(StatsP<double>& p, const double* x, std::int64_t n) {
+  merge_stats(p, kernels::tile_stats(x, n));
+}
+SLAB_VECTOR_CLONES void stats_tile_f32(StatsP<float>& p, const float* x, std::int64_t n) {
+  merge_stats(p, kernels::tile_stats(x, n));
+}
 SLAB_VECTOR_CLONES void stats_tile_i64(StatsP<std::int64_t>& p, const std::int64_t* x, std::int64_t n) {
-  stats_tile_impl(p, x, n);
+  merge_stats(p, kernels::tile_stats(x, n));
 }
 void stats_tile(StatsP<double>& p, const double* x, std::int64_t n) { stats_tile_f64(p, x, n); }
 void stats_tile(StatsP<float>& p, const float* x, std::int64_t n) { stats_tile_f32(p, x, n); }
@@ -180,48 +68,20 @@ StatsP<T> full_stats(const Array<T>& a) {
       merge_stats<T>);
 }
 
-template <class T>
-double variance(const StatsP<T>& s, int ddof) {
-  if (s.nan || s.pinf || s.ninf) return nan_v();  // NumPy: x - mean is inf - inf for an infinity
-  const double d = static_cast<double>(s.n - ddof);
-  return d > 0 ? s.m2 / d : nan_v();
-}
-
-// The mean as sum / n gives it: NaN with a NaN or infinities of both signs, +-inf with those of one sign.
-template <class T>
-double mean_of(const StatsP<T>& s) {
-  if (s.nan || s.n == 0 || (s.pinf && s.ninf)) return nan_v();
-  if (s.pinf) return std::numeric_limits<double>::infinity();
-  if (s.ninf) return -std::numeric_limits<double>::infinity();
-  return s.mean;
-}
-
 // Sum and count of the values that pass `keep` (and of f(x) instead of x).
 template <class T>
-struct SumP {
-  Acc<T> sum = 0;
-  double dsum = 0;
-  std::int64_t n = 0;
-};
+using SumP = kernels::SumPartial<T>;
 template <class T, class Tile>
 SumP<T> sum_partials(const Array<T>& a, const char* name, Tile tile) {
   return detail::reduce_partials<T>(
       a, name, SumP<T>{},
       [tile](SumP<T>& p, const T* x, std::int64_t n, const ChunkExtent&, std::int64_t) { tile(p, x, n); },
-      [](SumP<T>& p, const SumP<T>& q) {
-        p.sum += q.sum;
-        p.dsum += q.dsum;
-        p.n += q.n;
-      });
+      kernels::merge_sums<T>);
 }
 
 // Extremes with the flat global index of their first occurrence (and of the first NaN).
 template <class T>
-struct ArgP {
-  T min = std::numeric_limits<T>::max();
-  T max = std::numeric_limits<T>::lowest();
-  std::int64_t imin = -1, imax = -1, inan = -1;
-};
+using ArgP = kernels::ArgPartial<T>;
 
 }  // namespace
 
@@ -231,8 +91,8 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
   Stats out;
   out.count = s.n;
   out.sum = acc_double<T>(s.sum);
-  out.mean = mean_of(s);
-  out.var = variance(s, ddof);
+  out.mean = stats_mean(s);
+  out.var = stats_variance(s, ddof);
   out.std = std::sqrt(out.var);
   out.min = s.nan ? nan_v() : static_cast<double>(s.min);
   out.max = s.nan ? nan_v() : static_cast<double>(s.max);
@@ -243,13 +103,7 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
 template <class T>
 T sum(const Array<T>& a) {
   const auto p = sum_partials(a, "sum", [](SumP<T>& p, const T* x, std::int64_t n) {
-    constexpr int L = 8;
-    Acc<T> s[L] = {};
-    std::int64_t i = 0;
-    for (; i + L <= n; i += L)
-      for (int j = 0; j < L; ++j) s[j] += x[i + j];
-    for (; i < n; ++i) s[0] += x[i];
-    p.sum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+    p.sum += kernels::tile_sum(x, n);
     p.n += n;
   });
   return acc_value<T>(p.sum);
@@ -257,11 +111,11 @@ T sum(const Array<T>& a) {
 
 template <class T>
 double mean(const Array<T>& a) {
-  return mean_of(full_stats(a));
+  return stats_mean(full_stats(a));
 }
 template <class T>
 double var(const Array<T>& a, int ddof) {
-  return variance(full_stats(a), ddof);
+  return stats_variance(full_stats(a), ddof);
 }
 template <class T>
 double std(const Array<T>& a, int ddof) {
@@ -294,25 +148,10 @@ ArgP<T> arg_partials(const Array<T>& a) {
       [cols](ArgP<T>& p, const T* x, std::int64_t n, const ChunkExtent& e, std::int64_t k0) {
         for (std::int64_t t = 0; t < n; ++t) {
           const std::int64_t k = k0 + t;
-          const std::int64_t g = (e.row0 + k / e.cols) * cols + e.col0 + k % e.cols;
-          const T v = x[t];
-          if constexpr (std::is_floating_point_v<T>) {
-            if (std::isnan(v)) {
-              if (p.inan < 0 || g < p.inan) p.inan = g;
-              continue;
-            }
-          }
-          if (p.imin < 0 || v < p.min || (v == p.min && g < p.imin)) p.min = v, p.imin = g;
-          if (p.imax < 0 || p.max < v || (v == p.max && g < p.imax)) p.max = v, p.imax = g;
+          kernels::arg_fold(p, x[t], (e.row0 + k / e.cols) * cols + e.col0 + k % e.cols);
         }
       },
-      [](ArgP<T>& p, const ArgP<T>& q) {
-        if (q.inan >= 0 && (p.inan < 0 || q.inan < p.inan)) p.inan = q.inan;
-        if (q.imin >= 0 && (p.imin < 0 || q.min < p.min || (q.min == p.min && q.imin < p.imin)))
-          p.min = q.min, p.imin = q.imin;
-        if (q.imax >= 0 && (p.imax < 0 || p.max < q.max || (q.max == p.max && q.imax < p.imax)))
-          p.max = q.max, p.imax = q.imax;
-      });
+      kernels::arg_merge<T>);
 }
 }  // namespace
 
@@ -331,25 +170,15 @@ std::int64_t argmax(const Array<T>& a) {
 
 template <class T>
 double norm(const Array<T>& a) {
-  const auto p = sum_partials(a, "norm", [](SumP<T>& p, const T* x, std::int64_t n) {
-    double s[8] = {};
-    std::int64_t i = 0;
-    for (; i + 8 <= n; i += 8)
-      for (int j = 0; j < 8; ++j) s[j] += static_cast<double>(x[i + j]) * static_cast<double>(x[i + j]);
-    for (; i < n; ++i) s[0] += static_cast<double>(x[i]) * static_cast<double>(x[i]);
-    p.dsum += ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
-  });
+  const auto p = sum_partials(
+      a, "norm", [](SumP<T>& p, const T* x, std::int64_t n) { p.dsum += kernels::tile_sum_squares(x, n); });
   return std::sqrt(p.dsum);
 }
 
 template <class T>
 std::int64_t count_nonzero(const Array<T>& a) {
   return sum_partials(a, "count_nonzero",
-                      [](SumP<T>& p, const T* x, std::int64_t n) {
-                        std::int64_t c = 0;
-                        for (std::int64_t i = 0; i < n; ++i) c += x[i] != T(0);
-                        p.n += c;
-                      })
+                      [](SumP<T>& p, const T* x, std::int64_t n) { p.n += kernels::tile_count_nonzero(x, n); })
       .n;
 }
 
@@ -379,11 +208,11 @@ double finish(const StatsP<T>& s, AxisOp op, int ddof) {
     case AxisOp::sum:
       return s.nan ? nan_v() : acc_double<T>(s.sum);
     case AxisOp::mean:
-      return mean_of(s);
+      return stats_mean(s);
     case AxisOp::var:
-      return variance(s, ddof);
+      return stats_variance(s, ddof);
     case AxisOp::std:
-      return std::sqrt(variance(s, ddof));
+      return std::sqrt(stats_variance(s, ddof));
     case AxisOp::min:
       return s.nan || !s.n ? nan_v() : static_cast<double>(s.min);
     case AxisOp::max:
@@ -398,6 +227,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   SLAB_EXPECTS(axis == 0 || axis == 1, ShapeError,
                "reduce_axis: axis " + std::to_string(axis) + " for " + a.layout().to_string());
   Engine& engine = a.engine();
+  note_host_fallback(engine, "reduce_axis");
   TaskQueue& q = engine.tasks();
   const Layout& l = a.layout();
   const int rank = a.rank();
@@ -423,7 +253,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
         } else {
           std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
           for (std::int64_t r = 0; r < e.rows; ++r)
-            for (std::int64_t c = 0; c < e.cols; ++c) add_one(s[c], x[r * e.cols + c]);
+            for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
           for (std::int64_t c = 0; c < e.cols; ++c) o[c] = finish(s[c], op, ddof);
         }
       }));
@@ -448,7 +278,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
       } else {
         std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
         for (std::int64_t r = 0; r < e.rows; ++r)
-          for (std::int64_t c = 0; c < e.cols; ++c) add_one(s[c], x[r * e.cols + c]);
+          for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
         for (std::int64_t c = 0; c < e.cols; ++c) merge_stats(acc[e.col0 + c], s[c]);
       }
     }

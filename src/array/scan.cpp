@@ -8,6 +8,7 @@
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/engine.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 
@@ -27,6 +28,7 @@ T add(T a, T b) {
 
 template <ArrayElement T>
 Array<T> cumsum(const Array<T>& in) {
+  note_host_fallback(in.engine(), "cumsum");
   Engine& engine = in.engine();
   Comm& comm = engine.comm();
   comm.run_collectively([&] {

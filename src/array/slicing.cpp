@@ -57,6 +57,7 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
     SLAB_EXPECTS(c >= 0 && c < l.cols, ShapeError,
                  "select_cols: column " + std::to_string(c) + " out of range for " + l.to_string());
   if (l.split == Split::cols) return resplit(select_cols(resplit(a, Split::rows), columns), Split::cols);
+  note_host_fallback(a.engine(), "select_cols");
   Layout out = l;
   out.cols = static_cast<std::int64_t>(columns.size());
   out.ndim = 2;
@@ -101,6 +102,7 @@ Layout detail::transposed_layout(const Layout& l) {
 
 template <class T>
 std::vector<Chunk> detail::transpose_chunks(const Array<T>& a) {
+  note_host_fallback(a.engine(), "transpose");
   const Layout& l = a.layout();
   const Layout out = transposed_layout(l);
   const auto& chunks = a.local_chunks();
@@ -157,6 +159,7 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
   SLAB_EXPECTS(target.rows == src.rows && target.cols == src.cols && target.nranks == src.nranks, ShapeError,
                "redistribute: " + src.to_string() + " to " + target.to_string());
   Engine& engine = a.engine();
+  note_host_fallback(engine, "redistribute");  // packs and unpacks on the host around the exchange
   TaskQueue& q = engine.tasks();
   const int rank = q.comm().rank();
   // The exchange writes each rank's whole block as one buffer; a lazy rechunk then cuts it into chunks.

@@ -9,6 +9,7 @@
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -21,6 +22,7 @@ Dictionary names_dictionary() {
 Frame generate(Engine& engine, Schema schema, std::int64_t nrows, std::int64_t rows_per_partition, std::string name,
                std::function<void(std::int64_t first_row, BatchBuilder& out)> fill) {
   SLAB_EXPECTS(nrows >= 0, InvalidArgument, "datasets: negative row count");
+  note_host_fallback(engine, name);  // the generators fill on the host
   std::int64_t per = rows_per_partition > 0 ? rows_per_partition : std::max<std::int64_t>(nrows, 1);
   std::int64_t nparts = (nrows + per - 1) / per;
   int p = engine.comm().size(), r = engine.comm().rank();

@@ -8,6 +8,7 @@
 #include "frame/hash_bytes.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -407,6 +408,7 @@ Frame Frame::from_replicated_table(Engine& engine, const LocalTable& table, std:
 }
 
 Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows) {
+  note_host_fallback(frame.engine(), name);  // fn is a host loop (select, filter, assign, ... and users' functions)
   std::vector<Chunk> parts;
   auto fnp = std::make_shared<PartitionFn>(std::move(fn));
   for (const auto& p : frame.partitions())

@@ -13,6 +13,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -49,6 +50,7 @@ struct Piece {
 // source) of that source's overlapping chunks.
 Frame assemble(Engine& engine, Schema schema, const std::vector<ChunkExtent>& parts,
                const std::vector<Source>& sources) {
+  note_host_fallback(engine, "from_arrays");  // from_arrays and from_array: the columns are copied on the host
   const std::vector<ElementType> types = types_of(schema);
   std::vector<Chunk> out;
   std::vector<std::optional<std::int64_t>> rows;

@@ -13,17 +13,18 @@
 #include <limits>
 #include <vector>
 
-#include "slab/core/counter_rng.hpp"
+#include "frame/kernels/key_words_hd.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::frame::detail {
 
-/// Hash used to route a key to a rank / partition: independent of the tables' Fibonacci hash.
-inline std::uint64_t route_hash(std::uint64_t key) noexcept { return mix64(key ^ 0x5851F42D4C957F2Dull); }
+/// Hash used to route a key to a rank / partition: independent of the tables' Fibonacci hash
+/// (kernels/key_words_hd.hpp's, which the device shares).
+using kernels::route_hash;
 /// Hash of a K-word key.
 inline std::uint64_t hash_words(const std::uint64_t* w, int k) noexcept {
-  std::uint64_t h = 0x243F6A8885A308D3ull;
-  for (int i = 0; i < k; ++i) h = mix64(h ^ w[i]) + 0x9E3779B97F4A7C15ull;
+  std::uint64_t h = kernels::kHashWordsSeed;
+  for (int i = 0; i < k; ++i) h = kernels::hash_words_step(h, w[i]);
   return h;
 }
 

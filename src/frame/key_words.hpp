@@ -14,18 +14,16 @@
 #include <limits>
 #include <vector>
 
+#include "frame/kernels/key_words_hd.hpp"
 #include "slab/frame/batch.hpp"
 
 namespace slab::frame::detail {
 
-constexpr std::uint64_t kSign = 0x8000000000000000ull;
-
-inline std::uint64_t float_word(double v) noexcept {
-  if (v == 0) v = 0.0;
-  const auto b = std::bit_cast<std::uint64_t>(v);
-  return (b & kSign) ? ~b : (b | kSign);
-}
-inline double word_float(std::uint64_t w) noexcept { return std::bit_cast<double>((w & kSign) ? (w & ~kSign) : ~w); }
+// The per-value words are kernels/key_words_hd.hpp's, the one source the device's key encoding shares.
+using kernels::float_word;
+using kernels::int_word;
+using kernels::kSign;
+using kernels::word_float;
 
 struct KeyEncoder {
   static constexpr std::size_t kBlock = 2048;  ///< rows encoded at a time (scratch on the stack)
@@ -75,7 +73,7 @@ struct KeyEncoder {
       case ElementType::int64:
       case ElementType::timestamp: {
         const std::int64_t* v = b.column<std::int64_t>(c).data() + r0;
-        for (std::size_t i = 0; i < n; ++i) w[i] = static_cast<std::uint64_t>(v[i]) ^ kSign;
+        for (std::size_t i = 0; i < n; ++i) w[i] = int_word(v[i]);
         break;
       }
       case ElementType::float64: {

@@ -14,6 +14,7 @@
 #include "frame/partitioner.hpp"
 #include "frame/key_words.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/memory/memory_manager.hpp"
 
@@ -403,6 +404,7 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
 Frame merge(const Frame& left, const Frame& right, const std::vector<std::string>& on, const MergeOptions& options) {
   const Schema* sch[2] = {&left.schema(), &right.schema()};
   SLAB_EXPECTS(!on.empty(), InvalidArgument, "merge: no key columns");
+  note_host_fallback(left.engine(), "merge");
   auto plan = std::make_shared<JoinPlan>();
   std::vector<Dictionary> key_dicts;
   for (int s = 0; s < 2; ++s) plan->enc[s].dropna = true;

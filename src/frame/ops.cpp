@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -309,6 +310,7 @@ LocalTable tail(const Frame& frame, std::int64_t n) {
 }
 
 LocalTable describe(const Frame& frame) {
+  note_host_fallback(frame.engine(), "describe");
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.engine().comm();
@@ -527,6 +529,7 @@ static std::vector<std::size_t> numeric_columns(const Schema& schema, const std:
 Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   const std::vector<std::size_t> cols = numeric_columns(schema, columns, "cumsum");
+  note_host_fallback(frame.engine(), "cumsum");
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.engine().comm();
   std::size_t nc = cols.size();
@@ -601,6 +604,7 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
 namespace {
 // Shift the chosen columns by `periods` using halos from other partitions/ranks; when `diff`, subtract.
 Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size_t> cols, bool diff) {
+  note_host_fallback(frame.engine(), diff ? "diff" : "shift");
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.engine().comm();

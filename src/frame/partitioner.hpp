@@ -15,6 +15,8 @@
 #include <span>
 #include <vector>
 
+#include "frame/kernels/key_words_hd.hpp"
+
 namespace slab {
 class Comm;
 }
@@ -49,9 +51,10 @@ class Partitioner {
   [[nodiscard]] std::uint32_t buckets() const noexcept { return static_cast<std::uint32_t>(nranks_) * parts_; }
   [[nodiscard]] const std::vector<std::uint64_t>& splitters() const noexcept { return splitters_; }
 
-  /// The bucket of a key hash (hash partitioning): the hash scaled to [0, buckets()) by its high bits.
+  /// The bucket of a key hash (hash partitioning): the hash scaled to [0, buckets()) by its high bits
+  /// (kernels/key_words_hd.hpp's shuffle_bucket, which the device shares).
   [[nodiscard]] std::uint32_t bucket_of_hash(std::uint64_t hash) const noexcept {
-    return static_cast<std::uint32_t>((static_cast<unsigned __int128>(hash) * buckets()) >> 64);
+    return kernels::shuffle_bucket(hash, nranks_, parts_);
   }
   /// The bucket of a key record (range partitioning): the number of splitters <= key.
   [[nodiscard]] std::uint32_t bucket_of_key(const std::uint64_t* key) const noexcept;

@@ -6,6 +6,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/sort.hpp"
 
@@ -20,6 +21,7 @@ double lerp(double a, double b, double t) {
 }  // namespace
 
 std::vector<double> quantile(const Frame& frame, const std::string& column, const std::vector<double>& qs) {
+  note_host_fallback(frame.engine(), "quantile");
   const Schema& schema = frame.schema();
   const std::size_t c = schema.index_of(column);
   const ElementType type = schema.type(c);

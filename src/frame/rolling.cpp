@@ -13,8 +13,10 @@
 #include <string>
 #include <type_traits>
 
+#include "frame/kernels/rolling_hd.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -23,85 +25,12 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-// A value every aggregation but count takes: pandas turns +-inf into NaN before its window kernels
-// (BaseWindow._prep_values), so an infinity is missing for sum, mean, std, min and max, while count (of the
-// non-NaN rows) still counts it. Skipping infinities here also keeps them out of the running sums, where
-// inf - inf would leave NaN behind after the infinity has left the window.
-inline bool usable(double v) { return std::isfinite(v); }
-
-// Kahan-compensated running sum with add and remove (pandas' add_sum/remove_sum) of the finite values;
-// `nobs` counts them, `nvalid` the non-NaN values (count).
-struct SumAcc {
-  double sum = 0, comp = 0;
-  std::int64_t nobs = 0, nvalid = 0;
-  void reset() { sum = comp = 0, nobs = nvalid = 0; }
-  void add(double v) {
-    nvalid += v == v;
-    if (usable(v)) {
-      ++nobs;
-      kahan(v);
-    }
-  }
-  void remove(double v) {
-    nvalid -= v == v;
-    if (usable(v)) {
-      --nobs;
-      kahan(-v);
-    }
-  }
-
- private:
-  void kahan(double v) {
-    const double y = v - comp;
-    const double t = sum + y;
-    comp = (t - sum) - y;
-    sum = t;
-  }
-};
-
-// Welford running mean and sum of squared deviations (of the finite values) with add and remove.
-struct VarAcc {
-  double mean = 0, ssq = 0;
-  std::int64_t nobs = 0;
-  void reset() { mean = ssq = 0, nobs = 0; }
-  void add(double v) {
-    if (usable(v)) {
-      ++nobs;
-      const double d = v - mean;
-      mean += d / static_cast<double>(nobs);
-      ssq += d * (v - mean);
-    }
-  }
-  void remove(double v) {
-    if (usable(v)) {
-      --nobs;
-      if (nobs == 0) {
-        mean = ssq = 0;
-        return;
-      }
-      const double d = v - mean;
-      mean -= d / static_cast<double>(nobs);
-      ssq -= d * (v - mean);
-    }
-  }
-  // Exact two-pass recomputation over x[s, e).
-  void recompute(const double* x, std::size_t s, std::size_t e) {
-    reset();
-    double total = 0;
-    for (std::size_t j = s; j < e; ++j)
-      if (usable(x[j])) total += x[j], ++nobs;
-    if (nobs == 0) return;
-    mean = total / static_cast<double>(nobs);
-    double c = 0;
-    for (std::size_t j = s; j < e; ++j)
-      if (usable(x[j])) {
-        const double d = x[j] - mean;
-        ssq += d * d, c += d;
-      }
-    ssq -= c * c / static_cast<double>(nobs);
-    mean += c / static_cast<double>(nobs);
-  }
-};
+// The accumulators and what counts as a value are frame/kernels/rolling_hd.hpp's, the one source the device
+// kernels share: an infinity is missing for sum, mean, std, min and max as in pandas (rolling_usable), count
+// counts the non-NaN values.
+using kernels::rolling_usable;
+using SumAcc = kernels::RollingSum;
+using VarAcc = kernels::RollingVar;
 
 // Whether x[0, n) holds a NaN or an infinity (branch-free: |v| <= max is false for both).
 bool has_nonfinite(const double* x, std::size_t n) {
@@ -187,7 +116,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
     }
     case RollingOp::std: {
       VarAcc acc;
-      acc.recompute(x, s, halo);
+      acc.recompute(x, static_cast<std::int64_t>(s), static_cast<std::int64_t>(halo));
       e = halo;
       std::size_t since = 0;
       for (std::size_t i = halo; i < m; ++i) {
@@ -198,18 +127,12 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
           since = 0;
         } else if (recompute_every && ++since >= recompute_every) {
           s = ns;
-          acc.recompute(x, s, e);
+          acc.recompute(x, static_cast<std::int64_t>(s), static_cast<std::int64_t>(e));
           since = 0;
         }
         for (; s < ns; ++s) acc.remove(x[s]);
         for (; e <= i; ++e) acc.add(x[e]);
-        double r = kNaN;
-        if (acc.nobs >= minp && acc.nobs > 1) {
-          // Rounding can leave a tiny negative ssq; clamp it, but let a NaN through (std::max(0.0, NaN) is 0).
-          const double var = acc.ssq / static_cast<double>(acc.nobs - 1);
-          r = std::sqrt(var < 0 ? 0.0 : var);
-        }
-        out[i - halo] = r;
+        out[i - halo] = acc.std_or_nan(minp);
       }
       break;
     }
@@ -220,7 +143,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
       std::int64_t nobs = 0;
       auto push = [&](std::size_t j) {
         const double v = x[j];
-        if (!usable(v)) return;
+        if (!rolling_usable(v)) return;
         ++nobs;
         while (!dq.empty() && (is_min ? x[dq.back()] >= v : x[dq.back()] <= v)) dq.pop_back();
         dq.push_back(j);
@@ -235,7 +158,7 @@ void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_per
           s = e = ns;
         }
         for (; s < ns; ++s)
-          if (usable(x[s])) --nobs;
+          if (rolling_usable(x[s])) --nobs;
         while (!dq.empty() && dq.front() < s) dq.pop_front();
         for (; e <= i; ++e) push(e);
         out[i - halo] = (nobs >= minp && !dq.empty()) ? x[dq.front()] : kNaN;
@@ -586,6 +509,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   SLAB_EXPECTS(!window.is_time() || !on.empty(), InvalidArgument,
                "a time window (" + window.str() + ") needs the timestamp column ('on')");
   SLAB_EXPECTS(!ops.empty(), InvalidArgument, "rolling: no aggregation given");
+  note_host_fallback(frame.engine(), "rolling");  // the rolling kernels (frame/kernels/rolling.hpp) are not wired yet
   if (!on.empty())
     SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == ElementType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");

@@ -10,6 +10,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -289,6 +290,7 @@ Frame concat(const std::vector<Frame>& frames) {
                        (c < first.size() ? "'" + first.name(c) + "' (" + to_string(first.type(c)) + ")" : "missing"));
     }
   }
+  note_host_fallback(frames[0].engine(), "concat");
   // One schema with each string column's sorted union of dictionaries (replicated: no communication).
   Schema unified = first;
   for (std::size_t c = 0; c < first.size(); ++c) {

@@ -1,14 +1,14 @@
 #include "slab/frame/shuffle.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 
 #include "frame/hash_bytes.hpp"
+#include "frame/kernels/key_words_hd.hpp"
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
-#include "slab/core/counter_rng.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
@@ -17,13 +17,13 @@ namespace slab::frame {
 std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schema,
                                      const std::vector<std::size_t>& keys) {
   const auto n = static_cast<std::size_t>(batch.nrows());
-  std::vector<std::uint64_t> h(n, 0x12345678ull);
+  std::vector<std::uint64_t> h(n, kernels::kRowHashSeed);
   if (n == 0) return h;
   std::vector<std::uint64_t> v(n);
   for (auto k : keys) {
     const ElementType t = schema.type(k);
     const std::uint8_t* valid = batch.valid(k);
-    constexpr std::uint64_t null_word = 0x6e756c6c6e756c6cull;
+    constexpr std::uint64_t null_word = kernels::kNullWord;
     // The value word of every row (nulls and NaN get one constant), then one mixing pass.
     if (t == ElementType::string) {
       std::vector<std::uint64_t> dict_hash;
@@ -33,11 +33,7 @@ std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schem
         v[i] = codes[i] < 0 ? null_word : dict_hash[static_cast<std::size_t>(codes[i])];
     } else if (t == ElementType::float64) {
       const auto x = batch.column<double>(k);
-      for (std::size_t i = 0; i < n; ++i) {
-        double d = x[i];
-        if (d == 0) d = 0;  // -0.0 == 0.0
-        v[i] = std::isnan(d) ? null_word : std::bit_cast<std::uint64_t>(d);
-      }
+      for (std::size_t i = 0; i < n; ++i) v[i] = kernels::float_hash_word(x[i]);  // -0.0 == 0.0, NaN null
     } else if (t == ElementType::boolean) {
       const auto x = batch.column<std::uint8_t>(k);
       for (std::size_t i = 0; i < n; ++i) v[i] = x[i];
@@ -48,8 +44,7 @@ std::vector<std::uint64_t> hash_rows(const BatchView& batch, const Schema& schem
     if (valid)
       for (std::size_t i = 0; i < n; ++i)
         if (!valid[i]) v[i] = null_word;
-    for (std::size_t i = 0; i < n; ++i)
-      h[i] = mix64(h[i] * 0x9E3779B97F4A7C15ull + mix64(v[i] + 0x632BE59BD9B4E019ull));
+    for (std::size_t i = 0; i < n; ++i) h[i] = kernels::row_hash_step(h[i], v[i]);
   }
   return h;
 }
@@ -240,6 +235,7 @@ int choose_nparts(const Frame& frame, int at_least) {
 
 Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts) {
   SLAB_EXPECTS(nparts >= 0, InvalidArgument, "shuffle: nparts must be >= 0");
+  note_host_fallback(frame.engine(), "shuffle");
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
   if (nparts == 0) nparts = choose_nparts(frame);

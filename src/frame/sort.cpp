@@ -2,23 +2,22 @@
 #include "slab/frame/sort.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
 #include <cstring>
 #include <memory>
 #include <numeric>
 
+#include "frame/kernels/key_words_hd.hpp"
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
 
 namespace {
-
-constexpr std::uint64_t kSign = 0x8000000000000000ull;
 
 struct Encoder {
   std::vector<std::size_t> cols;
@@ -34,27 +33,24 @@ struct Encoder {
     for (std::size_t k = 0; k < cols.size(); ++k) {
       const std::size_t c = cols[k];
       const std::uint8_t* valid = b.valid(c);
-      const std::uint64_t flip = ascending[k] ? 0 : ~0ull;
-      const std::uint64_t null_w = nulls_first ? 0 : 1, valid_w = nulls_first ? 1 : 0;
+      // The words are kernels/key_words_hd.hpp's, the one source the device's sort records share.
+      const bool asc = ascending[k], first = nulls_first;
       auto put = [&](std::size_t i, bool null, std::uint64_t v) {
-        out[i * w + 2 * k] = null ? null_w : valid_w;
-        out[i * w + 2 * k + 1] = null ? 0 : (v ^ flip);
+        out[i * w + 2 * k] = kernels::sort_null_word(null, first);
+        out[i * w + 2 * k + 1] = kernels::sort_value_word(v, null, asc);
       };
       switch (b.type(c)) {
         case ElementType::int64:
         case ElementType::timestamp: {
           auto v = b.column<std::int64_t>(c);
-          for (std::size_t i = 0; i < n; ++i) put(i, valid && !valid[i], static_cast<std::uint64_t>(v[i]) ^ kSign);
+          for (std::size_t i = 0; i < n; ++i) put(i, valid && !valid[i], kernels::int_word(v[i]));
           break;
         }
         case ElementType::float64: {
           auto v = b.column<double>(c);
           for (std::size_t i = 0; i < n; ++i) {
-            double x = v[i];
-            const bool null = (valid && !valid[i]) || std::isnan(x);
-            if (x == 0) x = 0.0;
-            const auto bits = std::bit_cast<std::uint64_t>(x);
-            put(i, null, (bits & kSign) ? ~bits : (bits | kSign));
+            const double x = v[i];
+            put(i, (valid && !valid[i]) || std::isnan(x), kernels::float_word(x));
           }
           break;
         }
@@ -115,6 +111,7 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
                   std::int64_t rows_per_partition) {
   const Schema& schema = frame.schema();
   SLAB_EXPECTS(!keys.empty(), InvalidArgument, "sort_values: no sort columns given");
+  note_host_fallback(frame.engine(), "sort_values");
   auto enc = std::make_shared<Encoder>();
   enc->nulls_first = nulls == NullsPosition::first;
   for (const auto& k : keys) {

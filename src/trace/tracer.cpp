@@ -48,6 +48,13 @@ void Tracer::record(std::string_view name, TraceKind kind, double start, double 
   events_.push_back(TraceEvent{std::string(name), kind, start, duration, bytes});
 }
 
+void Tracer::record_fallback(std::string_view op) {
+  record(std::string("fallback:host ").append(op), TraceKind::other, now(), 0);
+  auto it = fallbacks_.find(op);
+  if (it == fallbacks_.end()) it = fallbacks_.emplace(std::string(op), 0).first;
+  ++it->second;
+}
+
 namespace {
 
 constexpr double kMemorySamplePeriod = 1e-3;  // seconds between kept update_memory() samples
@@ -206,6 +213,7 @@ void Tracer::write_chrome_trace(const std::string& path) const {
   }
   const auto parts = gather_strings(comm_, mine);
   const auto reserved_peaks = gather_strings(comm_, nlohmann::json(reservation_peaks_).dump());
+  const auto fallback_counts = gather_strings(comm_, nlohmann::json(fallbacks_).dump());
   // Exact peaks (the counters are throttled), one entry per rank in otherData, where viewers ignore them.
   const std::uint64_t my_peak[3] = {peak_.device, peak_.host, peak_.disk};
   std::vector<std::uint64_t> peaks(rank == 0 ? 3 * parts.size() : 0);
@@ -219,6 +227,7 @@ void Tracer::write_chrome_trace(const std::string& path) const {
       other["memory_peak_bytes"].push_back(
           memory_json(MemorySample{0, peaks[3 * r], peaks[3 * r + 1], peaks[3 * r + 2]}));
     for (const auto& text : reserved_peaks) other["reservation_peak_bytes"].push_back(nlohmann::json::parse(text));
+    for (const auto& text : fallback_counts) other["fallbacks"].push_back(nlohmann::json::parse(text));
     try {
       detail::replace_file(path, "trace file", [&](std::ostream& out) {
         out << "{\"displayTimeUnit\":\"ms\",\"otherData\":" << other.dump() << ",\"traceEvents\":[\n";

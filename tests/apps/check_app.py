@@ -160,8 +160,14 @@ def main():
         if not ok:
             failures.append(f"{name}: {detail}")
 
-    for key in ("app", "ranks", "seconds", "phases", "peak_bytes", "spilled_bytes", "checks"):
+    for key in ("app", "ranks", "seconds", "phases", "peak_bytes", "spilled_bytes", "fallbacks", "checks"):
         expect("json", key in out, f"missing '{key}'")
+    # Host fallbacks (slab/engine/host_fallback.hpp): recorded only on a rank that computes on a CUDA device, so a
+    # host run reports none; their total is the sum over the operations.
+    fb = out.get("fallbacks", {})
+    expect("fallbacks", isinstance(fb.get("ops"), dict) and fb.get("total") == sum(fb["ops"].values()), fb)
+    if "--device-memory" not in cmd:
+        expect("fallbacks.total", fb.get("total") == 0, f"{fb} on a host run")
     arg = lambda flag: int(cmd[cmd.index(flag) + 1])
     if "--memory-limit" in cmd:  # the reported device high-water stays within the limit
         text = cmd[cmd.index("--memory-limit") + 1]

@@ -44,8 +44,9 @@ Outcome reductions(I64 n, const Options& opt) {
     if constexpr (std::is_integral_v<T>)
       x[i] = static_cast<T>(r % 2001) - 1000;
     else
-      x[i] =
-          r % 4099 == 0 ? std::numeric_limits<T>::quiet_NaN() : static_cast<T>(static_cast<double>(r % 100000) * 1e-3);
+      x[i] = r % 4099 == 0   ? std::numeric_limits<T>::quiet_NaN()
+             : r % 8191 == 5 ? (r % 2 ? -1 : 1) * std::numeric_limits<T>::infinity()  // the one-value-at-a-time tiles
+                             : static_cast<T>(static_cast<double>(r % 100000) * 1e-3);
   }
   const Dev<T> d(x);
   std::vector<const T*> hp, dp;
@@ -82,7 +83,8 @@ Outcome reductions(I64 n, const Options& opt) {
   auto stats_fields = [&](const std::vector<sk::StatsPartial<T>>& v) {
     std::vector<U64> f;
     for (const auto& p : v)
-      f.insert(f.end(), {bits(p.n), bits(p.sum), bits(p.mean), bits(p.m2), bits(p.min), bits(p.max), bits(p.nan)});
+      f.insert(f.end(), {bits(p.n), bits(p.nf), bits(p.sum), bits(p.mean), bits(p.m2), bits(p.min), bits(p.max),
+                         bits(p.nan), bits(p.pinf), bits(p.ninf)});
     return f;
   };
   auto arg_fields = [&](const std::vector<sk::ArgPartial<T>>& v) {

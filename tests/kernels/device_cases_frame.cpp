@@ -603,7 +603,9 @@ Outcome join(I64 n, const Options& opt, bool direct, fk::JoinSides kind) {
 
 Outcome rolling(I64 n, const Options& opt, bool time_window) {
   Outcome o;
-  const std::vector<double> x = mixed(n + 999, 60);
+  std::vector<double> x = mixed(n + 999, 60);
+  for (std::size_t i = 0; i < x.size(); ++i)  // +-inf: missing for all but count, as NaN is
+    if (hh(62, static_cast<I64>(i)) % 89 == 7) x[i] = i % 2 ? HUGE_VAL : -HUGE_VAL;
   std::vector<I64> t(static_cast<std::size_t>(n + 999));
   I64 now = 0;
   for (std::size_t i = 0; i < t.size(); ++i) t[i] = now += static_cast<I64>(hh(61, static_cast<I64>(i)) % 4'000'000);

@@ -1,7 +1,7 @@
 // The rolling kernels' reference instantiation against rolling_kernel_rows / rolling_kernel_time (the host's
 // serial kernels): count, min and max bitwise; sum and mean bitwise on exactly summable data and within a
 // stated tolerance otherwise; std within a tolerance of the window's scale. Halos, min_periods, NaN runs,
-// duplicate timestamps and gaps longer than the span included.
+// infinities, duplicate timestamps and gaps longer than the span included.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -20,7 +20,8 @@ namespace fk = slab::frame::kernels;
 static_assert(static_cast<int>(fk::RollingKind::count) == static_cast<int>(RollingOp::count) &&
               static_cast<int>(fk::RollingKind::std) == static_cast<int>(RollingOp::std));
 
-/// x: exactly summable (k 2^-4), or mixed magnitudes with NaN runs and -0.0.
+/// x: exactly summable (k 2^-4), or mixed magnitudes with NaN runs, +-inf (missing for every aggregation but
+/// count, as in pandas) and -0.0.
 std::vector<double> values(std::int64_t m, bool exact, bool with_nan) {
   std::vector<double> x(static_cast<std::size_t>(m));
   for (std::int64_t i = 0; i < m; ++i) {
@@ -28,6 +29,7 @@ std::vector<double> values(std::int64_t m, bool exact, bool with_nan) {
     x[i] = exact ? exact_value(61, i) : static_cast<double>(r % 100000) * (r % 3 ? 1e-3 : 10.0) - 3e4;
     if (r % 97 == 0) x[i] = -0.0;
     if (with_nan && (r % 13 == 0 || (i / 300) % 7 == 3)) x[i] = std::nan("");  // scattered and in runs
+    if (with_nan && r % 89 == 7) x[i] = (r % 2 ? -1 : 1) * HUGE_VAL;
   }
   return x;
 }

@@ -96,7 +96,11 @@ class AppContext {
  * @endcode
  *
  * run() builds the Engine (consuming the runtime flags), parses the app's own flags with CLI11, calls the body,
- * writes the trace and summary, and prints the --json line. Exit codes: 0 success (also --help, --version), 2 bad flags
+ * writes the trace and summary, and prints the --json line: {"app", "ranks", "seconds", "phases" (the longest
+ * rank's seconds per kind of work), "peak_bytes" (the largest rank's), "spilled_bytes" (all ranks'), "fallbacks"
+ * ({"total": N, "ops": {op: n}}: n the most "fallback:host <op>" events any rank recorded, i.e. the calls of op
+ * that ran their host kernel on a CUDA rank, slab/engine/host_fallback.hpp; 0 and {} on the host), "checks",
+ * and the members added with AppContext::report}. Exit codes: 0 success (also --help, --version), 2 bad flags
  * or settings, 1 an error in the body. An error on any rank becomes the same error on every rank (slab's collectives,
  * task queue and this body's end are agreement points: see slab/comm/comm.hpp) and ends every rank cleanly with that
  * message and exit code 1. Only where no agreement can be reached (a rank failed partway through a collective's data

@@ -77,6 +77,15 @@ class Tracer {
   /// unthrottled: reservations change a few times per operation). Not collective.
   void update_reservation(std::string_view purpose, std::uint64_t bytes);
 
+  /// Operation `op` ran its host kernel on a rank that computes on a CUDA device: an instant event (duration 0,
+  /// kind other) named "fallback:host <op>", and one more in fallbacks()[op]. Called through
+  /// slab::note_host_fallback (slab/engine/host_fallback.hpp), which decides whether it was one. Not collective.
+  void record_fallback(std::string_view op);
+  /// How many times each operation fell back to the host on this rank (empty on a host context).
+  [[nodiscard]] const std::map<std::string, std::uint64_t, std::less<>>& fallbacks() const noexcept {
+    return fallbacks_;
+  }
+
   /// RAII scope: records [construction, destruction) as one event. A null tracer records nothing (for code
   /// that reaches the tracer through Comm::tracer(), which may be null).
   class Scope {
@@ -116,7 +125,8 @@ class Tracer {
    * device/host/disk in bytes and "reserved: <purpose>" with args.bytes. otherData: producer "slab", ranks, app
    * (the program's file name), wall_seconds (rank 0's clock when writing), memory_peak_bytes (per rank: the
    * exact device/host/disk peaks, which the throttled counters may miss), reservation_peak_bytes (per rank: the
-   * most reserved per purpose). Nothing from the environment or command line is written.
+   * most reserved per purpose), fallbacks (per rank: operation -> host fallbacks). Nothing from the environment
+   * or command line is written.
    * The file is written to `path`.tmp and renamed, so it is complete or absent.
    * @throws IoError on every rank when rank 0 cannot write the file.
    */
@@ -139,6 +149,7 @@ class Tracer {
   MemorySample peak_;
   std::vector<ReservationSample> reservations_;
   std::map<std::string, std::uint64_t> reservation_peaks_;
+  std::map<std::string, std::uint64_t, std::less<>> fallbacks_;
 };
 
 }  // namespace slab

@@ -106,12 +106,12 @@ struct TileSum {
     } else if (kind == SumKind::squares) {
       p.dsum = tile_sum_squares(x, n);
     } else {
-      for (std::int64_t i = 0; i < n; ++i) p.n += x[i] != T(0);
+      p.n = tile_count_nonzero(x, n);
     }
     out[t] = p;
   }
 };
-/// A chunk's tiles in order into the identity (p.sum += tile, as the host's tile loop).
+/// A chunk's tiles in order into the identity (as the host's tile loop).
 template <class T>
 struct ChunkSum {
   ChunkTable<T> ct;
@@ -119,11 +119,7 @@ struct ChunkSum {
   SumPartial<T>* out;
   SLAB_HD void operator()(int c) const {
     SumPartial<T> p;
-    for (std::int64_t t = ct.tile0[c]; t < ct.tile0[c + 1]; ++t) {
-      p.sum += tiles[t].sum;
-      p.dsum += tiles[t].dsum;
-      p.n += tiles[t].n;
-    }
+    for (std::int64_t t = ct.tile0[c]; t < ct.tile0[c + 1]; ++t) merge_sums(p, tiles[t]);
     out[c] = p;
   }
 };

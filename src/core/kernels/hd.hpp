@@ -32,4 +32,16 @@ SLAB_HD_INLINE double bits_double(std::uint64_t b) noexcept {
   memcpy(&x, &b, sizeof x);
   return x;
 }
+
+/// x is neither NaN nor an infinity (std::isfinite). A predicate, not a rounding: the host takes the compiler's
+/// builtin (what std::isfinite compiles to, so the tuned host loops keep their code), the device the IEEE
+/// identity x - x == 0, which only NaN and the infinities fail.
+template <class F>
+SLAB_HD_INLINE bool is_finite(F x) noexcept {
+#if defined(__CUDA_ARCH__)
+  return x - x == F(0);
+#else
+  return __builtin_isfinite(x);
+#endif
+}
 }  // namespace slab::kernels

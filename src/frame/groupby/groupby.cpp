@@ -17,6 +17,7 @@
 #include "frame/groupby/state.hpp"
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
@@ -137,6 +138,7 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
               const GroupbyOptions& options) {
   auto plan = std::make_shared<detail::GroupbyPlan>(detail::make_plan(frame.schema(), keys, aggregations, options));
   Engine& engine = frame.engine();
+  note_host_fallback(engine, "groupby");  // the groupby kernels (frame/kernels/groupby.hpp) are not wired yet
   Comm& comm = engine.comm();
   const int nranks = comm.size();
   SLAB_EXPECTS(nranks <= 4096 && frame.num_partitions() < (1u << 20), InvalidArgument,

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "frame/hash_table.hpp"
+#include "frame/kernels/agg_hd.hpp"
 #include "frame/key_words.hpp"
 #include "slab/frame/batch.hpp"
 #include "slab/frame/groupby.hpp"
@@ -127,12 +128,10 @@ struct ColAgg {
   }
 
   /// a + b; int64 sums wrap modulo 2^64 (as pandas/NumPy and slab's Array sums do), without signed overflow.
+  /// The arithmetic of fold and combine is kernels/agg_hd.hpp's, the one source the device's groupby shares.
   template <class V>
   static V add(V a, V b) noexcept {
-    if constexpr (std::is_integral_v<V>)
-      return static_cast<V>(static_cast<std::uint64_t>(a) + static_cast<std::uint64_t>(b));
-    else
-      return a + b;
+    return kernels::AggValue<V>::add(a, b);
   }
   /// Fold rows with group ids `gid` and values `v` into the states; ord0 + i is row i's order. kDense: every
   /// gid is >= 0 (no dropped key, no null value), so the loops carry no per-row test.
@@ -144,11 +143,7 @@ struct ColAgg {
       for (std::size_t i = 0; i < n; ++i) {
         const std::int32_t g = gid[i];
         if (!kDense && g < 0) continue;
-        const double x = static_cast<double>(v[i]);
-        const double k = static_cast<double>(++count[g]);
-        const double d = x - mean[g];
-        mean[g] += d / k;
-        m2[g] += d * (x - mean[g]);
+        kernels::welford_add(mean[g], m2[g], static_cast<double>(++count[g]), static_cast<double>(v[i]));
         if (sum) acc[g] = add(acc[g], v[i]);
       }
     } else if (cnt && sum) {
@@ -238,16 +233,7 @@ struct ColAgg {
     if (wel) {
       const double mb = from_bits<double>(in[0]), m2b = from_bits<double>(in[1]);
       in += 2;
-      if (nb > 0) {
-        if (na == 0) {
-          mean[g] = mb;
-          m2[g] = m2b;
-        } else {  // Chan et al.
-          const double n = static_cast<double>(na + nb), d = mb - mean[g];
-          mean[g] += d * static_cast<double>(nb) / n;
-          m2[g] += m2b + d * d * static_cast<double>(na) * static_cast<double>(nb) / n;
-        }
-      }
+      if (nb > 0) kernels::chan_combine(mean[g], m2[g], na, nb, mb, m2b);
     }
     if (mn) {
       if (from_bits<V>(*in) < from_bits<V>(vmin[g])) vmin[g] = *in;

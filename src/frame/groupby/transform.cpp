@@ -14,6 +14,7 @@
 #include "frame/hash_table.hpp"
 #include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
@@ -134,6 +135,7 @@ std::vector<ElementType> result_types(ElementType out) { return {ElementType::in
 
 Series group_transform(const Frame& frame, const std::vector<std::string>& keys, const GroupTransform& what,
                        const GroupbyOptions& options) {
+  note_host_fallback(frame.engine(), "group_transform");  // the per-group scans are host loops
   // Arguments, from the schema only: every rank throws together.
   const Schema& schema = frame.schema();
   detail::KeyEncoder enc = detail::make_key_encoder(schema, keys, options.dropna);

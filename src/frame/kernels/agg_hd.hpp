@@ -1,10 +1,10 @@
 #pragma once
 /// @file agg_hd.hpp
-/// @brief groupby's aggregation states as SLAB_HD functions (src/frame/groupby.cpp, ColAgg): folding one row
-/// into a state (count, sum, Welford mean/M2, min, max, first/last with their row order) and combining two
-/// states (Chan's formula for M2), with the host's expressions and order of operations, so a state folded
-/// from the same rows in the same order, or combined from the same states in the same order, is bitwise the
-/// host's.
+/// @brief groupby's aggregation states as SLAB_HD functions: folding one row into a state (count, sum, Welford
+/// mean/M2, min, max, first/last with their row order) and combining two states (Chan's formula for M2). The
+/// arithmetic steps (welford_add, chan_combine, AggValue::add) are the one source of the host's column-at-a-time
+/// loops too (src/frame/groupby/state.hpp, ColAgg calls them), so a state folded from the same rows in the same
+/// order, or combined from the same states in the same order, is bitwise the host's.
 
 #include <cstdint>
 #include <type_traits>
@@ -28,6 +28,25 @@ struct AggState {
 struct AggParts {
   bool sum = false, welford = false, min = false, max = false, first = false, last = false;
 };
+
+/// Welford's update of (mean, m2) by x, the k-th value of the group.
+SLAB_HD_INLINE void welford_add(double& mean, double& m2, double k, double x) noexcept {
+  const double d = x - mean;
+  mean += d / k;
+  m2 += d * (x - mean);
+}
+/// Chan et al.: (mean, m2) of na values absorbs (mb, m2b) of nb > 0 later values.
+SLAB_HD_INLINE void chan_combine(double& mean, double& m2, std::int64_t na, std::int64_t nb, double mb,
+                                 double m2b) noexcept {
+  if (na == 0) {
+    mean = mb;
+    m2 = m2b;
+    return;
+  }
+  const double n = static_cast<double>(na + nb), d = mb - mean;
+  mean += d * static_cast<double>(nb) / n;
+  m2 += m2b + d * d * static_cast<double>(na) * static_cast<double>(nb) / n;
+}
 
 /// V = double (float64 columns) or std::int64_t (int64, timestamp, bool, string codes).
 template <class V>
@@ -71,11 +90,7 @@ template <class V>
 SLAB_HD_INLINE void fold_row(AggState& s, const AggParts& p, V x, std::uint64_t order) noexcept {
   using A = AggValue<V>;
   if (p.welford) {  // Welford with the running count; the sum rides in the same pass
-    const double xd = static_cast<double>(x);
-    const double k = static_cast<double>(++s.count);
-    const double d = xd - s.mean;
-    s.mean += d / k;
-    s.m2 += d * (xd - s.mean);
+    welford_add(s.mean, s.m2, static_cast<double>(++s.count), static_cast<double>(x));
   } else {
     ++s.count;
   }
@@ -105,16 +120,7 @@ SLAB_HD_INLINE void combine_states(AggState& a, const AggState& b, const AggPart
   const std::int64_t nb = b.count, na = a.count;
   a.count = na + nb;
   if (p.sum) a.sum = A::bits(A::add(A::from_bits(a.sum), A::from_bits(b.sum)));
-  if (p.welford && nb > 0) {
-    if (na == 0) {
-      a.mean = b.mean;
-      a.m2 = b.m2;
-    } else {  // Chan et al.
-      const double n = static_cast<double>(na + nb), d = b.mean - a.mean;
-      a.mean += d * static_cast<double>(nb) / n;
-      a.m2 += b.m2 + d * d * static_cast<double>(na) * static_cast<double>(nb) / n;
-    }
-  }
+  if (p.welford && nb > 0) chan_combine(a.mean, a.m2, na, nb, b.mean, b.m2);
   if (p.min && A::from_bits(b.min) < A::from_bits(a.min)) a.min = b.min;
   if (p.max && A::from_bits(b.max) > A::from_bits(a.max)) a.max = b.max;
   if (p.first && nb > 0 && b.first_order < a.first_order) {

@@ -2,7 +2,8 @@
 // The composition of rolling.hpp: each output's window start (a formula for row windows, a binary search in the
 // sorted timestamps for time windows); sums, means, std and counts by runs of kRollingRun outputs, one
 // sequential slide each with the host's accumulators (rolling_hd.hpp); min and max by a range query per output
-// over block extremes at three levels (64, 4096 and 262144 rows) and a prefix count of the non-NaN values.
+// over block extremes at three levels (64, 4096 and 262144 rows) and a prefix count of the usable (finite)
+// values.
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -83,12 +84,7 @@ struct SlideRun {
         }
         for (; s < ns; ++s) acc.remove(x[s]);
         for (; e <= i; ++e) acc.add(x[e]);
-        double r = rolling_nan();
-        if (acc.nobs >= minp && acc.nobs > 1) {
-          const double v = acc.ssq / static_cast<double>(acc.nobs - 1);
-          r = slab::kernels::portable::sqrt(v > 0.0 ? v : 0.0);
-        }
-        out[k] = r;
+        out[k] = acc.std_or_nan(minp);
       }
       return;
     }
@@ -104,7 +100,7 @@ struct SlideRun {
       for (; e <= i; ++e) acc.add(x[e]);
       double r = rolling_nan();
       if (op == RollingKind::count) {
-        if (e - s >= min_periods) r = static_cast<double>(acc.nobs);  // pandas: min_periods over rows, NaN included
+        if (e - s >= min_periods) r = static_cast<double>(acc.nvalid);  // pandas: min_periods over rows, NaN included
       } else if (acc.nobs >= minp && acc.nobs > 0) {
         r = op == RollingKind::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
       }
@@ -113,7 +109,7 @@ struct SlideRun {
   }
 };
 
-/// An extreme and its index (-1: none, every value NaN); of two, the later wins ties (the host deque's rule).
+/// An extreme and its index (-1: none, no usable value); of two, the later wins ties (the host deque's rule).
 struct Extreme {
   double v;
   std::int64_t at;
@@ -138,7 +134,7 @@ struct BlockExtreme {
     for (std::int64_t j = b; j < e; ++j) {
       Extreme c;
       if (x) {
-        c = {x[j], x[j] == x[j] ? j : -1};
+        c = {x[j], rolling_usable(x[j]) ? j : -1};
       } else {
         c = lower[j];
       }
@@ -148,16 +144,16 @@ struct BlockExtreme {
   }
 };
 
-struct NotNan {
+struct Usable {
   const double* x;
-  SLAB_HD std::int64_t operator()(std::int64_t j) const { return x[j] == x[j] ? 1 : 0; }
+  SLAB_HD std::int64_t operator()(std::int64_t j) const { return rolling_usable(x[j]) ? 1 : 0; }
 };
 
 struct WindowExtreme {
   const double* x;
   const Extreme* level[3];
   const std::int64_t* start;
-  const std::int64_t* valid_before;  // exclusive prefix count of non-NaN values
+  const std::int64_t* valid_before;  // exclusive prefix count of usable values
   std::int64_t halo, min_periods;
   bool is_min;
   double* out;
@@ -176,7 +172,7 @@ struct WindowExtreme {
       int l = 2;  // the largest aligned block that fits
       while (l >= 0 && (p % size[l] != 0 || p + size[l] > e)) --l;
       if (l < 0) {
-        best = later_extreme(best, {x[p], x[p] == x[p] ? p : -1}, is_min);
+        best = later_extreme(best, {x[p], rolling_usable(x[p]) ? p : -1}, is_min);
         ++p;
       } else {
         best = later_extreme(best, level[l][p / size[l]], is_min);
@@ -218,9 +214,9 @@ void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int6
   thrust::for_each(b.policy(), i, i + c1, BlockExtreme{x, nullptr, m, is_min, l1.get()});
   thrust::for_each(b.policy(), i, i + c2, BlockExtreme{nullptr, l1.get(), c1, is_min, l2.get()});
   thrust::for_each(b.policy(), i, i + c3, BlockExtreme{nullptr, l2.get(), c2, is_min, l3.get()});
-  Scratch<std::int64_t, B> before(b, m + 1);  // before[j] = non-NaN values among x[0, j)
+  Scratch<std::int64_t, B> before(b, m + 1);  // before[j] = usable values among x[0, j)
   b.zero(before.get(), sizeof(std::int64_t));
-  auto valid = thrust::make_transform_iterator(i, NotNan{x});
+  auto valid = thrust::make_transform_iterator(i, Usable{x});
   thrust::inclusive_scan(b.policy(), valid, valid + m, before.get() + 1);
   thrust::for_each(
       b.policy(), i, i + n,
