@@ -530,7 +530,7 @@ Array<T> Array<T>::mod(T b) const {
   return binary(BinaryOp::mod, *this, b);
 }
 template <class T>
-T Array<T>::sum() const {
+sum_t<T> Array<T>::sum() const {
   return slab::sum(*this);
 }
 template <class T>
@@ -676,6 +676,7 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>); \
   template Array<float> astype<float, T>(const Array<T>&);                                       \
   template Array<double> astype<double, T>(const Array<T>&);                                     \
+  template Array<std::int32_t> astype<std::int32_t, T>(const Array<T>&);                         \
   template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                         \
   template Array<T> full(Engine&, Shape, T, Split, std::int64_t);                                \
   template Array<T> zeros(Engine&, Shape, Split, std::int64_t);                                  \
@@ -686,6 +687,7 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<T> detail::from_block(Engine&, Layout, std::shared_ptr<const std::vector<T>>);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
+SLAB_INSTANTIATE(std::int32_t)
 SLAB_INSTANTIATE(std::int64_t)
 #undef SLAB_INSTANTIATE
 
@@ -694,12 +696,14 @@ template <class U>
 Array<U> Array<T>::astype() const {
   return slab::astype<U>(*this);
 }
-#define SLAB_INSTANTIATE_ASTYPE(T)                         \
-  template Array<float> Array<T>::astype<float>() const;   \
-  template Array<double> Array<T>::astype<double>() const; \
+#define SLAB_INSTANTIATE_ASTYPE(T)                                     \
+  template Array<float> Array<T>::astype<float>() const;               \
+  template Array<double> Array<T>::astype<double>() const;             \
+  template Array<std::int32_t> Array<T>::astype<std::int32_t>() const; \
   template Array<std::int64_t> Array<T>::astype<std::int64_t>() const;
 SLAB_INSTANTIATE_ASTYPE(float)
 SLAB_INSTANTIATE_ASTYPE(double)
+SLAB_INSTANTIATE_ASTYPE(std::int32_t)
 SLAB_INSTANTIATE_ASTYPE(std::int64_t)
 #undef SLAB_INSTANTIATE_ASTYPE
 

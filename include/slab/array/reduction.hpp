@@ -14,7 +14,8 @@
 /// is inf while the mean stays the finite mean of the values (NumPy's mean overflows to inf there).
 /// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
-/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap.
+/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap. Sums of int32
+/// are int64 (sum_t, as NumPy's np.sum of an int32 array), so they do not wrap at 2^31.
 /// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a
 /// 1-D array: split like the source along the kept axis when that axis is the split one (lazy, no
 /// communication), replicated (Split::none, collective, runs the graph) otherwise.
@@ -34,7 +35,7 @@ template <class T>
 [[nodiscard]] Stats reduce_stats(const Array<T>& a, int ddof = 0);
 
 template <class T>
-[[nodiscard]] T sum(const Array<T>& a);
+[[nodiscard]] sum_t<T> sum(const Array<T>& a);
 template <class T>
 [[nodiscard]] double mean(const Array<T>& a);
 /// Variance with `ddof` delta degrees of freedom (NumPy's var). Collective.
@@ -58,7 +59,7 @@ template <class T>
 template <class T>
 [[nodiscard]] std::int64_t count_nonzero(const Array<T>& a);
 template <class T>
-[[nodiscard]] T nansum(const Array<T>& a);
+[[nodiscard]] sum_t<T> nansum(const Array<T>& a);
 template <class T>
 [[nodiscard]] double nanmean(const Array<T>& a);
 
