@@ -3,6 +3,7 @@
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
+#include "slab/array/reshape.hpp"
 #include "slab/array/slicing.hpp"
 
 #include <cmath>
@@ -552,6 +553,14 @@ T Array<T>::min() const {
 template <class T>
 T Array<T>::max() const {
   return slab::max(*this);
+}
+template <class T>
+Array<T> Array<T>::reshape(Shape shape) const {
+  return slab::reshape(*this, shape);
+}
+template <class T>
+Array<T> Array<T>::ravel() const {
+  return slab::ravel(*this);
 }
 template <class T>
 Array<T> Array<T>::transpose() const {

@@ -10,7 +10,6 @@
 #include "slab/frame/expr.hpp"
 #include "slab/frame/from_arrays.hpp"
 #include "slab/frame/ops.hpp"
-#include "slab/frame/series.hpp"
 #include "slab/frame/sort.hpp"
 
 namespace slab {
@@ -59,24 +58,11 @@ Array<T> compress(const Array<T>& a, const Array<std::int64_t>& mask) {
   return frame::to_array<T>(frame::filter(f, frame::col("mask") != 0), value_column);
 }
 
-template <class T>
-Array<T> concatenate(const std::vector<Array<T>>& arrays) {
-  SLAB_EXPECTS(!arrays.empty(), InvalidArgument, "concatenate: no arrays");
-  std::vector<frame::Frame> frames;
-  for (const auto& a : arrays) {
-    expect_1d(a, "concatenate", "an array");
-    frames.push_back(as_frame(a));
-  }
-  return frame::to_array<T>(frame::concat(frames), value_column);
-}
-
 template Array<double> sort(const Array<double>&);
 template Array<std::int64_t> sort(const Array<std::int64_t>&);
 template Array<double> unique(const Array<double>&);
 template Array<std::int64_t> unique(const Array<std::int64_t>&);
 template Array<double> compress(const Array<double>&, const Array<std::int64_t>&);
 template Array<std::int64_t> compress(const Array<std::int64_t>&, const Array<std::int64_t>&);
-template Array<double> concatenate(const std::vector<Array<double>>&);
-template Array<std::int64_t> concatenate(const std::vector<Array<std::int64_t>>&);
 
 }  // namespace slab

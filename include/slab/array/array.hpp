@@ -174,6 +174,10 @@ class Array {
   [[nodiscard]] T min() const;
   [[nodiscard]] T max() const;
 
+  /// reshape(*this, shape) and ravel(*this) (reshape.hpp): `a.reshape({3, -1})`.
+  [[nodiscard]] Array reshape(Shape shape) const;
+  [[nodiscard]] Array ravel() const;
+
   [[nodiscard]] Array transpose() const;
   [[nodiscard]] Array row_range(std::int64_t begin, std::int64_t end) const;
   [[nodiscard]] Array col_range(std::int64_t begin, std::int64_t end) const;

@@ -1,12 +1,14 @@
 #pragma once
 /// @file array_ops.hpp
-/// @brief NumPy's np.sort, np.unique, np.concatenate and boolean-mask selection (`a[mask]`) for 1-D slab::Arrays. They
-/// move rows between ranks, so they are built on the frame layer's sample sort, shuffle, concat and filter over a
-/// one-column frame: out of core, any rank count.
+/// @brief NumPy's np.sort, np.unique and boolean-mask selection (`a[mask]`) for 1-D slab::Arrays. They move rows
+/// between ranks, so they are built on the frame layer's sample sort, shuffle and filter over a one-column frame:
+/// out of core, any rank count. (np.concatenate is an array operation: slab/array/join.hpp, included here for code
+/// that found it here.)
 #include <cstdint>
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/array/join.hpp"
 
 namespace slab {
 
@@ -35,21 +37,11 @@ template <class T>
 template <class T>
 [[nodiscard]] Array<T> compress(const Array<T>& a, const Array<std::int64_t>& mask);
 
-/**
- * @brief The 1-D arrays one after another (numpy.concatenate along axis 0), split by rows with the rows spread
- * evenly over the ranks. Collective (one row exchange).
- * @throws InvalidArgument for no arrays; ShapeError (every rank) for a 2-D array.
- */
-template <class T>
-[[nodiscard]] Array<T> concatenate(const std::vector<Array<T>>& arrays);
-
 extern template Array<double> sort(const Array<double>&);
 extern template Array<std::int64_t> sort(const Array<std::int64_t>&);
 extern template Array<double> unique(const Array<double>&);
 extern template Array<std::int64_t> unique(const Array<std::int64_t>&);
 extern template Array<double> compress(const Array<double>&, const Array<std::int64_t>&);
 extern template Array<std::int64_t> compress(const Array<std::int64_t>&, const Array<std::int64_t>&);
-extern template Array<double> concatenate(const std::vector<Array<double>>&);
-extern template Array<std::int64_t> concatenate(const std::vector<Array<std::int64_t>>&);
 
 }  // namespace slab
