@@ -7,6 +7,7 @@
 #include "slab/app/frame_input.hpp"
 #include "slab/app/sweep.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/compress.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/join.hpp"

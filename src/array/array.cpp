@@ -1,5 +1,6 @@
 // slab::Array<T>: handles, materialisation, gather, creation and elementwise expressions.
 #include "slab/array/array.hpp"
+#include "slab/array/compress.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
@@ -475,6 +476,22 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_ide
       a.engine(), l,
       std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
 }
+template <class T>
+Array<T> where(const Array<std::int64_t>& cond, std::type_identity_t<T> a, const Array<T>& b) {
+  const Layout l = broadcast_layout("where", cond.layout(), b.layout());
+  auto leaf = [&](const auto& x) {
+    return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
+  };
+  return Array<T>(
+      b.engine(), l,
+      std::make_shared<detail::WhereNode<T>>(leaf(cond), std::make_shared<detail::ScalarNode<T>>(a), leaf(b)));
+}
+template <ArrayElement T>
+Array<T> where(const Array<std::int64_t>& cond, T a, T b) {
+  return Array<T>(cond.engine(), cond.layout(),
+                  std::make_shared<detail::WhereNode<T>>(cond.expr(), std::make_shared<detail::ScalarNode<T>>(a),
+                                                         std::make_shared<detail::ScalarNode<T>>(b)));
+}
 
 template <class U, class T>
 Array<U> astype(const Array<T>& a) {
@@ -555,12 +572,32 @@ T Array<T>::max() const {
   return slab::max(*this);
 }
 template <class T>
+std::int64_t Array<T>::argmax() const {
+  return slab::argmax(*this);
+}
+template <class T>
+std::int64_t Array<T>::argmin() const {
+  return slab::argmin(*this);
+}
+template <class T>
+Array<std::int64_t> Array<T>::argmax(int axis) const {
+  return slab::argmax(*this, axis);
+}
+template <class T>
+Array<std::int64_t> Array<T>::argmin(int axis) const {
+  return slab::argmin(*this, axis);
+}
+template <class T>
 Array<T> Array<T>::reshape(Shape shape) const {
   return slab::reshape(*this, shape);
 }
 template <class T>
 Array<T> Array<T>::ravel() const {
   return slab::ravel(*this);
+}
+template <class T>
+Array<T> Array<T>::operator[](const Array<std::int64_t>& mask) const {
+  return slab::compress(*this, mask);
 }
 template <class T>
 Array<T> Array<T>::transpose() const {
@@ -683,6 +720,8 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);     \
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);         \
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>); \
+  template Array<T> where(const Array<std::int64_t>&, std::type_identity_t<T>, const Array<T>&); \
+  template Array<T> where(const Array<std::int64_t>&, T, T);                                     \
   template Array<float> astype<float, T>(const Array<T>&);                                       \
   template Array<double> astype<double, T>(const Array<T>&);                                     \
   template Array<std::int32_t> astype<std::int32_t, T>(const Array<T>&);                         \

@@ -1,15 +1,21 @@
-// NumPy's reshape/ravel and joins (concatenate along both axes, stack, vstack, hstack, column_stack) and int32
-// arrays on slab::Array, against serial references (the flat C order, loops on the gathered values): every
-// split, uneven blocks, ranks without rows, empty arrays, a memory limit the data does not fit.
+// The NumPy operations of issue 13 on slab::Array: reshape/ravel, concatenate along both axes, stack, vstack,
+// hstack, column_stack, argmax/argmin along an axis, boolean masks (a[mask]), where with scalars, and
+// Array<std::int32_t>. References: NumPy's answers in golden/numpy_ops.csv (golden/make_numpy_golden.py), and
+// serial references in the test (the flat C order, loops) for the cases the golden inputs do not cover: every
+// split, uneven blocks, ranks without rows, empty arrays, NaN, ties, a memory limit the data does not fit.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <limits>
+#include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "array_test_util.hpp"
+#include "slab/array/compress.hpp"
 #include "slab/array/join.hpp"
 #include "slab/array/print.hpp"
 #include "slab/array/reshape.hpp"
@@ -21,6 +27,15 @@ using slab::Split;
 using slab_test::Engine;
 
 namespace {
+
+const double nan_v = std::numeric_limits<double>::quiet_NaN();
+
+// The golden inputs (tests/array/golden/make_numpy_golden.py defines the same functions).
+double x_value(std::int64_t i, std::int64_t j) {
+  return (i * 5 + j) % 13 == 4 ? nan_v : static_cast<double>((i * 7 + j * 3) % 11 - 5);
+}
+std::int64_t i_value(std::int64_t i, std::int64_t j) { return (i * 5 + j * 7) % 9 - 4; }
+double vec_value(std::int64_t seed, std::int64_t k) { return static_cast<double>((k * 3 + seed * 5) % 7 - 3); }
 
 // How a test array is laid out: its split, its chunk length, and whether its blocks are uneven (a row range of
 // a taller array, so that some ranks may hold no rows).
@@ -45,6 +60,41 @@ Array<T> make(slab::Engine& e, Shape shape, const Variant& v, F f) {
   return big.row_range(pad, pad + shape.rows);
 }
 
+bool same(double a, double b) { return (std::isnan(a) && std::isnan(b)) || a == b; }
+
+struct Golden {
+  std::map<std::string, std::vector<double>> values;
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  Golden() {
+    std::ifstream in(SLAB_NUMPY_GOLDEN);
+    std::string line;
+    while (std::getline(in, line)) {
+      if (line.empty() || line[0] == '#') continue;
+      const auto a = line.find(','), b = line.rfind(',');
+      const std::string what = line.substr(0, a);
+      const std::string value = line.substr(b + 1);
+      if (what.size() > 6 && what.compare(what.size() - 6, 6, ".shape") == 0)
+        shapes[what.substr(0, what.size() - 6)].push_back(std::stoll(value));
+      else
+        values[what].push_back(std::stod(value));  // stod reads "nan"
+    }
+  }
+  // The array's shape and gathered values against NumPy's (collective: gather_all on every rank).
+  template <class T>
+  void check(const std::string& what, const Array<T>& a, const std::string& where) const {
+    const std::vector<T> got = a.gather_all();
+    ASSERT_TRUE(values.count(what) && shapes.count(what)) << what << " is not in the golden file";
+    std::vector<std::int64_t> shape{a.rows()};
+    if (a.ndim() == 2) shape.push_back(a.cols());
+    EXPECT_EQ(shape, shapes.at(what)) << what << " (" << where << ")";
+    const auto& want = values.at(what);
+    ASSERT_EQ(got.size(), want.size()) << what << " (" << where << ")";
+    for (std::size_t k = 0; k < got.size(); ++k)
+      EXPECT_TRUE(same(static_cast<double>(got[k]), want[k]))
+          << what << "[" << k << "] = " << got[k] << ", NumPy " << want[k] << " (" << where << ")";
+  }
+};
+
 // Events of the tracer named `name` that were collective (kind comm): how many rounds moved elements.
 std::size_t comm_events(slab::Engine& e, const std::string& name) {
   std::size_t n = 0;
@@ -60,6 +110,61 @@ std::vector<T> iota_vector(std::int64_t n) {
 }
 
 }  // namespace
+
+TEST(ArrayNumpy, MatchesNumPy) {
+  Engine e;
+  const Golden golden;
+  EXPECT_EQ(golden.values.size(), 32u);
+  for (const Variant& var : variants) {
+    const std::string where = var.name();
+    const auto X = make<double>(e, {7, 5}, var, x_value);
+    const auto I = make<std::int64_t>(e, {6, 4}, var, i_value);
+    auto vec = [&](std::int64_t seed, std::int64_t n) {
+      return make<double>(e, Shape{n}, var, [seed](std::int64_t k, std::int64_t) { return vec_value(seed, k); });
+    };
+    const auto u = vec(1, 5), v = vec(2, 5), w = vec(3, 5), c7 = vec(4, 7);
+
+    golden.check("reshape_5x7", X.reshape({5, 7}), where);
+    golden.check("reshape_m1x35", slab::reshape(X, {-1, 35}), where);
+    golden.check("reshape_35", X.reshape(-1), where);
+    golden.check("reshape_35x1", X.reshape({35, 1}), where);
+    golden.check("ravel_T", X.transpose().ravel(), where);
+    golden.check("concat0", slab::concatenate({X, X.row_range(0, 2)}), where);
+    golden.check("concat1", slab::concatenate({X, X.col_range(0, 2), X.col_range(4, 5)}, 1), where);
+    golden.check("concat_1d", slab::concatenate({u, v.row_range(0, 2), w}), where);
+    golden.check("stack0", slab::stack({u, v, w}), where);
+    golden.check("stack1", slab::stack({u, v, w}, -1), where);
+    golden.check("vstack", slab::vstack({u, X.row_range(0, 3), v}), where);
+    golden.check("hstack_1d", slab::hstack({u, w}), where);
+    golden.check("hstack_2d", slab::hstack({X, X.col_range(1, 3)}), where);
+    golden.check("column_stack", slab::column_stack({c7, X, c7}), where);
+    golden.check("argmax0", slab::argmax(X, 0), where);
+    golden.check("argmax1", X.argmax(1), where);
+    golden.check("argmin0", X.argmin(-2), where);
+    golden.check("argmin1", slab::argmin(X, -1), where);
+    golden.check("argmaxT1", X.transpose().argmax(1), where);
+    golden.check("iargmax0", I.argmax(0), where);
+    golden.check("iargmax1", I.argmax(1), where);
+    golden.check("iargmin0", I.argmin(0), where);
+    golden.check("iargmin1", I.argmin(1), where);
+    golden.check("mask_pos", X[X > 0.0], where);
+    golden.check("mask_pos", slab::compress(X, X > 0.0), where);
+    golden.check("mask_rows", X[(X.col_range(1, 2) > 0.0).ravel()], where);
+    golden.check("imask_even", I[slab::compare(slab::CompareOp::eq, slab::mod(I, std::int64_t{2}), std::int64_t{0})],
+                 where);
+    const std::int64_t positive = slab::count_nonzero(X > 0.0);
+    EXPECT_EQ(positive, static_cast<std::int64_t>(golden.values.at("count_pos").at(0))) << where;
+    golden.check("where_a0", slab::where(X > 0.0, X, 0.0), where);
+    golden.check("where_1a", slab::where(X > 0.0, -1.0, X), where);
+    golden.check("where_10", slab::where(X > 0.0, 1.0, 0.0), where);
+    const auto J = make<std::int32_t>(e, Shape{5}, var, [](std::int64_t k, std::int64_t) {
+      return static_cast<std::int32_t>(2'000'000'000 - 1000 * k);
+    });
+    const std::int64_t total = J.sum();  // int64: past 2^31, as NumPy's
+    EXPECT_EQ(total, static_cast<std::int64_t>(golden.values.at("i32_sum").at(0))) << where;
+    if (var.split != Split::cols) golden.check("i32_cumsum", slab::cumsum(J), where);
+  }
+}
 
 TEST(ArrayNumpy, ReshapeKeepsTheFlatOrderForEveryShape) {
   Engine e;
@@ -137,6 +242,91 @@ TEST(ArrayNumpy, JoinsEveryLayoutWithEmptyAndUnevenInputs) {
     }
 }
 
+TEST(ArrayNumpy, ArgmaxAlongAnAxisWithTiesNaNAndEmptyRanks) {
+  Engine e;
+  // 3 rows on up to 4 ranks, ties everywhere, NaN in some rows and columns, infinities.
+  const double inf = std::numeric_limits<double>::infinity();
+  auto f = [&](std::int64_t i, std::int64_t j) {
+    if (i == 1 && j == 4) return nan_v;
+    if (i == 2 && j == 0) return inf;
+    if (i == 0 && j == 2) return -inf;
+    return static_cast<double>((i + j) % 2);
+  };
+  for (const Variant& var : variants) {
+    const auto a = make<double>(e, {3, 6}, var, f);
+    std::vector<std::int64_t> max0(6), min0(6), max1(3), min1(3);
+    for (std::int64_t j = 0; j < 6; ++j) {  // serial reference: first occurrence, NaN first
+      std::int64_t mx = 0, mn = 0;
+      for (std::int64_t i = 1; i < 3; ++i) {
+        if (std::isnan(f(mx, j))) break;
+        if (std::isnan(f(i, j)) || f(i, j) > f(mx, j)) mx = i;
+      }
+      for (std::int64_t i = 1; i < 3; ++i) {
+        if (std::isnan(f(mn, j))) break;
+        if (std::isnan(f(i, j)) || f(i, j) < f(mn, j)) mn = i;
+      }
+      max0[j] = mx, min0[j] = mn;
+    }
+    for (std::int64_t i = 0; i < 3; ++i) {
+      std::int64_t mx = 0, mn = 0;
+      for (std::int64_t j = 1; j < 6; ++j) {
+        if (!std::isnan(f(i, mx)) && (std::isnan(f(i, j)) || f(i, j) > f(i, mx))) mx = j;
+        if (!std::isnan(f(i, mn)) && (std::isnan(f(i, j)) || f(i, j) < f(i, mn))) mn = j;
+      }
+      max1[i] = mx, min1[i] = mn;
+    }
+    EXPECT_EQ(a.argmax(0).gather_all(), max0) << var.name();
+    EXPECT_EQ(a.argmin(0).gather_all(), min0) << var.name();
+    EXPECT_EQ(a.argmax(1).gather_all(), max1) << var.name();
+    EXPECT_EQ(a.argmin(1).gather_all(), min1) << var.name();
+    EXPECT_EQ(max0[4], 1);  // the NaN wins in column 4, for argmin too
+    EXPECT_EQ(min0[4], 1);
+    // A 1-D array is one column: one index, the flat argmax's.
+    const auto v = make<double>(e, Shape{5}, var, [](std::int64_t k, std::int64_t) { return double(k % 3); });
+    EXPECT_EQ(v.argmax(0).gather_all(), std::vector<std::int64_t>{2}) << var.name();
+    EXPECT_EQ(v.argmax(), 2);
+    // An empty result along a non-empty axis, and float / int32 element types.
+    EXPECT_EQ(make<double>(e, {0, 4}, var, f).argmax(1).gather_all().size(), 0u);
+    EXPECT_EQ(make<float>(e, {3, 6}, var, f).argmax(0).gather_all(), max0) << var.name();
+    const auto k = make<std::int32_t>(e, {3, 6}, var, [](auto i, auto j) { return std::int32_t((i * 6 + j) % 4); });
+    EXPECT_EQ(k.argmax(1).gather_all(), (std::vector<std::int64_t>{3, 1, 3})) << var.name();  // first 3 of each row
+  }
+}
+
+TEST(ArrayNumpy, MasksSelectElementsOrRowsOnEveryLayout) {
+  Engine e;
+  auto f = [](std::int64_t i, std::int64_t j) { return static_cast<double>((i * 7 + j * 5) % 6) - 2.0; };
+  for (const Variant& va : variants)
+    for (const Variant& vm : {variants[0], variants[1], variants[2]}) {
+      const std::string what = va.name() + " mask " + vm.name();
+      const auto a = make<double>(e, {9, 4}, va, f);
+      const auto m = make<std::int64_t>(e, {9, 4}, vm, [&](auto i, auto j) { return std::int64_t(f(i, j) > 0); });
+      std::vector<double> want;
+      for (std::int64_t i = 0; i < 9; ++i)
+        for (std::int64_t j = 0; j < 4; ++j)
+          if (f(i, j) > 0) want.push_back(f(i, j));
+      const auto got = a[m];
+      EXPECT_EQ(got.ndim(), 1) << what;
+      EXPECT_EQ(got.gather_all(), want) << what;
+      // Rows where column 0 is negative; none, and all.
+      const auto rm = make<std::int64_t>(e, Shape{9}, vm, [&](auto i, auto) { return std::int64_t(f(i, 0) < 0); });
+      std::vector<double> rows;
+      for (std::int64_t i = 0; i < 9; ++i)
+        if (f(i, 0) < 0)
+          for (std::int64_t j = 0; j < 4; ++j) rows.push_back(f(i, j));
+      const auto r = a[rm];
+      EXPECT_EQ(r.cols(), 4) << what;
+      EXPECT_EQ(r.gather_all(), rows) << what;
+      EXPECT_EQ(a[a > 100.0].rows(), 0) << what;
+      EXPECT_EQ(a[a > -100.0].gather_all(), slab_test::reference<double>(9, 4, f)) << what;
+      // float and int32 values, 1-D with NaN.
+      EXPECT_EQ(a.astype<float>()[m].gather_all(), std::vector<float>(want.begin(), want.end())) << what;
+      const auto v =
+          make<double>(e, Shape{6}, va, [](std::int64_t k, std::int64_t) { return k == 2 ? nan_v : k - 3.0; });
+      EXPECT_EQ(v[v >= 0.0].gather_all(), (std::vector<double>{0, 1, 2})) << what;
+    }
+}
+
 TEST(ArrayNumpy, BadShapesThrowOnEveryRank) {
   Engine e;
   const auto a = slab::zeros<double>(e, {2, 3}, Split::rows);
@@ -173,6 +363,9 @@ TEST(ArrayNumpy, BadShapesThrowOnEveryRank) {
             }).find("along dimension 0"),
             std::string::npos);
   EXPECT_NE(message([&] { (void)slab::vstack({a, v.row_range(0, 2)}); }).find("along dimension 1"), std::string::npos);
+  EXPECT_NE(message([&] { (void)slab::argmax(a, 2); }).find("axis 2 is out of bounds"), std::string::npos);
+  EXPECT_NE(message([&] { (void)slab::argmin(a.row_range(0, 0), 0); }).find("empty sequence"), std::string::npos);
+  EXPECT_NE(message([&] { (void)a[v > 0.0]; }).find("does not match"), std::string::npos);
   EXPECT_THROW((void)slab::concatenate(std::vector<Array<double>>{}), slab::InvalidArgument);
 }
 
@@ -192,6 +385,7 @@ TEST(ArrayNumpy, ReshapeAndConcatenateStreamUnderALimitTheDataDoesNotFit) {
   bool ok = true;
   for (std::size_t k = 0; k < got.size(); ++k) ok = ok && got[k] == static_cast<double>(k + 7);
   EXPECT_TRUE(ok);
+  EXPECT_EQ(slab::sum(m.argmax(1)), 2 * m.rows());  // increasing rows: the last column
   EXPECT_LE(e.memory().stats().device.high_water, std::uint64_t{1} << 20);
 }
 

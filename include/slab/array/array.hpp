@@ -173,10 +173,18 @@ class Array {
   [[nodiscard]] double std(int ddof = 0) const;
   [[nodiscard]] T min() const;
   [[nodiscard]] T max() const;
+  /// argmax(*this) / argmin(*this): the flat index (reduction.hpp). Collective.
+  [[nodiscard]] std::int64_t argmax() const;
+  [[nodiscard]] std::int64_t argmin() const;
+  /// argmax(*this, axis) / argmin(*this, axis) (reduction.hpp).
+  [[nodiscard]] Array<std::int64_t> argmax(int axis) const;
+  [[nodiscard]] Array<std::int64_t> argmin(int axis) const;
 
   /// reshape(*this, shape) and ravel(*this) (reshape.hpp): `a.reshape({3, -1})`.
   [[nodiscard]] Array reshape(Shape shape) const;
   [[nodiscard]] Array ravel() const;
+  /// `a[mask]`: compress(*this, mask) (compress.hpp), e.g. `a[a > 0.0]`. Collective.
+  [[nodiscard]] Array operator[](const Array<std::int64_t>& mask) const;
 
   [[nodiscard]] Array transpose() const;
   [[nodiscard]] Array row_range(std::int64_t begin, std::int64_t end) const;

@@ -53,6 +53,24 @@ template <class T>
 [[nodiscard]] std::int64_t argmin(const Array<T>& a);
 template <class T>
 [[nodiscard]] std::int64_t argmax(const Array<T>& a);
+/**
+ * @brief numpy.argmax(a, axis) / numpy.argmin(a, axis): the index along `axis` (0: the row of each column's
+ * extreme; 1: the column of each row's; -1 and -2 count from the end) of the first maximum / minimum, or of
+ * the first NaN where there is one (NumPy's NaN propagation: the NaN wins, for argmin too), as a 1-D
+ * Array<std::int64_t>. A 1-D array is its one column: axis 0 gives a one-element array holding the index
+ * (NumPy returns that scalar, which argmax(a) returns as std::int64_t). Along the axis that is not split (axis
+ * 1 of an array split by rows, axis 0 of one split by columns, either of a replicated one) each result value is
+ * local: one lazy task per chunk, the result split like the source's kept axis (uneven blocks kept); along the
+ * split axis each rank folds its chunks' candidates in one streaming reduction and the candidates are merged
+ * over the comm's fixed tree (earliest index on ties), so the global index comes back replicated (Split::none):
+ * collective, runs the graph.
+ * @throws ShapeError (every rank) when `axis` is out of bounds for a.ndim(), or when the axis has length 0
+ * ("attempt to get argmax of an empty sequence", as NumPy; an empty result along a non-empty axis is fine).
+ */
+template <class T>
+[[nodiscard]] Array<std::int64_t> argmax(const Array<T>& a, int axis);
+template <class T>
+[[nodiscard]] Array<std::int64_t> argmin(const Array<T>& a, int axis);
 /// 2-norm of a vector, Frobenius norm of a matrix. Collective.
 template <class T>
 [[nodiscard]] double norm(const Array<T>& a);
