@@ -9,8 +9,9 @@
 /// (6, 4) -> (12, 2) or -> (24,) on 3 ranks, or any reshape of a replicated array) moves nothing: one local task
 /// per result chunk, lazy and not collective. Otherwise the result is made in rounds of one collective task
 /// each (an alltoallv of the pieces of one chunk per rank, reading only the input chunks those pieces come
-/// from, so it streams under the memory limit), recorded lazily. Only the ndim changing, (n,) <-> (n, 1), is a
-/// view: no task at all. Result chunks hold about as many elements as the input's.
+/// from, so it streams under the memory limit; but a column chunk of an array split by columns holds part of
+/// every row, so such an input is read whole by every round), recorded lazily. Only the ndim changing,
+/// (n,) <-> (n, 1), is a view: no task at all. Result chunks hold about as many elements as the input's.
 
 #include "slab/array/array.hpp"
 #include "slab/array/layout.hpp"
