@@ -1,8 +1,10 @@
 // slab::Array<T>: handles, materialisation, gather, creation and elementwise expressions.
 #include "slab/array/array.hpp"
+#include "slab/array/compress.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
+#include "slab/array/reshape.hpp"
 #include "slab/array/slicing.hpp"
 
 #include <cmath>
@@ -488,6 +490,22 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_ide
       a.engine(), l,
       std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
 }
+template <class T>
+Array<T> where(const Array<std::int64_t>& cond, std::type_identity_t<T> a, const Array<T>& b) {
+  const Layout l = broadcast_layout("where", cond.layout(), b.layout());
+  auto leaf = [&](const auto& x) {
+    return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
+  };
+  return Array<T>(
+      b.engine(), l,
+      std::make_shared<detail::WhereNode<T>>(leaf(cond), std::make_shared<detail::ScalarNode<T>>(a), leaf(b)));
+}
+template <ArrayElement T>
+Array<T> where(const Array<std::int64_t>& cond, T a, T b) {
+  return Array<T>(cond.engine(), cond.layout(),
+                  std::make_shared<detail::WhereNode<T>>(cond.expr(), std::make_shared<detail::ScalarNode<T>>(a),
+                                                         std::make_shared<detail::ScalarNode<T>>(b)));
+}
 
 template <class U, class T>
 Array<U> astype(const Array<T>& a) {
@@ -544,7 +562,7 @@ Array<T> Array<T>::mod(T b) const {
   return binary(BinaryOp::mod, *this, b);
 }
 template <class T>
-T Array<T>::sum() const {
+sum_t<T> Array<T>::sum() const {
   return slab::sum(*this);
 }
 template <class T>
@@ -566,6 +584,34 @@ T Array<T>::min() const {
 template <class T>
 T Array<T>::max() const {
   return slab::max(*this);
+}
+template <class T>
+std::int64_t Array<T>::argmax() const {
+  return slab::argmax(*this);
+}
+template <class T>
+std::int64_t Array<T>::argmin() const {
+  return slab::argmin(*this);
+}
+template <class T>
+Array<std::int64_t> Array<T>::argmax(int axis) const {
+  return slab::argmax(*this, axis);
+}
+template <class T>
+Array<std::int64_t> Array<T>::argmin(int axis) const {
+  return slab::argmin(*this, axis);
+}
+template <class T>
+Array<T> Array<T>::reshape(Shape shape) const {
+  return slab::reshape(*this, shape);
+}
+template <class T>
+Array<T> Array<T>::ravel() const {
+  return slab::ravel(*this);
+}
+template <class T>
+Array<T> Array<T>::operator[](const Array<std::int64_t>& mask) const {
+  return slab::compress(*this, mask);
 }
 template <class T>
 Array<T> Array<T>::transpose() const {
@@ -717,8 +763,11 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<std::int64_t> compare(CompareOp, const Array<T>&, std::type_identity_t<T>);     \
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, const Array<T>&);         \
   template Array<T> where(const Array<std::int64_t>&, const Array<T>&, std::type_identity_t<T>); \
+  template Array<T> where(const Array<std::int64_t>&, std::type_identity_t<T>, const Array<T>&); \
+  template Array<T> where(const Array<std::int64_t>&, T, T);                                     \
   template Array<float> astype<float, T>(const Array<T>&);                                       \
   template Array<double> astype<double, T>(const Array<T>&);                                     \
+  template Array<std::int32_t> astype<std::int32_t, T>(const Array<T>&);                         \
   template Array<std::int64_t> astype<std::int64_t, T>(const Array<T>&);                         \
   template Array<T> full(Engine&, Shape, T, Split, std::int64_t);                                \
   template Array<T> zeros(Engine&, Shape, Split, std::int64_t);                                  \
@@ -729,6 +778,7 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   template Array<T> detail::from_block(Engine&, Layout, std::shared_ptr<const std::vector<T>>);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
+SLAB_INSTANTIATE(std::int32_t)
 SLAB_INSTANTIATE(std::int64_t)
 #undef SLAB_INSTANTIATE
 
@@ -737,12 +787,14 @@ template <class U>
 Array<U> Array<T>::astype() const {
   return slab::astype<U>(*this);
 }
-#define SLAB_INSTANTIATE_ASTYPE(T)                         \
-  template Array<float> Array<T>::astype<float>() const;   \
-  template Array<double> Array<T>::astype<double>() const; \
+#define SLAB_INSTANTIATE_ASTYPE(T)                                     \
+  template Array<float> Array<T>::astype<float>() const;               \
+  template Array<double> Array<T>::astype<double>() const;             \
+  template Array<std::int32_t> Array<T>::astype<std::int32_t>() const; \
   template Array<std::int64_t> Array<T>::astype<std::int64_t>() const;
 SLAB_INSTANTIATE_ASTYPE(float)
 SLAB_INSTANTIATE_ASTYPE(double)
+SLAB_INSTANTIATE_ASTYPE(std::int32_t)
 SLAB_INSTANTIATE_ASTYPE(std::int64_t)
 #undef SLAB_INSTANTIATE_ASTYPE
 

@@ -11,6 +11,7 @@
 
 #include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
+#include "slab/core/element_type.hpp"
 
 namespace slab {
 
@@ -87,7 +88,7 @@ std::vector<std::string> format_floats(const std::vector<double>& v) {
 
 template <class T>
 std::vector<std::string> format_values(const std::vector<T>& v) {
-  if constexpr (std::is_same_v<T, std::int64_t>) {
+  if constexpr (std::is_integral_v<T>) {
     std::vector<std::string> out;
     std::size_t width = 0;
     for (auto x : v) {
@@ -135,8 +136,10 @@ template <class T>
 std::string to_string(const Array<T>& a, std::int64_t threshold, std::int64_t edgeitems) {
   const std::int64_t m = a.rows();
   const bool one_d = a.ndim() == 1;
-  const char* dtype = std::is_same_v<T, float> ? "float32" : std::is_same_v<T, double> ? "float64" : "int64";
-  std::string suffix = std::is_same_v<T, float> ? std::string(", dtype=") + dtype : std::string();
+  const char* dtype = to_string(element_type_v<T>);
+  // NumPy names the dtype in the repr unless it is the default float64 or int64.
+  const bool named = std::is_same_v<T, float> || std::is_same_v<T, std::int32_t>;
+  std::string suffix = named ? std::string(", dtype=") + dtype : std::string();
   if (a.size() == 0) {
     std::string shape = one_d ? "" : "shape=(" + std::to_string(m) + ", " + std::to_string(a.cols()) + "), ";
     return "array([], " + shape + "dtype=" + dtype + ")";
@@ -235,9 +238,11 @@ std::ostream& operator<<(std::ostream& os, const Array<T>& a) {
 
 template std::string to_string(const Array<float>&, std::int64_t, std::int64_t);
 template std::string to_string(const Array<double>&, std::int64_t, std::int64_t);
+template std::string to_string(const Array<std::int32_t>&, std::int64_t, std::int64_t);
 template std::string to_string(const Array<std::int64_t>&, std::int64_t, std::int64_t);
 template std::ostream& operator<<(std::ostream&, const Array<float>&);
 template std::ostream& operator<<(std::ostream&, const Array<double>&);
+template std::ostream& operator<<(std::ostream&, const Array<std::int32_t>&);
 template std::ostream& operator<<(std::ostream&, const Array<std::int64_t>&);
 
 }  // namespace slab

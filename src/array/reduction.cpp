@@ -24,8 +24,8 @@ double nan_v() { return std::numeric_limits<double>::quiet_NaN(); }
 template <class T>
 using Acc = kernels::ReduceAcc<T>;
 template <class T>
-T acc_value(Acc<T> s) {
-  return static_cast<T>(s);
+sum_t<T> acc_value(Acc<T> s) {
+  return static_cast<sum_t<T>>(s);
 }
 template <class T>
 double acc_double(Acc<T> s) {
@@ -56,9 +56,13 @@ SLAB_VECTOR_CLONES void stats_tile_f32(StatsP<float>& p, const float* x, std::in
 SLAB_VECTOR_CLONES void stats_tile_i64(StatsP<std::int64_t>& p, const std::int64_t* x, std::int64_t n) {
   merge_stats(p, kernels::tile_stats(x, n));
 }
+SLAB_VECTOR_CLONES void stats_tile_i32(StatsP<std::int32_t>& p, const std::int32_t* x, std::int64_t n) {
+  stats_tile_impl(p, x, n);
+}
 void stats_tile(StatsP<double>& p, const double* x, std::int64_t n) { stats_tile_f64(p, x, n); }
 void stats_tile(StatsP<float>& p, const float* x, std::int64_t n) { stats_tile_f32(p, x, n); }
 void stats_tile(StatsP<std::int64_t>& p, const std::int64_t* x, std::int64_t n) { stats_tile_i64(p, x, n); }
+void stats_tile(StatsP<std::int32_t>& p, const std::int32_t* x, std::int64_t n) { stats_tile_i32(p, x, n); }
 
 template <class T>
 StatsP<T> full_stats(const Array<T>& a) {
@@ -101,7 +105,7 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
 }
 
 template <class T>
-T sum(const Array<T>& a) {
+sum_t<T> sum(const Array<T>& a) {
   const auto p = sum_partials(a, "sum", [](SumP<T>& p, const T* x, std::int64_t n) {
     p.sum += kernels::tile_sum(x, n);
     p.n += n;
@@ -183,7 +187,7 @@ std::int64_t count_nonzero(const Array<T>& a) {
 }
 
 template <class T>
-T nansum(const Array<T>& a) {
+sum_t<T> nansum(const Array<T>& a) {
   return acc_value<T>(sum_partials(a, "nansum", [](SumP<T>& p, const T* x, std::int64_t n) {
                         for (std::int64_t i = 0; i < n; ++i)
                           if (x[i] == x[i]) p.sum += x[i], ++p.n;
@@ -300,7 +304,7 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
 
 #define SLAB_INSTANTIATE(T)                             \
   template Stats reduce_stats(const Array<T>&, int);    \
-  template T sum(const Array<T>&);                      \
+  template sum_t<T> sum(const Array<T>&);               \
   template double mean(const Array<T>&);                \
   template double var(const Array<T>&, int);            \
   template double std(const Array<T>&, int);            \
@@ -310,11 +314,12 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   template std::int64_t argmax(const Array<T>&);        \
   template double norm(const Array<T>&);                \
   template std::int64_t count_nonzero(const Array<T>&); \
-  template T nansum(const Array<T>&);                   \
+  template sum_t<T> nansum(const Array<T>&);            \
   template double nanmean(const Array<T>&);             \
   template Array<double> reduce_axis(const Array<T>&, AxisOp, int, int);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
+SLAB_INSTANTIATE(std::int32_t)
 SLAB_INSTANTIATE(std::int64_t)
 #undef SLAB_INSTANTIATE
 

@@ -27,7 +27,8 @@ T add(T a, T b) {
 }  // namespace
 
 template <ArrayElement T>
-Array<T> cumsum(const Array<T>& in) {
+Array<sum_t<T>> cumsum(const Array<T>& in) {
+  using S = sum_t<T>;  // int32 sums are int64, as NumPy's
   note_host_fallback(in.engine(), "cumsum");
   Engine& engine = in.engine();
   Comm& comm = engine.comm();
@@ -43,46 +44,47 @@ Array<T> cumsum(const Array<T>& in) {
   for (std::size_t i = 0; i < nchunks; ++i) {
     prefix[i] = tasks.submit("cumsum.local", {a.local_chunk(i)}, [](TaskContext& ctx) {
       const auto x = ctx.input_as<T>(0);
-      auto out = ctx.output_as<T>(x.size());
-      T run{};
-      for (std::size_t k = 0; k < x.size(); ++k) out[k] = run = add(run, x[k]);
+      auto out = ctx.output_as<S>(x.size());
+      S run{};
+      for (std::size_t k = 0; k < x.size(); ++k) out[k] = run = add(run, static_cast<S>(x[k]));
     });
     totals[i] = tasks.submit("cumsum.total", {prefix[i]}, [](TaskContext& ctx) {
-      const auto p = ctx.input_as<T>(0);
-      ctx.output_as<T>(1)[0] = p.empty() ? T{} : p.back();
+      const auto p = ctx.input_as<S>(0);
+      ctx.output_as<S>(1)[0] = p.empty() ? S{} : p.back();
     });
   }
   tasks.persist(totals);  // collective: every rank, once
 
   // 2. This rank's chunk totals in order, then every rank's total: offsets in global order.
-  std::vector<T> chunk_total(nchunks);
+  std::vector<S> chunk_total(nchunks);
   for (std::size_t i = 0; i < nchunks; ++i) {
     Pin pin = totals[i].buffer()->pin();
-    slab::copy(&chunk_total[i], pin.data(), sizeof(T), engine.execution());
+    slab::copy(&chunk_total[i], pin.data(), sizeof(S), engine.execution());
   }
   totals.clear();
-  T mine{};
-  for (const T t : chunk_total) mine = add(mine, t);
-  std::vector<T> rank_total(static_cast<std::size_t>(comm.size()));
-  comm.allgather(std::span<const T>(&mine, 1), std::span<T>(rank_total));
-  T offset{};
+  S mine{};
+  for (const S t : chunk_total) mine = add(mine, t);
+  std::vector<S> rank_total(static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const S>(&mine, 1), std::span<S>(rank_total));
+  S offset{};
   for (int r = 0; r < comm.rank(); ++r) offset = add(offset, rank_total[static_cast<std::size_t>(r)]);
 
   // 3. Each chunk adds what came before it (lazy).
   std::vector<Chunk> out(nchunks);
   for (std::size_t i = 0; i < nchunks; ++i) {
     out[i] = tasks.submit("cumsum.offset", {prefix[i]}, [offset](TaskContext& ctx) {
-      const auto p = ctx.input_as<T>(0);
-      auto o = ctx.output_as<T>(p.size());
+      const auto p = ctx.input_as<S>(0);
+      auto o = ctx.output_as<S>(p.size());
       for (std::size_t k = 0; k < p.size(); ++k) o[k] = add(offset, p[k]);
     });
     offset = add(offset, chunk_total[i]);
   }
-  return Array<T>(engine, a.layout(), std::move(out));
+  return Array<S>(engine, a.layout(), std::move(out));
 }
 
 template Array<double> cumsum(const Array<double>&);
 template Array<float> cumsum(const Array<float>&);
+template Array<std::int64_t> cumsum(const Array<std::int32_t>&);
 template Array<std::int64_t> cumsum(const Array<std::int64_t>&);
 
 }  // namespace slab

@@ -241,6 +241,7 @@ Array<T> resplit(const Array<T>& a, Split split) {
   template Array<T> resplit(const Array<T>&, Split);
 SLAB_INSTANTIATE(float)
 SLAB_INSTANTIATE(double)
+SLAB_INSTANTIATE(std::int32_t)
 SLAB_INSTANTIATE(std::int64_t)
 #undef SLAB_INSTANTIATE
 

@@ -1,5 +1,5 @@
-// np.sort, np.unique and a[mask] for 1-D Arrays, through a one-column frame: the sample sort, the shuffle and
-// the filter already move rows between ranks out of core.
+// np.sort and np.unique for 1-D Arrays, through a one-column frame: the sample sort and the shuffle already move
+// rows between ranks out of core.
 #include "slab/frame/array_ops.hpp"
 
 #include <string>
@@ -7,10 +7,8 @@
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/engine.hpp"
-#include "slab/frame/expr.hpp"
 #include "slab/frame/from_arrays.hpp"
 #include "slab/frame/ops.hpp"
-#include "slab/frame/series.hpp"
 #include "slab/frame/sort.hpp"
 
 namespace slab {
@@ -46,37 +44,9 @@ Array<T> unique(const Array<T>& a) {
   return frame::to_array<T>(frame::sort_values(distinct, std::vector<std::string>{value_column}), value_column);
 }
 
-template <class T>
-Array<T> compress(const Array<T>& a, const Array<std::int64_t>& mask) {
-  expect_1d(a, "compress", "a");
-  expect_1d(mask, "compress", "mask");
-  a.engine().comm().run_collectively([&] {
-    SLAB_EXPECTS(
-        mask.rows() == a.rows(), ShapeError,
-        "compress: mask " + mask.layout().to_string() + " has another length than a " + a.layout().to_string());
-  });
-  const frame::Frame f = frame::from_arrays({{value_column, a}, {"mask", mask}});
-  return frame::to_array<T>(frame::filter(f, frame::col("mask") != 0), value_column);
-}
-
-template <class T>
-Array<T> concatenate(const std::vector<Array<T>>& arrays) {
-  SLAB_EXPECTS(!arrays.empty(), InvalidArgument, "concatenate: no arrays");
-  std::vector<frame::Frame> frames;
-  for (const auto& a : arrays) {
-    expect_1d(a, "concatenate", "an array");
-    frames.push_back(as_frame(a));
-  }
-  return frame::to_array<T>(frame::concat(frames), value_column);
-}
-
 template Array<double> sort(const Array<double>&);
 template Array<std::int64_t> sort(const Array<std::int64_t>&);
 template Array<double> unique(const Array<double>&);
 template Array<std::int64_t> unique(const Array<std::int64_t>&);
-template Array<double> compress(const Array<double>&, const Array<std::int64_t>&);
-template Array<std::int64_t> compress(const Array<std::int64_t>&, const Array<std::int64_t>&);
-template Array<double> concatenate(const std::vector<Array<double>>&);
-template Array<std::int64_t> concatenate(const std::vector<Array<std::int64_t>>&);
 
 }  // namespace slab

@@ -2,16 +2,43 @@
 #include "slab/io/array_io.hpp"
 
 #include <algorithm>
+#include <string>
 
+#include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
 
 namespace slab::io {
+namespace {
+
+// Whether every value of `from` is a value of `to` (the widenings ReadOptions::widen makes).
+bool widens_exactly(ElementType from, ElementType to) {
+  if (from == ElementType::int32) return to == ElementType::int64 || to == ElementType::float64;
+  return from == ElementType::float32 && to == ElementType::float64;
+}
+
+// The dataset's dtype against T's: the same, or widened on request; otherwise a TypeError on every rank.
+void check_dtype(const Comm& comm, const DatasetInfo& info, ElementType want, bool widen) {
+  comm.run_collectively([&] {
+    if (info.type == want) return;
+    const std::string stored = to_string(info.type), asked = to_string(want);
+    const std::string what = info.name() + " is " + stored + "; expected " + asked;
+    if (widens_exactly(info.type, want)) {
+      if (widen) return;
+      SLAB_FAIL(TypeError, what + " (ReadOptions::widen = true reads " + stored + " as " + asked + ", exactly)");
+    }
+    SLAB_FAIL(TypeError, what + " (reading " + stored + " as " + asked + " could change values, so it is never " +
+                             "done implicitly: read it as " + stored + " and convert with astype())");
+  });
+}
+
+}  // namespace
 
 template <ArrayElement T>
 Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& dataset, Split split,
                    ReadOptions options) {
   Comm& comm = engine.comm();
-  const DatasetInfo info = inspect(comm, file, dataset, element_type_v<T>);
+  const DatasetInfo info = inspect(comm, file, dataset);
+  check_dtype(comm, info, element_type_v<T>, options.widen);
   const Shape shape = info.shape.size() == 1
                           ? Shape{static_cast<std::int64_t>(info.rows())}
                           : Shape{static_cast<std::int64_t>(info.rows()), static_cast<std::int64_t>(info.cols())};
@@ -113,6 +140,7 @@ void write_hdf5(const Array<T>& array, const std::string& file, const std::strin
   template const DatasetInfo* source_dataset<T>(const Array<T>&);
 SLAB_IO_INSTANTIATE(float)
 SLAB_IO_INSTANTIATE(double)
+SLAB_IO_INSTANTIATE(std::int32_t)
 SLAB_IO_INSTANTIATE(std::int64_t)
 #undef SLAB_IO_INSTANTIATE
 

@@ -201,6 +201,8 @@ void describe(hid_t file, DatasetInfo& info) {
     info.type = ElementType::float64;
   else if (cls == H5T_INTEGER && size == 8 && H5Tget_sign(type) == H5T_SGN_2)
     info.type = ElementType::int64;
+  else if (cls == H5T_INTEGER && size == 4 && H5Tget_sign(type) == H5T_SGN_2)
+    info.type = ElementType::int32;
   else {
     switch (cls) {
       case H5T_INTEGER:
@@ -218,7 +220,7 @@ void describe(hid_t file, DatasetInfo& info) {
       default:
         found = "class " + std::to_string(static_cast<int>(cls)) + " of " + std::to_string(size) + " bytes";
     }
-    SLAB_FAIL(TypeError, name + " has dtype " + found + "; expected float32, float64 or int64");
+    SLAB_FAIL(TypeError, name + " has dtype " + found + "; expected float32, float64, int32 or int64");
   }
   H5Handle dcpl(SLAB_HDF5_TRY(name, H5Dget_create_plist(dset)));
   info.chunk.clear();

@@ -34,6 +34,7 @@ struct Files {
       const hid_t f = H5Fcreate(good().c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
       add(f, "/X", H5T_IEEE_F64LE, {64, 4});
       add(f, "/cube", H5T_IEEE_F64LE, {2, 3, 4});
+      add(f, "/i16", H5T_STD_I16LE, {4, 2});
       add(f, "/i32", H5T_STD_I32LE, {4, 2});
       add(f, "/empty", H5T_IEEE_F64LE, {0, 3});
       const hid_t str = H5Tcopy(H5T_C_S1);
@@ -123,17 +124,36 @@ TEST(BadInputHdf5, DatasetOfRank3) {
                reader(e, files.good(), "/cube"));
 }
 
-TEST(BadInputHdf5, DatasetOfInt32) {
+TEST(BadInputHdf5, DatasetOfInt16) {
   slab::testing::Engine e;
   Files files(e.comm());
-  expect_error(e.comm(), "TypeError", files.good() + ":/i32 has dtype int32; expected float32, float64 or int64",
+  expect_error(e.comm(), "TypeError", files.good() + ":/i16 has dtype int16; expected float32, float64, int32 or int64",
+               reader(e, files.good(), "/i16"));
+}
+
+TEST(BadInputHdf5, Int32AsFloat64WithoutWiden) {
+  slab::testing::Engine e;
+  Files files(e.comm());
+  expect_error(e.comm(), "TypeError",
+               files.good() + ":/i32 is int32; expected float64 (ReadOptions::widen = true reads int32 as float64",
                reader(e, files.good(), "/i32"));
+}
+
+TEST(BadInputHdf5, Float64AsFloat32EvenWithWiden) {
+  slab::testing::Engine e;
+  Files files(e.comm());
+  expect_error(
+      e.comm(), "TypeError",
+      files.good() + ":/X is float64; expected float32 (reading float64 as float32 " +
+          "could change values, so it is never done implicitly",
+      [&] { (void)slab::io::read_hdf5<float>(e, files.good(), "/X", Split::rows, {.widen = true}).persist(); });
 }
 
 TEST(BadInputHdf5, DatasetOfStrings) {
   slab::testing::Engine e;
   Files files(e.comm());
-  expect_error(e.comm(), "TypeError", files.good() + ":/names has dtype string; expected float32, float64 or int64",
+  expect_error(e.comm(), "TypeError",
+               files.good() + ":/names has dtype string; expected float32, float64, int32 or int64",
                reader(e, files.good(), "/names"));
 }
 

@@ -1,7 +1,8 @@
 #pragma once
 /// @file array.hpp
-/// @brief slab::Array<T>: a distributed 1-D or 2-D array of float, double or std::int64_t, split by rows,
-/// by columns or replicated, each rank's block held as lazily computed chunks of its TaskQueue.
+/// @brief slab::Array<T>: a distributed 1-D or 2-D array of float, double, std::int32_t or std::int64_t
+/// (NumPy's float32, float64, int32, int64), split by rows, by columns or replicated, each rank's block held
+/// as lazily computed chunks of its TaskQueue.
 ///
 /// Operations record tasks; nothing runs until persist(), a reduction, gather or another collective asks for
 /// values. Elementwise operations (elementwise.hpp) build an unevaluated expression that runs as one fused
@@ -15,6 +16,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "slab/array/layout.hpp"
@@ -24,9 +26,15 @@
 
 namespace slab {
 
-/// The element types an Array may hold.
+/// The element types an Array may hold (NumPy's float32, float64, int32 and int64).
 template <class T>
-concept ArrayElement = std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int64_t>;
+concept ArrayElement =
+    std::same_as<T, float> || std::same_as<T, double> || std::same_as<T, std::int32_t> || std::same_as<T, std::int64_t>;
+
+/// The element type of a sum or running sum of T: std::int64_t for std::int32_t (NumPy sums integers narrower
+/// than the platform integer in int64: np.sum(int32 array).dtype is int64), T otherwise.
+template <class T>
+using sum_t = std::conditional_t<std::is_same_v<T, std::int32_t>, std::int64_t, T>;
 
 namespace detail {
 template <class T>
@@ -67,7 +75,7 @@ struct Stats {
  */
 template <class T>
 class Array {
-  static_assert(ArrayElement<T>, "slab::Array holds float, double or std::int64_t");
+  static_assert(ArrayElement<T>, "slab::Array holds float, double, std::int32_t or std::int64_t");
 
  public:
   using value_type = T;
@@ -171,12 +179,24 @@ class Array {
   template <class U>
   [[nodiscard]] Array<U> astype() const;
 
-  [[nodiscard]] T sum() const;
+  [[nodiscard]] sum_t<T> sum() const;
   [[nodiscard]] double mean() const;
   [[nodiscard]] double var(int ddof = 0) const;
   [[nodiscard]] double std(int ddof = 0) const;
   [[nodiscard]] T min() const;
   [[nodiscard]] T max() const;
+  /// argmax(*this) / argmin(*this): the flat index (reduction.hpp). Collective.
+  [[nodiscard]] std::int64_t argmax() const;
+  [[nodiscard]] std::int64_t argmin() const;
+  /// argmax(*this, axis) / argmin(*this, axis) (reduction.hpp).
+  [[nodiscard]] Array<std::int64_t> argmax(int axis) const;
+  [[nodiscard]] Array<std::int64_t> argmin(int axis) const;
+
+  /// reshape(*this, shape) and ravel(*this) (reshape.hpp): `a.reshape({3, -1})`.
+  [[nodiscard]] Array reshape(Shape shape) const;
+  [[nodiscard]] Array ravel() const;
+  /// `a[mask]`: compress(*this, mask) (compress.hpp), e.g. `a[a > 0.0]`. Collective.
+  [[nodiscard]] Array operator[](const Array<std::int64_t>& mask) const;
 
   /// The transpose, NumPy's `a.T` (slicing.hpp's transpose()): a lazy view that records which array it transposes.
   [[nodiscard]] Array transpose() const;
@@ -200,6 +220,7 @@ class Array {
 
 extern template class Array<float>;
 extern template class Array<double>;
+extern template class Array<std::int32_t>;
 extern template class Array<std::int64_t>;
 
 }  // namespace slab

@@ -61,11 +61,17 @@ template <class T>
 [[nodiscard]] Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b);
 template <class T>
 [[nodiscard]] Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b);
-/// cond ? a : b elementwise (cond non-zero = true); the three broadcast together.
+/// cond ? a : b elementwise (cond non-zero = true; numpy.where(cond, a, b)); the three broadcast together.
+/// Either or both of a and b may be scalars: with two scalars the result has cond's shape and layout and T is
+/// the scalars' type (`where(m, 1.0, 0.0)` is an Array<double>).
 template <class T>
 [[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T>& b);
 template <class T>
 [[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b);
+template <class T>
+[[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, std::type_identity_t<T> a, const Array<T>& b);
+template <ArrayElement T>
+[[nodiscard]] Array<T> where(const Array<std::int64_t>& cond, T a, T b);
 /**
  * @brief True division a / b, as NumPy's `/`: Array<double> for int64 operands (each converted to double
  * first), T otherwise. Lazy, not collective. @throws ShapeError as binary().

@@ -35,9 +35,11 @@ std::ostream& operator<<(std::ostream& os, const Array<T>& a);
 
 extern template std::string to_string(const Array<float>&, std::int64_t, std::int64_t);
 extern template std::string to_string(const Array<double>&, std::int64_t, std::int64_t);
+extern template std::string to_string(const Array<std::int32_t>&, std::int64_t, std::int64_t);
 extern template std::string to_string(const Array<std::int64_t>&, std::int64_t, std::int64_t);
 extern template std::ostream& operator<<(std::ostream&, const Array<float>&);
 extern template std::ostream& operator<<(std::ostream&, const Array<double>&);
+extern template std::ostream& operator<<(std::ostream&, const Array<std::int32_t>&);
 extern template std::ostream& operator<<(std::ostream&, const Array<std::int64_t>&);
 
 }  // namespace slab

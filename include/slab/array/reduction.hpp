@@ -14,7 +14,8 @@
 /// is inf while the mean stays the finite mean of the values (NumPy's mean overflows to inf there).
 /// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
-/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap.
+/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap. Sums of int32
+/// are int64 (sum_t, as NumPy's np.sum of an int32 array), so they do not wrap at 2^31.
 /// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a
 /// 1-D array: split like the source along the kept axis when that axis is the split one (lazy, no
 /// communication), replicated (Split::none, collective, runs the graph) otherwise.
@@ -34,7 +35,7 @@ template <class T>
 [[nodiscard]] Stats reduce_stats(const Array<T>& a, int ddof = 0);
 
 template <class T>
-[[nodiscard]] T sum(const Array<T>& a);
+[[nodiscard]] sum_t<T> sum(const Array<T>& a);
 template <class T>
 [[nodiscard]] double mean(const Array<T>& a);
 /// Variance with `ddof` delta degrees of freedom (NumPy's var). Collective.
@@ -52,13 +53,31 @@ template <class T>
 [[nodiscard]] std::int64_t argmin(const Array<T>& a);
 template <class T>
 [[nodiscard]] std::int64_t argmax(const Array<T>& a);
+/**
+ * @brief numpy.argmax(a, axis) / numpy.argmin(a, axis): the index along `axis` (0: the row of each column's
+ * extreme; 1: the column of each row's; -1 and -2 count from the end) of the first maximum / minimum, or of
+ * the first NaN where there is one (NumPy's NaN propagation: the NaN wins, for argmin too), as a 1-D
+ * Array<std::int64_t>. A 1-D array is its one column: axis 0 gives a one-element array holding the index
+ * (NumPy returns that scalar, which argmax(a) returns as std::int64_t). Along the axis that is not split (axis
+ * 1 of an array split by rows, axis 0 of one split by columns, either of a replicated one) each result value is
+ * local: one lazy task per chunk, the result split like the source's kept axis (uneven blocks kept); along the
+ * split axis each rank folds its chunks' candidates in one streaming reduction and the candidates are merged
+ * over the comm's fixed tree (earliest index on ties), so the global index comes back replicated (Split::none):
+ * collective, runs the graph.
+ * @throws ShapeError (every rank) when `axis` is out of bounds for a.ndim(), or when the axis has length 0
+ * ("attempt to get argmax of an empty sequence", as NumPy; an empty result along a non-empty axis is fine).
+ */
+template <class T>
+[[nodiscard]] Array<std::int64_t> argmax(const Array<T>& a, int axis);
+template <class T>
+[[nodiscard]] Array<std::int64_t> argmin(const Array<T>& a, int axis);
 /// 2-norm of a vector, Frobenius norm of a matrix. Collective.
 template <class T>
 [[nodiscard]] double norm(const Array<T>& a);
 template <class T>
 [[nodiscard]] std::int64_t count_nonzero(const Array<T>& a);
 template <class T>
-[[nodiscard]] T nansum(const Array<T>& a);
+[[nodiscard]] sum_t<T> nansum(const Array<T>& a);
 template <class T>
 [[nodiscard]] double nanmean(const Array<T>& a);
 

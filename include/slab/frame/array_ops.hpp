@@ -1,12 +1,15 @@
 #pragma once
 /// @file array_ops.hpp
-/// @brief NumPy's np.sort, np.unique, np.concatenate and boolean-mask selection (`a[mask]`) for 1-D slab::Arrays. They
-/// move rows between ranks, so they are built on the frame layer's sample sort, shuffle, concat and filter over a
-/// one-column frame: out of core, any rank count.
+/// @brief NumPy's np.sort and np.unique for 1-D slab::Arrays. They move values between ranks by value, so they
+/// are built on the frame layer's sample sort and shuffle over a one-column frame: out of core, any rank count.
+/// (np.concatenate and `a[mask]` are array operations: slab/array/join.hpp and slab/array/compress.hpp, included
+/// here for code that found them here.)
 #include <cstdint>
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/array/compress.hpp"
+#include "slab/array/join.hpp"
 
 namespace slab {
 
@@ -26,30 +29,9 @@ template <class T>
 template <class T>
 [[nodiscard]] Array<T> unique(const Array<T>& a);
 
-/**
- * @brief The elements of a 1-D array where `mask` is nonzero, in order (NumPy's `a[mask]`; `mask` is what
- * comparisons give, e.g. `a > 0.5`). Split by rows with uneven blocks (each rank keeps its selected rows). Lazy
- * but collective (learns the row counts).
- * @throws ShapeError (every rank) for a 2-D array or a mask of another length.
- */
-template <class T>
-[[nodiscard]] Array<T> compress(const Array<T>& a, const Array<std::int64_t>& mask);
-
-/**
- * @brief The 1-D arrays one after another (numpy.concatenate along axis 0), split by rows with the rows spread
- * evenly over the ranks. Collective (one row exchange).
- * @throws InvalidArgument for no arrays; ShapeError (every rank) for a 2-D array.
- */
-template <class T>
-[[nodiscard]] Array<T> concatenate(const std::vector<Array<T>>& arrays);
-
 extern template Array<double> sort(const Array<double>&);
 extern template Array<std::int64_t> sort(const Array<std::int64_t>&);
 extern template Array<double> unique(const Array<double>&);
 extern template Array<std::int64_t> unique(const Array<std::int64_t>&);
-extern template Array<double> compress(const Array<double>&, const Array<std::int64_t>&);
-extern template Array<std::int64_t> compress(const Array<std::int64_t>&, const Array<std::int64_t>&);
-extern template Array<double> concatenate(const std::vector<Array<double>>&);
-extern template Array<std::int64_t> concatenate(const std::vector<Array<std::int64_t>>&);
 
 }  // namespace slab

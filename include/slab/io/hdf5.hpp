@@ -4,8 +4,8 @@
 /// reads (what the lazy read tasks call), and an atomic collective writer (temporary name, moved into place
 /// with H5Lmove only when complete). This header includes no HDF5 header: libslab links HDF5 privately.
 ///
-/// Datasets are rank 1 or 2, of float32, float64 or int64, contiguous, chunked or chunked + deflate. A 1-D
-/// dataset of length n is seen as n x 1. Every collective function reports a failure on any rank as the
+/// Datasets are rank 1 or 2, of float32, float64, int32 or int64, contiguous, chunked or chunked + deflate. A
+/// 1-D dataset of length n is seen as n x 1. Every collective function reports a failure on any rank as the
 /// same exception on every rank (Comm::run_collectively), so a bad file never hangs a job.
 
 #include <cstdint>
@@ -45,7 +45,7 @@ struct DatasetInfo {
  * - IoError "<file>: no dataset '<dataset>'" (also when an intermediate group is missing) or
  *   "<file>:<dataset> is not a dataset"
  * - ShapeError "<file>:<dataset> has rank R; expected 1 or 2"
- * - TypeError "<file>:<dataset> has dtype <d>; expected float32, float64 or int64"
+ * - TypeError "<file>:<dataset> has dtype <d>; expected float32, float64, int32 or int64"
  * - TypeError "<file>:<dataset> is <d>; expected <expected>" when `expected` is given and differs.
  */
 DatasetInfo inspect(const Comm& comm, const std::string& file, const std::string& dataset);
