@@ -57,7 +57,7 @@ SLAB_VECTOR_CLONES void stats_tile_i64(StatsP<std::int64_t>& p, const std::int64
   merge_stats(p, kernels::tile_stats(x, n));
 }
 SLAB_VECTOR_CLONES void stats_tile_i32(StatsP<std::int32_t>& p, const std::int32_t* x, std::int64_t n) {
-  stats_tile_impl(p, x, n);
+  merge_stats(p, kernels::tile_stats(x, n));
 }
 void stats_tile(StatsP<double>& p, const double* x, std::int64_t n) { stats_tile_f64(p, x, n); }
 void stats_tile(StatsP<float>& p, const float* x, std::int64_t n) { stats_tile_f32(p, x, n); }

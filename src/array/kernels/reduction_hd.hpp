@@ -30,6 +30,8 @@ SLAB_HD_INLINE constexpr T lowest_of() {
     return -1.7976931348623157e308;
   else if constexpr (std::is_same_v<T, float>)
     return -3.40282347e38f;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return static_cast<T>(-2147483647 - 1);
   else
     return static_cast<T>(0x8000000000000000ull);
 }
@@ -39,6 +41,8 @@ SLAB_HD_INLINE constexpr T max_of() {
     return 1.7976931348623157e308;
   else if constexpr (std::is_same_v<T, float>)
     return 3.40282347e38f;
+  else if constexpr (std::is_same_v<T, std::int32_t>)
+    return static_cast<T>(2147483647);
   else
     return static_cast<T>(0x7fffffffffffffffull);
 }
