@@ -68,6 +68,8 @@ bool empty_bin_value(AggOp op, ElementType type, std::byte* value) {
     case AggOp::mean:
     case AggOp::std:
     case AggOp::var:
+    case AggOp::median:
+    case AggOp::quantile:
       std::memcpy(value, &nan, sizeof nan);
       return true;
     case AggOp::min:
