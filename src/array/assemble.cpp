@@ -172,8 +172,10 @@ Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources
         [srcs, slots, targets, me, p](TaskContext& ctx) {
           std::vector<T> send;
           std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
-          for (const auto& [to, r] : targets)
+          for (const auto& target : targets)
             for (std::size_t s = 0; s < srcs.size(); ++s) {
+              const auto& [to_rank, r] = target;
+              const auto to = to_rank;  // a plain variable: clang 14 cannot capture a structured binding
               if (!sends(srcs[s], me, to)) continue;
               const auto [i0, i1] = chunk_span(srcs[s], me, r);
               for (std::int64_t i = i0; i < i1; ++i) {
