@@ -141,7 +141,9 @@ Array<double> contract(Engine& engine, KSide a, KSide b, bool gram, std::int64_t
   std::vector<Chunk> achunks = chunks_of(a.storage);
   std::vector<Chunk> bchunks = gram ? std::vector<Chunk>{} : chunks_of(b.storage);
   for (std::size_t i = 0; i < achunks.size(); ++i) {
-    const auto [ka0, kan] = a.k_range(i);
+    const auto k_range = a.k_range(i);  // not a structured binding: clang 14 cannot capture one
+    const auto ka0 = k_range.first;
+    const auto kan = k_range.second;
     const auto lda = static_cast<std::size_t>(a.storage.local_extent(i).cols);
     if (gram) {  // X X^T of column blocks (n x kc), or A^T A of row blocks (kc x n): dsyrk, upper triangle
       const bool trans = a.k_rows;

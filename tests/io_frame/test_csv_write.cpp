@@ -369,8 +369,9 @@ TEST(FrameCsvWrite, BadInputFailsOnEveryRankAndLeavesTheTargetAlone) {
       {with([](auto& o) { o.float_format = "%.3"; }), "InvalidArgument: write_csv: float_format '%.3'"},
       {with([](auto& o) { o.float_format = "%*f"; }), "InvalidArgument: write_csv: float_format '%*f'"},
   };
-  for (const auto& [opt, message] : bad_options) {
-    const std::string err = error_of([&] { slab::io::write_csv(f, path, opt); });
+  for (const auto& bad : bad_options) {
+    const std::string& message = bad.second;  // bad.first in the lambda: clang 14 cannot capture a binding
+    const std::string err = error_of([&] { slab::io::write_csv(f, path, bad.first); });
     EXPECT_EQ(err.rfind(message, 0), 0u) << err;
     EXPECT_TRUE(same_everywhere(e.comm(), err));
   }
