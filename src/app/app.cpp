@@ -138,7 +138,8 @@ nlohmann::json gather_fallbacks(const Comm& world, const Tracer& tracer) {
       mine,
       [](std::vector<std::byte>& acc, const std::vector<std::byte>& other) {
         nlohmann::json a = from_bytes(acc);
-        for (const auto& [op, n] : from_bytes(other).items())
+        const nlohmann::json b = from_bytes(other);  // named: items() of a temporary would dangle in the loop
+        for (const auto& [op, n] : b.items())
           a[op] = std::max(a.value(op, std::uint64_t{0}), n.get<std::uint64_t>());
         acc = to_bytes(a.dump());
       },

@@ -147,7 +147,7 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
     slab::copy(acc.data(), pin.data(), bytes, engine.execution());
   }
   std::vector<std::byte> wire(bytes);
-  std::memcpy(wire.data(), acc.data(), bytes);
+  if (bytes > 0) std::memcpy(wire.data(), acc.data(), bytes);  // no rows on this axis: both may be null
   q.comm().tree_allreduce_bytes(wire, [](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
     auto* c = reinterpret_cast<Cand<T>*>(x.data());
     const auto* d = reinterpret_cast<const Cand<T>*>(y.data());
