@@ -130,7 +130,7 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
           else
             offer<Max>(cand[static_cast<std::size_t>(e.row0 + r)], v[r * e.cols + c], e.col0 + c);
         }
-      std::memcpy(ctx.output(bytes).data(), cand.data(), bytes);
+      if (bytes > 0) std::memcpy(ctx.output(bytes).data(), cand.data(), bytes);
     }));
   }
   Chunk folded;
@@ -153,7 +153,7 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
     const auto* d = reinterpret_cast<const Cand<T>*>(y.data());
     for (std::size_t k = 0; k < x.size() / sizeof(Cand<T>); ++k) merge<Max>(c[k], d[k]);
   });
-  std::memcpy(acc.data(), wire.data(), bytes);
+  if (bytes > 0) std::memcpy(acc.data(), wire.data(), bytes);
   std::vector<std::int64_t> res(acc.size());
   for (std::size_t k = 0; k < acc.size(); ++k) res[k] = index_of(acc[k]);
   return detail::from_block<std::int64_t>(engine, Layout::make(Shape{m}, Split::none, l.nranks),
