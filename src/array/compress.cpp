@@ -62,7 +62,7 @@ Array<T> compress(const Array<T>& a_in, const Array<std::int64_t>& mask_in) {
       T* o = ctx.output_as<T>(static_cast<std::size_t>(k * unit)).data();
       for (std::int64_t t = 0; t < items; ++t)
         if (m[t] != 0) {
-          std::memcpy(o, x + t * unit, static_cast<std::size_t>(unit) * sizeof(T));
+          if (unit > 0) std::memcpy(o, x + t * unit, static_cast<std::size_t>(unit) * sizeof(T));
           o += unit;
         }
     }));
@@ -108,8 +108,9 @@ Array<T> compress(const Array<T>& a_in, const Array<std::int64_t>& mask_in) {
         const auto x = ctx.input_as<T>(k);
         const std::int64_t n = static_cast<std::int64_t>(x.size()) / unit;
         const std::int64_t s0 = std::max(u0, from[k]), s1 = std::min(u1, from[k] + n);
-        std::memcpy(o + (s0 - u0) * unit, x.data() + (s0 - from[k]) * unit,
-                    static_cast<std::size_t>((s1 - s0) * unit) * sizeof(T));
+        if (s1 > s0 && unit > 0)  // an empty piece may have no storage at all
+          std::memcpy(o + (s0 - u0) * unit, x.data() + (s0 - from[k]) * unit,
+                      static_cast<std::size_t>((s1 - s0) * unit) * sizeof(T));
       }
     }));
   }

@@ -121,7 +121,7 @@ Array<T> join_cols(const std::vector<Array<T>>& in, const char* name) {
         const ChunkExtent& x = extents[k];
         const T* src = ctx.input_as<T>(k).data();
         const std::int64_t r0 = std::max(x.row0, e.row0), r1 = std::min(x.row0 + x.rows, e.row0 + e.rows);
-        for (std::int64_t r = r0; r < r1; ++r)
+        for (std::int64_t r = r0; r < r1 && x.cols > 0; ++r)  // an input with no columns has no storage
           std::memcpy(o + (r - e.row0) * e.cols + col0[k], src + (r - x.row0) * x.cols,
                       static_cast<std::size_t>(x.cols) * sizeof(T));
       }
