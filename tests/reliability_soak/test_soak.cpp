@@ -15,18 +15,8 @@
 
 #include "reliability_record.hpp"
 #include "slab/memory/memory_manager.hpp"
+#include "../common/sanitizer.hpp"
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
 namespace fs = std::filesystem;
 
 namespace {

@@ -11,18 +11,7 @@
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
 #include "test_engine.hpp"
-
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
+#include "../common/sanitizer.hpp"
 
 namespace {
 
