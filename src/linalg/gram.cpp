@@ -220,6 +220,22 @@ std::pair<std::uint64_t, std::uint64_t> gram_row_block(std::uint64_t n, int rank
   return {r * base + std::min(r, extra), base + (r < extra ? 1 : 0)};
 }
 
+namespace {
+// X's column blocks for the pass (rep.block_cols, rep.blocks; rep.n and rep.m set): the accumulator and two
+// column blocks (one being read, one multiplied in) share what the device tier has besides what is pinned or
+// reserved; every rank uses the smallest rank's share, so the blocks agree. Collective.
+void plan_column_blocks(const Comm& comm, const MemoryManager& memory, const io::DatasetInfo& x,
+                        const GramOptions& options, GramReport& rep) {
+  const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
+  comm.run_collectively([&] {
+    const std::uint64_t chunk_cols = x.chunk.size() == 2 ? x.chunk[1] : 0;
+    rep.block_cols = options.block_cols > 0 ? options.block_cols
+                                            : gram_block_cols(rep.n, rep.m, device_bytes, chunk_cols, comm.size());
+  });
+  rep.blocks = rep.m == 0 ? 0 : (rep.m + rep.block_cols - 1) / rep.block_cols;
+}
+}  // namespace
+
 std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std::string& out_file,
                              const std::string& out_dataset, const GramOptions& options, GramReport* report,
                              bool keep_result) {
@@ -234,16 +250,7 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   rep->n = n;
   rep->m = m;
   std::tie(rep->row0, rep->rows) = gram_row_block(n, comm.size(), comm.rank());
-  // The accumulator and two column blocks (one being read, one multiplied in) share what the device tier has
-  // besides what is pinned or reserved; every rank uses the smallest rank's share, so the blocks agree.
-  const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
-  comm.run_collectively([&] {
-    const std::uint64_t chunk_cols = x.chunk.size() == 2 ? x.chunk[1] : 0;
-    rep->block_cols =
-        options.block_cols > 0 ? options.block_cols : gram_block_cols(n, m, device_bytes, chunk_cols, comm.size());
-  });
-  const std::uint64_t k = rep->block_cols;
-  rep->blocks = m == 0 ? 0 : (m + k - 1) / k;
+  plan_column_blocks(comm, memory, x, options, *rep);
 
   // The accumulator lives for the whole pass: reserve it now, so the blocks are read into what is left.
   auto acc_room = std::make_shared<Reservation>();
@@ -401,20 +408,12 @@ Array<double> gram_xxt_lazy(Engine& engine, const io::DatasetInfo& x, const Gram
   auto rep = std::make_shared<GramReport>();
   rep->n = n;
   rep->m = m;
-  // As gram_xxt: the accumulator and two column blocks share the smallest rank's budget, so the blocks agree.
-  const std::uint64_t device_bytes = comm.allreduce(memory.budget(1), ReduceOp::min);
-  comm.run_collectively([&] {
-    const std::uint64_t chunk_cols = x.chunk.size() == 2 ? x.chunk[1] : 0;
-    rep->block_cols =
-        options.block_cols > 0 ? options.block_cols : gram_block_cols(n, m, device_bytes, chunk_cols, comm.size());
-  });
-  const std::uint64_t k = rep->block_cols;
-  rep->blocks = m == 0 ? 0 : (m + k - 1) / k;
+  plan_column_blocks(comm, memory, x, options, *rep);
   Chunk acc = zero_accumulator(tasks, n * n, "gram accumulator");
   pass(tasks, x, rep, memory.execution().on_device(), memory.execution().stream(), options.overlap, acc);
   const auto rows = static_cast<std::int64_t>(n);
-  const std::int64_t chunk_rows =
-      std::clamp<std::int64_t>(static_cast<std::int64_t>(k), 1, Layout::default_chunk(rows, rows, Split::rows));
+  const std::int64_t chunk_rows = std::clamp<std::int64_t>(static_cast<std::int64_t>(rep->block_cols), 1,
+                                                           Layout::default_chunk(rows, rows, Split::rows));
   return reduce_scatter_rows(engine, std::move(acc), n, n, true,
                              Layout::make(Shape{rows, rows}, Split::rows, comm.size(), chunk_rows), "gram");
 }
