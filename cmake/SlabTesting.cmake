@@ -31,6 +31,12 @@ if(SLAB_SANITIZE)
   add_subdirectory(${PROJECT_SOURCE_DIR}/tests/sanitizers ${PROJECT_BINARY_DIR}/tests/sanitizers)
 endif()
 
+# Runs whose failures are agreed (every rank prints the error, meets the others, finalises MPI, then exits
+# non-zero: slab::App, fault injection). mpirun's default on a non-zero exit is to wait 1 s, SIGTERM what is
+# left, wait 1 s more and SIGKILL, which here only adds 2 s to every expected failure: nothing is left to
+# signal. Tests of kills, signals and lost ranks keep the default.
+set(SLAB_TEST_ENVIRONMENT_AGREED_EXIT ${SLAB_TEST_ENVIRONMENT} "OMPI_MCA_odls_base_sigkill_timeout=0")
+
 function(slab_add_mpi_test)
   cmake_parse_arguments(T "" "NAME;TIMEOUT" "SOURCES;RANKS;LABELS;LIBRARIES" ${ARGN})
   if(NOT T_RANKS)

@@ -65,6 +65,14 @@ std::vector<Row> reference(const fr::LocalTable& l, const fr::LocalTable& r, con
     for (const auto& c : t.columns)
       if (std::find(on.begin(), on.end(), c.name) == on.end()) out.push_back(i < 0 ? "null" : ops_test::cell(c, i));
   };
+  // The right side's key rows, made once (the nested loop compares them nl * nr times).
+  std::vector<Row> rkeys(r.nrows());
+  std::vector<char> rnull(r.nrows(), 0);
+  for (std::int64_t j = 0; j < r.nrows(); ++j) {
+    bool rn = false;
+    rkeys[j] = keyrow(r, j, rn);
+    rnull[j] = rn;
+  }
   std::vector<Row> out;
   std::vector<char> rmatched(r.nrows(), 0);
   for (std::int64_t i = 0; i < l.nrows(); ++i) {
@@ -72,8 +80,7 @@ std::vector<Row> reference(const fr::LocalTable& l, const fr::LocalTable& r, con
     const Row lk = keyrow(l, i, ln);
     bool any = false;
     for (std::int64_t j = 0; j < r.nrows() && !ln; ++j) {
-      bool rn = false;
-      if (keyrow(r, j, rn) != lk || rn) continue;
+      if (rnull[j] || rkeys[j] != lk) continue;
       any = true;
       rmatched[j] = 1;
       Row row = lk;
@@ -91,8 +98,7 @@ std::vector<Row> reference(const fr::LocalTable& l, const fr::LocalTable& r, con
   if (how == fr::JoinKind::right || how == fr::JoinKind::outer)
     for (std::int64_t j = 0; j < r.nrows(); ++j) {
       if (rmatched[j]) continue;
-      bool rn = false;
-      Row row = keyrow(r, j, rn);
+      Row row = rkeys[j];
       rest(l, -1, row);
       rest(r, j, row);
       out.push_back(row);
