@@ -12,7 +12,7 @@ const ExecutionContext* testing_context = nullptr;
 }
 
 bool note_host_fallback(const ExecutionContext& context, Tracer& tracer, std::string_view op) {
-  if (!context.on_device()) return false;
+  if (!context.device_kernels()) return false;
   tracer.record_fallback(op);
   return true;
 }

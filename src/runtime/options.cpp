@@ -5,6 +5,7 @@
 #include <string>
 
 #include "slab/core/error.hpp"
+#include "slab/core/version.hpp"
 
 namespace slab {
 
@@ -33,6 +34,18 @@ ByteLimit positive_limit(std::string_view text, std::string_view what) {
   return l;
 }
 
+// "host" (the tuned host kernels) or "reference" (the device kernels' CPU instantiations).
+bool parse_kernels(const std::string& text, const std::string& what) {
+  if (text == "host") return false;
+  if (text == "reference") {
+    SLAB_EXPECTS(built_with_kernel_reference, InvalidArgument,
+                 what + ": 'reference' needs the device kernels' CPU instantiations, which this build left out "
+                        "(no CCCL/Thrust headers were found)");
+    return true;
+  }
+  SLAB_FAIL(InvalidArgument, what + ": '" + text + "' is not a kernel choice (host or reference)");
+}
+
 }  // namespace
 
 RuntimeOptions RuntimeOptions::from_environment() {
@@ -46,6 +59,7 @@ RuntimeOptions RuntimeOptions::from_environment() {
   if (auto v = env("SLAB_VERBOSE")) o.verbose = parse_bool(v, "SLAB_VERBOSE");
   if (auto v = env("SLAB_QUIET")) o.quiet = parse_bool(v, "SLAB_QUIET");
   if (auto v = env("SLAB_DEVICE_MEMORY")) o.device_memory = parse_bool(v, "SLAB_DEVICE_MEMORY");
+  if (auto v = env("SLAB_KERNELS")) o.reference_kernels = parse_kernels(v, "SLAB_KERNELS");
   return o;
 }
 
@@ -88,6 +102,8 @@ void RuntimeOptions::consume_flags(int& argc, char** argv) {
       quiet = true;
     } else if (name == "--device-memory" && !has_value) {
       device_memory = true;
+    } else if (name == "--kernels") {
+      reference_kernels = parse_kernels(take_value(), name);
     } else {
       argv[out++] = argv[i];
     }
@@ -110,8 +126,11 @@ std::vector<std::pair<std::string, std::string>> RuntimeOptions::flag_help() {
           {"--verbose", "print a per-rank summary table at exit [SLAB_VERBOSE=1]"},
           {"--quiet", "no progress bar or banner [SLAB_QUIET=1]"},
           {"--device-memory",
-           "keep the device tier in GPU memory (experimental: array and frame kernels run on the host) "
-           "[SLAB_DEVICE_MEMORY=1]"}};
+           "keep the device tier in GPU memory (experimental: operations without a device path fail over to "
+           "the host and are counted as fallbacks) [SLAB_DEVICE_MEMORY=1]"},
+          {"--kernels K",
+           "host (default) or reference: without a GPU, run the operations' device paths on the CPU (the device "
+           "kernels' CPU instantiations; for testing) [SLAB_KERNELS]"}};
 }
 
 }  // namespace slab

@@ -226,6 +226,8 @@ struct Runtime::Impl {
     }
     if (device.id >= 0 && stream != nullptr && options.device_memory)
       execution = std::make_unique<ExecutionContext>(ExecutionPlace::cuda, device.id, stream);
+    else if (options.reference_kernels)
+      execution = std::make_unique<ExecutionContext>(ExecutionPlace::reference, -1, nullptr);
     tracer = std::make_unique<Tracer>(world);
   }
 

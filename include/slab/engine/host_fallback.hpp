@@ -1,8 +1,8 @@
 #pragma once
 /// @file host_fallback.hpp
 /// @brief Fallback, never silence: a frame or array operation that has no device path yet runs its host kernel;
-/// where the rank computes on a CUDA device (ExecutionContext::on_device()) that is recorded, so that a GPU run
-/// shows what it did on the host: a trace event "fallback:host <op>" and a count per operation, which apps print
+/// where the rank takes device paths (ExecutionContext::device_kernels(): a CUDA device, or the reference place
+/// that runs them on the CPU) that is recorded, so that a GPU run shows what it did on the host: a trace event "fallback:host <op>" and a count per operation, which apps print
 /// under "fallbacks" in --json (slab/app/app.hpp) and the trace file keeps in otherData.fallbacks.
 ///
 /// Every such operation calls note_host_fallback once at its entry, on every rank (it is not collective: each
@@ -20,7 +20,7 @@ class TaskQueue;
 class Tracer;
 
 /**
- * @brief Record that operation `op` runs on the host although `context` is a CUDA device: Tracer::record_fallback
+ * @brief Record that operation `op` runs on the host although `context` takes device paths: Tracer::record_fallback
  * (an instant event "fallback:host <op>" and one more in tracer.fallbacks()[op]). On a host context it records
  * nothing. Not collective; from the rank's main thread (the Tracer is not thread-safe). Throws nothing but
  * std::bad_alloc.

@@ -15,6 +15,10 @@ namespace slab {
 enum class ExecutionPlace : std::uint8_t {
   host,  ///< host cores; "device" buffers are host memory
   cuda,  ///< the rank's CUDA device; device buffers are GPU memory, kernels run on the stream below
+  /// Host cores and host memory, but operations take their device paths: the device kernels' compositions as g++
+  /// instantiates them (Thrust's serial backend), with every fallback recorded as on a GPU. The device paths'
+  /// wiring, run where there is no GPU (CI): --kernels reference / SLAB_KERNELS=reference.
+  reference,
 };
 
 /// The CUDA libraries whose handles an ExecutionContext keeps (made on first use, bound to the context's stream).
@@ -34,6 +38,9 @@ class ExecutionContext {
   [[nodiscard]] ExecutionPlace place() const noexcept { return place_; }
   /// True where kernels run on the GPU and the device tier is GPU memory.
   [[nodiscard]] bool on_device() const noexcept { return place_ == ExecutionPlace::cuda; }
+  /// True where operations take their device paths (cuda, or reference on the host): an operation without one
+  /// is a fallback (slab/engine/host_fallback.hpp).
+  [[nodiscard]] bool device_kernels() const noexcept { return place_ != ExecutionPlace::host; }
   /// The CUDA device ordinal (-1 on the host).
   [[nodiscard]] int device() const noexcept { return device_; }
   /// The rank's CUDA stream (cudaStream_t), nullptr on the host.

@@ -38,6 +38,9 @@ struct RuntimeOptions {
   bool verbose = false;
   bool quiet = false;
   bool device_memory = false;  ///< device tier in GPU memory (experimental: linalg and comm only)
+  /// Without a GPU in use, run the operations' device paths on the host (ExecutionPlace::reference): the device
+  /// kernels' CPU instantiations, for testing the device wiring where no GPU exists. --kernels reference.
+  bool reference_kernels = false;
 
   /// Options from the SLAB_* environment variables. @throws InvalidArgument naming the variable.
   static RuntimeOptions from_environment();
