@@ -8,8 +8,10 @@
 #include "slab/array/slicing.hpp"
 
 #include <cmath>
+#include <optional>
 #include <numbers>
 
+#include "array/device_paths.hpp"
 #include "array/expr.hpp"
 #include "core/floor_divide.hpp"
 #include "slab/comm/comm.hpp"
@@ -311,20 +313,52 @@ Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
   return out;
 }
 
+// `elem_op`: the node's device operation (kernels::ElemOp), or detail::kNoElemOp.
 template <class R, class A, class B, class F>
-Array<R> combine(const char* op, const Array<A>& a, const Array<B>& b, F f) {
+Array<R> combine(const char* op, const Array<A>& a, const Array<B>& b, F f, int elem_op = detail::kNoElemOp) {
   const Layout l = broadcast_layout(op, a.layout(), b.layout());
   auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
   auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
-  return Array<R>(a.engine(), l, std::make_shared<detail::BinaryNode<R, A, B, F>>(std::move(ea), std::move(eb), f));
+  return Array<R>(a.engine(), l,
+                  std::make_shared<detail::BinaryNode<R, A, B, F>>(std::move(ea), std::move(eb), f, elem_op));
 }
 
 template <class R, class T, class F>
-Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f) {
+Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f, int elem_op = detail::kNoElemOp) {
   detail::ExprPtr<T> es = std::make_shared<detail::ScalarNode<T>>(s);
   if (scalar_first)
-    return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(es, a.expr(), f));
-  return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(a.expr(), es, f));
+    return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(es, a.expr(), f, elem_op));
+  return Array<R>(a.engine(), a.layout(), std::make_shared<detail::BinaryNode<R, T, T, F>>(a.expr(), es, f, elem_op));
+}
+
+// The device operation of a BinaryOp / UnaryOp (array/kernels/elementwise.hpp: the same functors as below).
+int elem_op_of(BinaryOp op) {
+  using E = kernels::ElemOp;
+  switch (op) {
+    case BinaryOp::add: return static_cast<int>(E::add);
+    case BinaryOp::sub: return static_cast<int>(E::sub);
+    case BinaryOp::mul: return static_cast<int>(E::mul);
+    case BinaryOp::div: return static_cast<int>(E::div);
+    case BinaryOp::pow: return static_cast<int>(E::pow);
+    case BinaryOp::min: return static_cast<int>(E::min);
+    case BinaryOp::max: return static_cast<int>(E::max);
+    case BinaryOp::floordiv: return static_cast<int>(E::floordiv);
+    case BinaryOp::mod: return static_cast<int>(E::mod);
+  }
+  return detail::kNoElemOp;
+}
+int elem_op_of(UnaryOp op) {
+  using E = kernels::ElemOp;
+  switch (op) {
+    case UnaryOp::neg: return static_cast<int>(E::neg);
+    case UnaryOp::exp: return static_cast<int>(E::exp);
+    case UnaryOp::log: return static_cast<int>(E::log);
+    case UnaryOp::sqrt: return static_cast<int>(E::sqrt);
+    case UnaryOp::abs: return static_cast<int>(E::abs);
+    case UnaryOp::sin: return static_cast<int>(E::sin);
+    case UnaryOp::cos: return static_cast<int>(E::cos);
+  }
+  return detail::kNoElemOp;
 }
 
 template <class T>
@@ -401,15 +435,15 @@ auto with_compare(CompareOp op, G g) {
 
 template <class T>
 Array<T> binary(BinaryOp op, const Array<T>& a, const Array<T>& b) {
-  return with_binary<T>(op, [&](const char* name, auto f) { return combine<T>(name, a, b, f); });
+  return with_binary<T>(op, [&](const char* name, auto f) { return combine<T>(name, a, b, f, elem_op_of(op)); });
 }
 template <class T>
 Array<T> binary(BinaryOp op, const Array<T>& a, std::type_identity_t<T> b) {
-  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(a, b, false, f); });
+  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(a, b, false, f, elem_op_of(op)); });
 }
 template <class T>
 Array<T> binary(BinaryOp op, std::type_identity_t<T> a, const Array<T>& b) {
-  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(b, a, true, f); });
+  return with_binary<T>(op, [&](const char*, auto f) { return combine_scalar<T>(b, a, true, f, elem_op_of(op)); });
 }
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b) {
@@ -446,7 +480,8 @@ Array<true_divide_t<T>> divide(std::type_identity_t<T> a, const Array<T>& b) {
 template <class T>
 Array<T> unary(UnaryOp op, const Array<T>& a) {
   auto make = [&](auto f) {
-    return Array<T>(a.engine(), a.layout(), std::make_shared<detail::UnaryNode<T, T, decltype(f)>>(a.expr(), f));
+    return Array<T>(a.engine(), a.layout(),
+                    std::make_shared<detail::UnaryNode<T, T, decltype(f)>>(a.expr(), f, elem_op_of(op)));
   };
   using D = std::conditional_t<std::is_integral_v<T>, double, T>;  // integer math goes through double
   switch (op) {
@@ -713,9 +748,40 @@ Array<T> eye(Engine& engine, std::int64_t rows, std::int64_t cols, Split split, 
       [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); }, chunk);
 }
 
+namespace {
+// Counter-based creation on the device (array/kernels/creation.hpp): one kernel per chunk, fill(tag, exec, extent,
+// out) on backend memory. Empty where the context has no device backend.
+template <class Fill>
+std::optional<Array<double>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
+                                               const char* name, Fill fill) {
+  if (!detail::has_device_backend(engine.execution())) return std::nullopt;
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(double));
+  const int rank = engine.comm().rank();
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
+    const ChunkExtent e = l.chunk_extent(rank, i);
+    chunks.push_back(engine.tasks().submit(name, {}, [fill, e](TaskContext& ctx) {
+      auto* out = reinterpret_cast<double*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(double)).data());
+      if (e.size() == 0) return;
+      detail::with_device_backend(ctx.execution(), [&](auto tag) {
+        detail::KernelScratch scratch(ctx.memory());
+        fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
+      });
+    }));
+  }
+  return Array<double>(engine, std::move(l), std::move(chunks));
+}
+}  // namespace
+
 Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,
                              std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
+  if (auto a = created_on_device(engine, shape, split, chunk, "random_uniform",
+                                 [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
+                                   using B = typename decltype(tag)::type;
+                                   kernels::CreationKernels<B>::uniform(exec, seed, low, high, e, cols, out);
+                                 }))
+    return *a;
   const bool unit = low == 0.0 && high == 1.0;
   return Array<double>::from_chunk_fn(
       engine, shape, split,
@@ -735,6 +801,14 @@ Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint
 Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
                             std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
+  // The device's normal is the shared counter_normal (core/kernels/counter_rng_hd.hpp): within an ulp of these
+  // host values (std::log1p, std::cos), not bitwise.
+  if (auto a = created_on_device(engine, shape, split, chunk, "random_normal",
+                                 [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
+                                   using B = typename decltype(tag)::type;
+                                   kernels::CreationKernels<B>::normal(exec, seed, mean, stddev, e, cols, out);
+                                 }))
+    return *a;
   const std::uint64_t seed2 = seed ^ 0x80000u;
   return Array<double>::from_chunk_fn(
       engine, shape, split,

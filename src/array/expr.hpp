@@ -1,7 +1,8 @@
 #pragma once
 // Private to the array layer: unevaluated elementwise expressions, evaluated tile by tile (kTile elements)
-// into a chunk, and the helpers that turn an expression into one task per chunk (materialise) or into one
-// partial per chunk merged in a fixed order (reduce_partials).
+// into a chunk, or compiled to a device program (ElemBuilder). The helpers that turn an expression into one task per
+// chunk (materialise) or into one partial per chunk merged in a fixed order (reduce_partials) are in
+// device_paths.hpp, with their device paths.
 #include <algorithm>
 #include <cstring>
 #include <string>
@@ -9,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "array/kernels/elementwise.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
@@ -24,6 +26,8 @@ namespace slab::detail {
 inline constexpr std::int64_t kTile = 4096;
 
 class LeafBase;
+template <class T>
+struct ElemBuilder;
 struct LeafInput {
   const std::byte* data;
   ChunkExtent ext;
@@ -53,7 +57,58 @@ struct ExprNode {
   /// pointer to them where they already exist.
   virtual const T* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, T* out) const = 0;
   virtual void leaves(std::vector<const LeafBase*>& out) const = 0;
+  /// Append this node to a device program (array/kernels/elementwise.hpp); false where it has no device form
+  /// (a user's function, a cast, mixed element types, an operand spread over several chunks).
+  virtual bool compile(ElemBuilder<T>&) const { return false; }
 };
+
+/// The element types the device kernels are instantiated for.
+template <class T>
+inline constexpr bool kernel_element_v =
+    std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::int64_t>;
+
+/**
+ * An expression compiled for one target chunk: the program and its operands. Made twice per chunk: when the
+ * task is planned (plan_only: the inputs' extents are known, their bytes are not; decides whether the device path
+ * exists) and when it runs (the operands' pointers).
+ */
+template <class T>
+struct ElemBuilder {
+  const EvalCtx* ctx = nullptr;
+  bool plan_only = false;
+  kernels::ElemProgram<T> program{};
+  int depth = 0;
+
+  bool emit(kernels::ElemOp op, int arg, int pushes) {
+    if (program.size >= kernels::kMaxElemInstrs) return false;
+    depth += pushes;
+    if (depth > kernels::kMaxElemStack) return false;
+    program.code[program.size++] = {op, static_cast<std::uint8_t>(arg)};
+    return true;
+  }
+};
+
+/// The view of a leaf's operand for target chunk `e` when it lies in one input chunk (else false).
+template <class T>
+bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& e, std::int64_t row_off, std::int64_t col_off,
+               bool br, bool bc, bool plan_only, kernels::ElemLeaf<T>& out) {
+  if (e.size() == 0) {
+    out = {};
+    return true;
+  }
+  const std::int64_t r0 = br ? 0 : e.row0 + row_off, c0 = bc ? 0 : e.col0 + col_off;
+  const std::int64_t rows = br ? 1 : e.rows, cols = bc ? 1 : e.cols;
+  for (const auto& c : in)
+    if (r0 >= c.ext.row0 && r0 + rows <= c.ext.row0 + c.ext.rows && c0 >= c.ext.col0 &&
+        c0 + cols <= c.ext.col0 + c.ext.cols) {
+      out.data = plan_only ? nullptr
+                           : reinterpret_cast<const T*>(c.data) + (r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0);
+      out.row_stride = br ? 0 : c.ext.cols;
+      out.col_stride = bc ? 0 : 1;
+      return true;
+    }
+  return false;
+}
 
 template <class T>
 class Leaf final : public ExprNode<T>, public LeafBase {
@@ -120,6 +175,21 @@ class Leaf final : public ExprNode<T>, public LeafBase {
   }
   void leaves(std::vector<const LeafBase*>& out) const override { out.push_back(this); }
 
+  bool view(const EvalCtx& ctx, bool plan_only, kernels::ElemLeaf<T>& out) const {
+    return leaf_view(ctx.inputs_of(this), ctx.target, row_off_, col_off_, br_, bc_, plan_only, out);
+  }
+  bool compile(ElemBuilder<T>& b) const override {
+    if constexpr (!kernel_element_v<T>) {
+      return false;
+    } else {
+      if (b.program.nleaves >= kernels::kMaxElemLeaves) return false;
+      kernels::ElemLeaf<T> v;
+      if (!view(*b.ctx, b.plan_only, v)) return false;
+      b.program.leaves[b.program.nleaves] = v;
+      return b.emit(kernels::ElemOp::leaf, b.program.nleaves++, 1);
+    }
+  }
+
  private:
   static const LeafInput& find(const std::vector<LeafInput>& in, std::int64_t i, std::int64_t j) {
     for (const auto& c : in)
@@ -145,12 +215,20 @@ struct ScalarNode final : ExprNode<T> {
     return out;
   }
   void leaves(std::vector<const LeafBase*>&) const override {}
+  bool compile(ElemBuilder<T>& b) const override {
+    if (b.program.nscalars >= kernels::kMaxElemScalars) return false;
+    b.program.scalars[b.program.nscalars] = value;
+    return b.emit(kernels::ElemOp::scalar, b.program.nscalars++, 1);
+  }
   T value;
 };
 
+/// No device operation: a node made from a user's function or a cast.
+inline constexpr int kNoElemOp = -1;
+
 template <class R, class A, class F>
 struct UnaryNode final : ExprNode<R> {
-  UnaryNode(ExprPtr<A> a, F f) : a(std::move(a)), f(f) {}
+  UnaryNode(ExprPtr<A> a, F f, int op = kNoElemOp) : a(std::move(a)), f(f), op(op) {}
   const R* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, R* out) const override {
     if constexpr (std::is_same_v<R, A>) {
       const A* x = a->eval(ctx, k0, n, out);
@@ -163,13 +241,20 @@ struct UnaryNode final : ExprNode<R> {
     return out;
   }
   void leaves(std::vector<const LeafBase*>& out) const override { a->leaves(out); }
+  bool compile(ElemBuilder<R>& b) const override {
+    if constexpr (std::is_same_v<R, A>)
+      return op != kNoElemOp && a->compile(b) && b.emit(static_cast<kernels::ElemOp>(op), 0, 0);
+    else
+      return false;
+  }
   ExprPtr<A> a;
   F f;
+  int op;
 };
 
 template <class R, class A, class B, class F>
 struct BinaryNode final : ExprNode<R> {
-  BinaryNode(ExprPtr<A> a, ExprPtr<B> b, F f) : a(std::move(a)), b(std::move(b)), f(f) {}
+  BinaryNode(ExprPtr<A> a, ExprPtr<B> b, F f, int op = kNoElemOp) : a(std::move(a)), b(std::move(b)), f(f), op(op) {}
   const R* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, R* out) const override {
     alignas(64) B bbuf[kTile];
     const B* y = b->eval(ctx, k0, n, bbuf);
@@ -187,9 +272,16 @@ struct BinaryNode final : ExprNode<R> {
     a->leaves(out);
     b->leaves(out);
   }
+  bool compile(ElemBuilder<R>& bld) const override {
+    if constexpr (std::is_same_v<R, A> && std::is_same_v<R, B>)
+      return op != kNoElemOp && a->compile(bld) && b->compile(bld) && bld.emit(static_cast<kernels::ElemOp>(op), 0, -1);
+    else
+      return false;
+  }
   ExprPtr<A> a;
   ExprPtr<B> b;
   F f;
+  int op;
 };
 
 template <class T>
@@ -208,6 +300,16 @@ struct WhereNode final : ExprNode<T> {
     c->leaves(out);
     a->leaves(out);
     b->leaves(out);
+  }
+  // The condition must be a materialised int64 operand (a cond leaf); a and b compile in T.
+  bool compile(ElemBuilder<T>& bld) const override {
+    const auto* cond = dynamic_cast<const Leaf<std::int64_t>*>(c.get());
+    if (!cond || bld.program.ncond_leaves >= kernels::kMaxElemLeaves) return false;
+    kernels::ElemLeaf<std::int64_t> v;
+    if (!cond->view(*bld.ctx, bld.plan_only, v)) return false;
+    bld.program.cond_leaves[bld.program.ncond_leaves] = v;
+    return bld.emit(kernels::ElemOp::cond_leaf, bld.program.ncond_leaves++, 1) && a->compile(bld) && b->compile(bld) &&
+           bld.emit(kernels::ElemOp::where, 0, -2);
   }
   ExprPtr<std::int64_t> c;
   ExprPtr<T> a, b;
@@ -239,6 +341,17 @@ struct TaskPlan {
     }
     return p;
   }
+  /// The context of the planned task without its inputs' bytes (for ElemBuilder's plan_only pass).
+  [[nodiscard]] EvalCtx plan_context() const {
+    EvalCtx ec;
+    ec.target = target;
+    for (std::size_t k = 0; k < leaves.size(); ++k) {
+      std::vector<LeafInput> in;
+      for (const auto& x : extents[k]) in.push_back({nullptr, x});
+      ec.leaves.emplace_back(leaves[k], std::move(in));
+    }
+    return ec;
+  }
   [[nodiscard]] EvalCtx context(TaskContext& ctx) const {
     EvalCtx ec;
     ec.target = target;
@@ -251,85 +364,6 @@ struct TaskPlan {
     return ec;
   }
 };
-
-/// One task per local chunk of `layout` evaluating `expr` (the fused pass).
-template <class T>
-std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr<T>& expr, const std::string& name) {
-  note_host_fallback(q, name);  // no device path yet: the fused pass is a host loop
-  std::vector<Chunk> out;
-  const int rank = q.comm().rank();
-  for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
-    TaskPlan plan = TaskPlan::make(*expr, layout.chunk_extent(rank, i));
-    std::vector<Chunk> inputs = std::move(plan.inputs);
-    plan.inputs.clear();
-    out.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan)](TaskContext& ctx) {
-      const EvalCtx ec = plan.context(ctx);
-      const std::int64_t n = plan.target.size();
-      T* o = ctx.output_as<T>(static_cast<std::size_t>(n)).data();
-      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
-        const std::int64_t m = std::min(kTile, n - k0);
-        const T* r = expr->eval(ec, k0, m, o + k0);
-        if (r != o + k0) std::memcpy(o + k0, r, static_cast<std::size_t>(m) * sizeof(T));
-      }
-    }));
-  }
-  return out;
-}
-
-/**
- * One task per local chunk folds the chunk's tiles into a partial P (tile(p, x, n, extent, k0)); partials are
- * merged on this rank in chunk order, then across ranks over the comm's fixed tree. Collective.
- */
-template <class T, class P, class TileFn, class MergeFn>
-P reduce_partials(const Array<T>& a, const std::string& name, const P& identity, TileFn tile, MergeFn merge) {
-  static_assert(std::is_trivially_copyable_v<P>);
-  Engine& engine = a.engine();
-  note_host_fallback(engine, name);  // the reduction kernels (array/kernels/reduction.hpp) are not wired yet
-  TaskQueue& q = engine.tasks();
-  const ExprPtr<T> expr = a.expr();
-  const Layout& layout = a.layout();
-  const int rank = q.comm().rank();
-  std::vector<Chunk> partials;
-  // A replicated array is reduced once, on rank 0; the others contribute the identity.
-  const std::int64_t nchunks = layout.split == Split::none && rank != 0 ? 0 : layout.num_chunks(rank);
-  for (std::int64_t i = 0; i < nchunks; ++i) {
-    TaskPlan plan = TaskPlan::make(*expr, layout.chunk_extent(rank, i));
-    std::vector<Chunk> inputs = std::move(plan.inputs);
-    plan.inputs.clear();
-    partials.push_back(
-        q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile](TaskContext& ctx) {
-          const EvalCtx ec = plan.context(ctx);
-          const std::int64_t n = plan.target.size();
-          std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
-          P p = identity;
-          for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
-            const std::int64_t m = std::min(kTile, n - k0);
-            tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
-          }
-          auto out = ctx.output(sizeof(P));
-          std::memcpy(out.data(), &p, sizeof(P));
-        }));
-  }
-  q.persist(std::span<const Chunk>(partials));
-  P acc = identity;
-  for (const Chunk& c : partials) {
-    P p;
-    Pin pin = c.buffer()->pin();
-    std::memcpy(&p, pin.data(), sizeof(P));
-    merge(acc, p);
-  }
-  std::vector<std::byte> bytes(sizeof(P));
-  std::memcpy(bytes.data(), &acc, sizeof(P));
-  q.comm().tree_allreduce_bytes(bytes, [&](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
-    P px, py;
-    std::memcpy(&px, x.data(), sizeof(P));
-    std::memcpy(&py, y.data(), sizeof(P));
-    merge(px, py);
-    std::memcpy(x.data(), &px, sizeof(P));
-  });
-  std::memcpy(&acc, bytes.data(), sizeof(P));
-  return acc;
-}
 
 /// An array of `layout` whose chunks are copied from this rank's block (row-major). Not collective.
 template <class T>

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 
+#include "array/device_paths.hpp"
 #include "array/expr.hpp"
 #include "array/kernels/reduction_hd.hpp"
 #include "slab/array/array.hpp"
@@ -69,18 +70,19 @@ StatsP<T> full_stats(const Array<T>& a) {
   return detail::reduce_partials<T>(
       a, "reduce_stats", StatsP<T>{},
       [](StatsP<T>& p, const T* x, std::int64_t n, const ChunkExtent&, std::int64_t) { stats_tile(p, x, n); },
-      merge_stats<T>);
+      merge_stats<T>, detail::DeviceReduce::stats);
 }
 
 // Sum and count of the values that pass `keep` (and of f(x) instead of x).
 template <class T>
 using SumP = kernels::SumPartial<T>;
 template <class T, class Tile>
-SumP<T> sum_partials(const Array<T>& a, const char* name, Tile tile) {
+SumP<T> sum_partials(const Array<T>& a, const char* name, Tile tile,
+                     detail::DeviceReduce device = detail::DeviceReduce::none) {
   return detail::reduce_partials<T>(
       a, name, SumP<T>{},
       [tile](SumP<T>& p, const T* x, std::int64_t n, const ChunkExtent&, std::int64_t) { tile(p, x, n); },
-      kernels::merge_sums<T>);
+      kernels::merge_sums<T>, device);
 }
 
 // Extremes with the flat global index of their first occurrence (and of the first NaN).
@@ -106,10 +108,13 @@ Stats reduce_stats(const Array<T>& a, int ddof) {
 
 template <class T>
 sum_t<T> sum(const Array<T>& a) {
-  const auto p = sum_partials(a, "sum", [](SumP<T>& p, const T* x, std::int64_t n) {
-    p.sum += kernels::tile_sum(x, n);
-    p.n += n;
-  });
+  const auto p = sum_partials(
+      a, "sum",
+      [](SumP<T>& p, const T* x, std::int64_t n) {
+        p.sum += kernels::tile_sum(x, n);
+        p.n += n;
+      },
+      detail::DeviceReduce::sum);
   return acc_value<T>(p.sum);
 }
 
@@ -155,7 +160,7 @@ ArgP<T> arg_partials(const Array<T>& a) {
           kernels::arg_fold(p, x[t], (e.row0 + k / e.cols) * cols + e.col0 + k % e.cols);
         }
       },
-      kernels::arg_merge<T>);
+      kernels::arg_merge<T>, detail::DeviceReduce::argminmax);
 }
 }  // namespace
 
@@ -175,14 +180,16 @@ std::int64_t argmax(const Array<T>& a) {
 template <class T>
 double norm(const Array<T>& a) {
   const auto p = sum_partials(
-      a, "norm", [](SumP<T>& p, const T* x, std::int64_t n) { p.dsum += kernels::tile_sum_squares(x, n); });
+      a, "norm", [](SumP<T>& p, const T* x, std::int64_t n) { p.dsum += kernels::tile_sum_squares(x, n); },
+      detail::DeviceReduce::sum_squares);
   return std::sqrt(p.dsum);
 }
 
 template <class T>
 std::int64_t count_nonzero(const Array<T>& a) {
-  return sum_partials(a, "count_nonzero",
-                      [](SumP<T>& p, const T* x, std::int64_t n) { p.n += kernels::tile_count_nonzero(x, n); })
+  return sum_partials(
+             a, "count_nonzero", [](SumP<T>& p, const T* x, std::int64_t n) { p.n += kernels::tile_count_nonzero(x, n); },
+             detail::DeviceReduce::count_nonzero)
       .n;
 }
 

@@ -162,8 +162,9 @@ def main():
 
     for key in ("app", "ranks", "seconds", "phases", "peak_bytes", "spilled_bytes", "fallbacks", "checks"):
         expect("json", key in out, f"missing '{key}'")
-    # Host fallbacks (slab/engine/host_fallback.hpp): recorded only on a rank that computes on a CUDA device, so a
-    # host run reports none; their total is the sum over the operations.
+    # Host fallbacks (slab/engine/host_fallback.hpp): recorded only on a rank that takes device paths (a CUDA
+    # device; --kernels reference, whose apps here have a device path for every operation), so a host run reports
+    # none; their total is the sum over the operations.
     fb = out.get("fallbacks", {})
     expect("fallbacks", isinstance(fb.get("ops"), dict) and fb.get("total") == sum(fb["ops"].values()), fb)
     if "--device-memory" not in cmd:

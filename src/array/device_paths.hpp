@@ -1,0 +1,252 @@
+#pragma once
+// Private to the array layer: the device paths of array operations. Where the rank's execution context takes
+// device paths (ExecutionContext::device_kernels(): its GPU, or the reference place that runs the same
+// compositions on the CPU), an operation whose expression compiles to a device program (expr.hpp's ElemBuilder)
+// runs the device kernels of array/kernels/ on the chunks in the device tier; anything else runs its host
+// kernel and is recorded as a fallback (slab/engine/host_fallback.hpp).
+#include <optional>
+#include <type_traits>
+
+#include "array/expr.hpp"
+#include "array/kernels/creation.hpp"
+#include "array/kernels/elementwise.hpp"
+#include "array/kernels/reduction.hpp"
+#include "memory/kernel_scratch.hpp"
+#include "slab/core/version.hpp"
+#include "slab/runtime/execution_context.hpp"
+
+namespace slab::detail {
+
+template <class B>
+struct BackendTag {
+  using type = B;
+};
+
+/// Call f(BackendTag<B>{}) with the backend of `context`'s device kernels (kernels::Cuda on a CUDA context,
+/// kernels::Reference on the reference place) and return true; false on a host context or where this build has
+/// no such backend.
+template <class F>
+bool with_device_backend(const ExecutionContext& context, F&& f) {
+  if (context.place() == ExecutionPlace::cuda) {
+    if constexpr (built_with_cuda) {
+      f(BackendTag<kernels::Cuda>{});
+      return true;
+    }
+  } else if (context.place() == ExecutionPlace::reference) {
+    if constexpr (built_with_kernel_reference) {
+      f(BackendTag<kernels::Reference>{});
+      return true;
+    }
+  }
+  return false;
+}
+
+/// Whether `context` has a device backend in this build.
+inline bool has_device_backend(const ExecutionContext& context) {
+  return with_device_backend(context, [](auto) {});
+}
+
+/// The device program of `expr` for target chunk ec.target (plan_only: structure only, no operand bytes), or
+/// nothing where the expression has no device form.
+template <class T>
+std::optional<kernels::ElemProgram<T>> compile_program(const ExprNode<T>& expr, const EvalCtx& ec, bool plan_only) {
+  if constexpr (!kernel_element_v<T>) {
+    return std::nullopt;
+  } else {
+    ElemBuilder<T> b;
+    b.ctx = &ec;
+    b.plan_only = plan_only;
+    if (!expr.compile(b) || b.depth != 1) return std::nullopt;
+    return b.program;
+  }
+}
+
+/// The chunk's values themselves where the program is one contiguous operand (nothing to evaluate), else null.
+template <class T>
+const T* direct_operand(const kernels::ElemProgram<T>& p, const ChunkExtent& e) {
+  if (p.size != 1 || p.code[0].op != kernels::ElemOp::leaf) return nullptr;
+  const auto& l = p.leaves[0];
+  return l.col_stride == 1 && (l.row_stride == e.cols || e.rows <= 1) ? l.data : nullptr;
+}
+
+/// Backend memory from an entry point's scratch allocator, given back when it goes.
+class ScratchBytes {
+ public:
+  ScratchBytes(const kernels::Exec& exec, std::size_t bytes) : exec_(exec), bytes_(bytes) {
+    if (bytes_) p_ = exec_.scratch.allocate(exec_.scratch.state, bytes_);
+  }
+  ~ScratchBytes() {
+    if (p_) exec_.scratch.deallocate(exec_.scratch.state, p_, bytes_);
+  }
+  ScratchBytes(const ScratchBytes&) = delete;
+  ScratchBytes& operator=(const ScratchBytes&) = delete;
+  [[nodiscard]] void* get() const noexcept { return p_; }
+
+ private:
+  kernels::Exec exec_;
+  std::size_t bytes_;
+  void* p_ = nullptr;
+};
+
+/// Whether every one of `plans` compiles to a device program and the context can run it.
+template <class T>
+bool device_path_for(const ExecutionContext& context, const ExprNode<T>& expr, const std::vector<TaskPlan>& plans) {
+  if (!kernel_element_v<T> || !has_device_backend(context)) return false;
+  for (const TaskPlan& p : plans)
+    if (!compile_program(expr, p.plan_context(), true)) return false;
+  return true;
+}
+
+}  // namespace slab::detail
+
+namespace slab::detail {
+
+/// The plans of one task per local chunk of `layout` evaluating `expr`.
+template <class T>
+std::vector<TaskPlan> plan_chunks(const ExprNode<T>& expr, const Layout& layout, int rank, std::int64_t nchunks) {
+  std::vector<TaskPlan> plans;
+  plans.reserve(static_cast<std::size_t>(nchunks));
+  for (std::int64_t i = 0; i < nchunks; ++i) plans.push_back(TaskPlan::make(expr, layout.chunk_extent(rank, i)));
+  return plans;
+}
+
+/// One task per local chunk of `layout` evaluating `expr` (the fused pass): one device kernel per chunk where
+/// the expression compiles (elementwise.hpp), else the host's tile loop, recorded as a fallback.
+template <class T>
+std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr<T>& expr, const std::string& name) {
+  const int rank = q.comm().rank();
+  std::vector<TaskPlan> plans = plan_chunks(*expr, layout, rank, layout.num_chunks(rank));
+  const bool device = device_path_for(q.memory().execution(), *expr, plans);
+  if (!device) note_host_fallback(q, name);
+  std::vector<Chunk> out;
+  for (TaskPlan& plan : plans) {
+    std::vector<Chunk> inputs = std::move(plan.inputs);
+    plan.inputs.clear();
+    out.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), device](TaskContext& ctx) {
+      const EvalCtx ec = plan.context(ctx);
+      const std::int64_t n = plan.target.size();
+      T* o = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(n) * sizeof(T)).data());
+      if (device) {
+        if (n == 0) return;
+        with_device_backend(ctx.execution(), [&](auto tag) {
+          using B = typename decltype(tag)::type;
+          if constexpr (kernel_element_v<T>) {
+            KernelScratch scratch(ctx.memory());
+            kernels::ElementwiseKernels<B, T>::run(scratch.exec(ctx.execution()), *compile_program(*expr, ec, false),
+                                                   plan.target.rows, plan.target.cols, o);
+          }
+        });
+        return;
+      }
+      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+        const std::int64_t m = std::min(kTile, n - k0);
+        const T* r = expr->eval(ec, k0, m, o + k0);
+        if (r != o + k0) std::memcpy(o + k0, r, static_cast<std::size_t>(m) * sizeof(T));
+      }
+    }));
+  }
+  return out;
+}
+
+/// Which device reduction (array/kernels/reduction.hpp) computes a reduction's per-chunk partial.
+enum class DeviceReduce { none, stats, sum, sum_squares, count_nonzero, argminmax };
+
+/// Chunk partial `p` of kind `kind` over the n values at x (backend memory) on backend B.
+template <class B, class T, class P>
+void device_partial(DeviceReduce kind, const kernels::Exec& exec, const T* x, std::int64_t n, const ChunkExtent& e,
+                    std::int64_t global_cols, P& p) {
+  if constexpr (std::is_same_v<P, kernels::StatsPartial<T>>) {
+    if (kind == DeviceReduce::stats) kernels::ReductionKernels<B, T>::stats(exec, &x, &n, 1, &p);
+  } else if constexpr (std::is_same_v<P, kernels::SumPartial<T>>) {
+    if (kind == DeviceReduce::sum) kernels::ReductionKernels<B, T>::sum(exec, &x, &n, 1, &p);
+    if (kind == DeviceReduce::sum_squares) kernels::ReductionKernels<B, T>::sum_squares(exec, &x, &n, 1, &p);
+    if (kind == DeviceReduce::count_nonzero) kernels::ReductionKernels<B, T>::count_nonzero(exec, &x, &n, 1, &p);
+  } else if constexpr (std::is_same_v<P, kernels::ArgPartial<T>>) {
+    const kernels::ChunkPlace place{e.row0, e.col0, e.cols};
+    if (kind == DeviceReduce::argminmax)
+      kernels::ReductionKernels<B, T>::argminmax(exec, &x, &n, &place, 1, global_cols, &p);
+  }
+}
+
+/**
+ * One task per local chunk folds the chunk's tiles into a partial P (tile(p, x, n, extent, k0)); partials are
+ * merged on this rank in chunk order, then across ranks over the comm's fixed tree. Collective. With a device
+ * reduction `kind` and an expression that compiles, each chunk's partial is the device kernel's (evaluating the
+ * expression first where it is more than the chunk itself): the same canonical order, so the same bits.
+ */
+template <class T, class P, class TileFn, class MergeFn>
+P reduce_partials(const Array<T>& a, const std::string& name, const P& identity, TileFn tile, MergeFn merge,
+                  DeviceReduce kind = DeviceReduce::none) {
+  static_assert(std::is_trivially_copyable_v<P>);
+  Engine& engine = a.engine();
+  TaskQueue& q = engine.tasks();
+  const ExprPtr<T> expr = a.expr();
+  const Layout& layout = a.layout();
+  const int rank = q.comm().rank();
+  const ExecutionContext& context = q.memory().execution();
+  // A replicated array is reduced once, on rank 0; the others contribute the identity.
+  const std::int64_t nchunks = layout.split == Split::none && rank != 0 ? 0 : layout.num_chunks(rank);
+  std::vector<TaskPlan> plans = plan_chunks(*expr, layout, rank, nchunks);
+  // Every rank decides alike (the same expression, the same kind of context), but the decision is local.
+  const bool device = kind != DeviceReduce::none && device_path_for(context, *expr, plans);
+  if (!device) note_host_fallback(engine, name);
+  const std::int64_t global_cols = a.cols();
+  std::vector<Chunk> partials;
+  for (TaskPlan& plan : plans) {
+    std::vector<Chunk> inputs = std::move(plan.inputs);
+    plan.inputs.clear();
+    partials.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile, device, kind,
+                                                           global_cols](TaskContext& ctx) {
+      const EvalCtx ec = plan.context(ctx);
+      const std::int64_t n = plan.target.size();
+      P p = identity;
+      if (device && n > 0) {
+        with_device_backend(ctx.execution(), [&](auto tag) {
+          using B = typename decltype(tag)::type;
+          if constexpr (kernel_element_v<T>) {
+            KernelScratch scratch(ctx.memory());
+            const kernels::Exec exec = scratch.exec(ctx.execution());
+            const kernels::ElemProgram<T> program = *compile_program(*expr, ec, false);
+            const T* x = direct_operand(program, plan.target);
+            std::optional<ScratchBytes> values;
+            if (!x) {  // a lazy expression: evaluated into scratch first (one more pass over the chunk)
+              values.emplace(exec, static_cast<std::size_t>(n) * sizeof(T));
+              kernels::ElementwiseKernels<B, T>::run(exec, program, plan.target.rows, plan.target.cols, values->get());
+              x = static_cast<const T*>(values->get());
+            }
+            device_partial<B, T, P>(kind, exec, x, n, plan.target, global_cols, p);
+          }
+        });
+      } else if (!device) {
+        std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
+        for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+          const std::int64_t m = std::min(kTile, n - k0);
+          tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
+        }
+      }
+      auto out = ctx.output(sizeof(P));
+      slab::copy(out.data(), &p, sizeof(P), ctx.execution());
+    }));
+  }
+  q.persist(std::span<const Chunk>(partials));
+  P acc = identity;
+  for (const Chunk& c : partials) {
+    P p;
+    Pin pin = c.buffer()->pin();
+    slab::copy(&p, pin.data(), sizeof(P), context);
+    merge(acc, p);
+  }
+  std::vector<std::byte> bytes(sizeof(P));
+  std::memcpy(bytes.data(), &acc, sizeof(P));
+  q.comm().tree_allreduce_bytes(bytes, [&](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
+    P px, py;
+    std::memcpy(&px, x.data(), sizeof(P));
+    std::memcpy(&py, y.data(), sizeof(P));
+    merge(px, py);
+    std::memcpy(x.data(), &px, sizeof(P));
+  });
+  std::memcpy(&acc, bytes.data(), sizeof(P));
+  return acc;
+}
+
+}  // namespace slab::detail

@@ -1,0 +1,216 @@
+// The array operations' device paths (src/array/device_paths.hpp), run on the reference place: the same wiring a
+// GPU rank takes (programs compiled from expressions, one kernel per chunk, partials merged in chunk order and over
+// the ranks' tree), with the device kernels' CPU instantiations on host memory. Every result must be bitwise the
+// host kernels' (the canonical reduction order; the counter-based uniform generator), except random_normal (the
+// shared counter_normal is within an ulp of the host's std::log1p/std::cos), and the operations that have a device
+// path must record no host fallback, while those without one still do.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "../common/sanitizer.hpp"
+#include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
+#include "slab/array/reduction.hpp"
+#include "slab/array/scan.hpp"
+#include "slab/core/version.hpp"
+#include "slab/runtime/execution_context.hpp"
+#include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
+
+namespace {
+
+using slab::Array;
+using slab::Split;
+
+slab::EngineOptions options_for(bool reference) {
+  slab::EngineOptions o = slab::testing::engine_options();
+  o.reference_kernels = reference;
+  return o;
+}
+
+/// Every value an array computation gives, as bit patterns (NaN == NaN, -0.0 != 0.0).
+using Bits = std::vector<std::uint64_t>;
+void add(Bits& out, double v) { out.push_back(std::bit_cast<std::uint64_t>(v)); }
+void add(Bits& out, std::int64_t v) { out.push_back(static_cast<std::uint64_t>(v)); }
+void add(Bits& out, const std::vector<double>& v) {
+  for (double x : v) add(out, x);
+}
+
+/// The reductions of one array (floating), in a fixed order.
+void reductions(Bits& out, const Array<double>& a) {
+  add(out, slab::sum(a));
+  add(out, slab::mean(a));
+  add(out, slab::var(a, 1));
+  add(out, slab::std(a, 0));
+  add(out, slab::norm(a));
+  add(out, slab::count_nonzero(a));
+  if (a.size() > 0) {
+    add(out, slab::min(a));
+    add(out, slab::max(a));
+    add(out, slab::argmin(a));
+    add(out, slab::argmax(a));
+  }
+  const slab::Stats s = slab::reduce_stats(a, 1);
+  for (double v : {s.sum, s.mean, s.var, s.std, s.min, s.max}) add(out, v);
+  add(out, s.count);
+}
+void reductions(Bits& out, const Array<std::int64_t>& a) {
+  add(out, slab::sum(a));
+  add(out, slab::mean(a));
+  add(out, slab::var(a, 0));
+  add(out, slab::count_nonzero(a));
+  if (a.size() > 0) {
+    add(out, slab::min(a));
+    add(out, slab::max(a));
+    add(out, slab::argmin(a));
+    add(out, slab::argmax(a));
+  }
+}
+
+/// An array of these values (a host fill: "from_function" is a host fallback, the only one expected below).
+template <class T>
+Array<T> from_values(slab::Engine& e, std::vector<T> v, std::int64_t chunk) {
+  const auto n = static_cast<std::int64_t>(v.size());
+  auto data = std::make_shared<const std::vector<T>>(std::move(v));
+  return Array<T>::from_function(
+      e, {n}, Split::rows, [data](std::int64_t i, std::int64_t) { return (*data)[static_cast<std::size_t>(i)]; },
+      chunk);
+}
+
+/// What one engine computes for size n: generated data, lazy expressions (fused into the reductions and
+/// materialised), broadcasting, where, special values, and int64 extremes.
+Bits compute(slab::Engine& e, std::int64_t n) {
+  Bits out;
+  const std::int64_t chunk = 1000;  // several chunks per rank from 4097 elements on
+  const Array<double> u = slab::random_uniform(e, {n}, Split::rows, 11, -2.0, 3.0, chunk).persist();
+  add(out, u.gather_all());
+  reductions(out, u);
+  const Array<double> lazy = (u * 2.0 + 1.0).abs().sqrt() - u;
+  reductions(out, lazy);
+  add(out, Array<double>(lazy).persist().gather_all());
+  std::vector<std::int64_t> mask;
+  for (std::int64_t i = 0; i < n; ++i) mask.push_back(i % 3 == 0);
+  const Array<std::int64_t> cond = from_values(e, mask, chunk).persist();
+  reductions(out, slab::where(cond, u, Array<double>(u * -0.5)));
+  reductions(out, slab::binary(slab::BinaryOp::max, u, 0.25) / (u.exp() + 1.0));
+  // Two dimensions, split by rows and by columns, with a row vector broadcast against the matrix.
+  const std::int64_t rows = (n + 2) / 3;
+  for (Split split : {Split::rows, Split::cols}) {
+    const Array<double> m = slab::random_uniform(e, {rows, 3}, split, 12, 0.0, 1.0, 64).persist();
+    const Array<double> row = slab::random_uniform(e, {1, 3}, Split::none, 13).persist();
+    reductions(out, m);
+    reductions(out, m - row);
+    add(out, Array<double>(m * row + 0.5).persist().gather_all());
+  }
+  // Special values: NaN first at a rank boundary, infinities, -0.0, exact binary fractions.
+  std::vector<double> special;
+  for (std::int64_t i = 0; i < n; ++i) special.push_back(static_cast<double>(i % 17) * 0.125 - 1.0);
+  if (n > 3) special[static_cast<std::size_t>(n / 2)] = -0.0, special[static_cast<std::size_t>(n / 3)] = 1e300;
+  const Array<double> sp = from_values(e, special, chunk);
+  reductions(out, sp);
+  if (n > 5) {
+    std::vector<double> inf = special, nan = special;
+    inf[static_cast<std::size_t>(n - 1)] = std::numeric_limits<double>::infinity();
+    nan[static_cast<std::size_t>(n / 2)] = std::numeric_limits<double>::quiet_NaN();
+    nan[static_cast<std::size_t>(n - 2)] = std::numeric_limits<double>::quiet_NaN();
+    reductions(out, from_values(e, inf, chunk));
+    reductions(out, from_values(e, nan, chunk));
+  }
+  // int64: extremes (the sum wraps modulo 2^64 as NumPy's), floor division and remainder.
+  std::vector<std::int64_t> ints;
+  for (std::int64_t i = 0; i < n; ++i) ints.push_back((i * 7919) % 2001 - 1000);
+  if (n > 2) ints[0] = std::numeric_limits<std::int64_t>::max(), ints[1] = std::numeric_limits<std::int64_t>::min();
+  const Array<std::int64_t> k = from_values(e, ints, chunk);
+  reductions(out, k);
+  reductions(out, slab::floor_divide(k, std::int64_t{-7}) + slab::mod(k, std::int64_t{5}));
+  return out;
+}
+
+// 2^20 + 1 only without ASan (a minute of -O0 reference kernels there; the main build runs it).
+std::vector<std::int64_t> sizes() {
+  if (kAddressSanitizer) return {0, 1, 31, 32, 4095, 4096, 4097};
+  return {0, 1, 31, 32, 4095, 4096, 4097, (1 << 20) + 1};
+}
+
+std::uint64_t fallbacks(slab::Engine& e) {
+  std::uint64_t n = 0;
+  for (const auto& [op, count] : e.tracer().fallbacks()) n += count;
+  return n;
+}
+
+}  // namespace
+
+TEST(ArrayDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  std::map<std::int64_t, Bits> host;
+  {
+    slab::Engine e(options_for(false));
+    ASSERT_FALSE(e.execution().device_kernels());
+    for (std::int64_t n : sizes()) host[n] = compute(e, n);
+  }
+  slab::Engine e(options_for(true));
+  ASSERT_EQ(e.execution().place(), slab::ExecutionPlace::reference);
+  for (std::int64_t n : sizes()) {
+    const Bits got = compute(e, n);
+    ASSERT_EQ(got.size(), host[n].size()) << "n = " << n;
+    std::size_t first = got.size();
+    for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
+      if (got[i] != host[n][i]) first = i;
+    EXPECT_EQ(first, got.size()) << "n = " << n << ": value " << first << " differs: "
+                                 << std::bit_cast<double>(got[first < got.size() ? first : 0]) << " vs host "
+                                 << std::bit_cast<double>(host[n][first < got.size() ? first : 0]);
+  }
+  // Everything above has a device path except the inputs filled from host vectors: nothing else fell back.
+  for (const auto& [op, count] : e.tracer().fallbacks())
+    EXPECT_EQ(op, "from_function") << op << " fell back to the host " << count << " times";
+}
+
+TEST(ArrayDevicePaths, NormalIsWithinAnUlpOfTheHost) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  std::vector<double> host;
+  {
+    slab::Engine e(options_for(false));
+    host = slab::random_normal(e, {5001, 2}, Split::rows, 21, 1.5, 2.0, 700).gather_all();
+  }
+  slab::Engine e(options_for(true));
+  const std::vector<double> got = slab::random_normal(e, {5001, 2}, Split::rows, 21, 1.5, 2.0, 700).gather_all();
+  ASSERT_EQ(got.size(), host.size());
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < got.size(); ++i)
+    bad += std::abs(got[i] - host[i]) > 4 * std::numeric_limits<double>::epsilon() * std::max(1.0, std::abs(host[i]));
+  EXPECT_EQ(bad, 0u);
+  EXPECT_EQ(fallbacks(e), 0u) << "random_normal has a device path";
+}
+
+TEST(ArrayDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  slab::Engine e(options_for(true));
+  const Array<double> a = slab::random_uniform(e, {3000}, Split::rows, 5, 0.0, 1.0, 500).persist();
+  (void)slab::sum(a);
+  EXPECT_EQ(fallbacks(e), 0u);
+  (void)slab::cumsum(a).gather_all();  // a host scan
+  (void)slab::nanmean(a);              // no device kernel for the NaN-skipping reductions yet
+  const auto& f = e.tracer().fallbacks();
+  EXPECT_EQ(f.count("cumsum"), 1u);
+  EXPECT_EQ(f.count("nanmean"), 1u);
+  // A cast (and a comparison) has no device program yet: its materialisation is a host loop.
+  (void)Array<double>(slab::astype<double>(a > 0.5)).persist();
+  EXPECT_EQ(f.count("elementwise"), 1u);
+}
+
+TEST(ArrayDevicePaths, AHostBuildRefusesTheReferencePlaceByName) {
+  if (slab::built_with_kernel_reference) GTEST_SKIP() << "this build has the reference kernels";
+  slab::EngineOptions o = slab::testing::engine_options();
+  o.reference_kernels = true;
+  EXPECT_THROW(slab::Engine{o}, slab::InvalidArgument);
+}
