@@ -347,6 +347,18 @@ int elem_op_of(BinaryOp op) {
   }
   return detail::kNoElemOp;
 }
+int elem_op_of(CompareOp op) {
+  using E = kernels::ElemOp;
+  switch (op) {
+    case CompareOp::eq: return static_cast<int>(E::eq);
+    case CompareOp::ne: return static_cast<int>(E::ne);
+    case CompareOp::lt: return static_cast<int>(E::lt);
+    case CompareOp::le: return static_cast<int>(E::le);
+    case CompareOp::gt: return static_cast<int>(E::gt);
+    case CompareOp::ge: return static_cast<int>(E::ge);
+  }
+  return detail::kNoElemOp;
+}
 int elem_op_of(UnaryOp op) {
   using E = kernels::ElemOp;
   switch (op) {
@@ -447,11 +459,13 @@ Array<T> binary(BinaryOp op, std::type_identity_t<T> a, const Array<T>& b) {
 }
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b) {
-  return with_compare<T>(op, [&](const char* name, auto f) { return combine<std::int64_t>(name, a, b, f); });
+  return with_compare<T>(op,
+                         [&](const char* name, auto f) { return combine<std::int64_t>(name, a, b, f, elem_op_of(op)); });
 }
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b) {
-  return with_compare<T>(op, [&](const char*, auto f) { return combine_scalar<std::int64_t>(a, b, false, f); });
+  return with_compare<T>(
+      op, [&](const char*, auto f) { return combine_scalar<std::int64_t>(a, b, false, f, elem_op_of(op)); });
 }
 
 template <class T>

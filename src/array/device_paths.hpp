@@ -88,12 +88,51 @@ class ScratchBytes {
   void* p_ = nullptr;
 };
 
+/// The program of an int64 expression whose root compares two A operands (CompareRoot<A>), run in A.
+template <class A>
+std::optional<kernels::ElemProgram<A>> compare_program(const ExprNode<std::int64_t>& expr, const EvalCtx& ec,
+                                                       bool plan_only) {
+  const auto* root = dynamic_cast<const CompareRoot<A>*>(&expr);
+  if (!root) return std::nullopt;
+  ElemBuilder<A> b;
+  b.ctx = &ec;
+  b.plan_only = plan_only;
+  if (!root->compile_compare(b) || b.depth != 1) return std::nullopt;
+  return b.program;
+}
+
+/// Whether `expr` has a device program for target chunk ec.target: its own, or (int64) a comparison's.
+template <class T>
+bool device_compiles(const ExprNode<T>& expr, const EvalCtx& ec) {
+  if (compile_program(expr, ec, true)) return true;
+  if constexpr (std::is_same_v<T, std::int64_t>)
+    return compare_program<double>(expr, ec, true) || compare_program<float>(expr, ec, true);
+  return false;
+}
+
+/// Evaluate `expr` at target chunk ec.target into out (rows x cols of T, backend memory) on backend B.
+template <class B, class T>
+void run_device_program(const kernels::Exec& exec, const ExprNode<T>& expr, const EvalCtx& ec, T* out) {
+  const ChunkExtent& e = ec.target;
+  if (auto program = compile_program(expr, ec, false)) {
+    kernels::ElementwiseKernels<B, T>::run(exec, *program, e.rows, e.cols, out);
+    return;
+  }
+  if constexpr (std::is_same_v<T, std::int64_t>) {
+    if (auto p = compare_program<double>(expr, ec, false))
+      return kernels::ElementwiseKernels<B, double>::run(exec, *p, e.rows, e.cols, out, true);
+    if (auto p = compare_program<float>(expr, ec, false))
+      return kernels::ElementwiseKernels<B, float>::run(exec, *p, e.rows, e.cols, out, true);
+  }
+  SLAB_FAIL(Error, "array expression: no device program at run time although it had one when planned (internal)");
+}
+
 /// Whether every one of `plans` compiles to a device program and the context can run it.
 template <class T>
 bool device_path_for(const ExecutionContext& context, const ExprNode<T>& expr, const std::vector<TaskPlan>& plans) {
   if (!kernel_element_v<T> || !has_device_backend(context)) return false;
   for (const TaskPlan& p : plans)
-    if (!compile_program(expr, p.plan_context(), true)) return false;
+    if (!device_compiles(expr, p.plan_context())) return false;
   return true;
 }
 
@@ -132,8 +171,7 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
           using B = typename decltype(tag)::type;
           if constexpr (kernel_element_v<T>) {
             KernelScratch scratch(ctx.memory());
-            kernels::ElementwiseKernels<B, T>::run(scratch.exec(ctx.execution()), *compile_program(*expr, ec, false),
-                                                   plan.target.rows, plan.target.cols, o);
+            run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, o);
           }
         });
         return;
@@ -206,12 +244,12 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
           if constexpr (kernel_element_v<T>) {
             KernelScratch scratch(ctx.memory());
             const kernels::Exec exec = scratch.exec(ctx.execution());
-            const kernels::ElemProgram<T> program = *compile_program(*expr, ec, false);
-            const T* x = direct_operand(program, plan.target);
+            const auto program = compile_program(*expr, ec, false);
+            const T* x = program ? direct_operand(*program, plan.target) : nullptr;
             std::optional<ScratchBytes> values;
             if (!x) {  // a lazy expression: evaluated into scratch first (one more pass over the chunk)
               values.emplace(exec, static_cast<std::size_t>(n) * sizeof(T));
-              kernels::ElementwiseKernels<B, T>::run(exec, program, plan.target.rows, plan.target.cols, values->get());
+              run_device_program<B, T>(exec, *expr, ec, static_cast<T*>(values->get()));
               x = static_cast<const T*>(values->get());
             }
             device_partial<B, T, P>(kind, exec, x, n, plan.target, global_cols, p);

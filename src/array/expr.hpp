@@ -226,6 +226,20 @@ struct ScalarNode final : ExprNode<T> {
 /// No device operation: a node made from a user's function or a cast.
 inline constexpr int kNoElemOp = -1;
 
+/// A comparison of two T operands (an ExprNode<int64_t> of 0/1): its program runs in T and pushes T(0/1), which the
+/// kernel writes as int64 at the root (ElementwiseKernels::run's out_int64) or where() uses as its condition.
+template <class T>
+struct CompareRoot {
+  virtual ~CompareRoot() = default;
+  /// Append both operands and the comparison to a T program.
+  virtual bool compile_compare(ElemBuilder<T>& b) const = 0;
+};
+struct NoCompareRoot {};
+template <class R, class A, class B>
+using CompareRootOf =
+    std::conditional_t<std::is_same_v<R, std::int64_t> && std::is_same_v<A, B> && !std::is_same_v<A, std::int64_t>,
+                       CompareRoot<A>, NoCompareRoot>;
+
 template <class R, class A, class F>
 struct UnaryNode final : ExprNode<R> {
   UnaryNode(ExprPtr<A> a, F f, int op = kNoElemOp) : a(std::move(a)), f(f), op(op) {}
@@ -253,7 +267,7 @@ struct UnaryNode final : ExprNode<R> {
 };
 
 template <class R, class A, class B, class F>
-struct BinaryNode final : ExprNode<R> {
+struct BinaryNode final : ExprNode<R>, CompareRootOf<R, A, B> {
   BinaryNode(ExprPtr<A> a, ExprPtr<B> b, F f, int op = kNoElemOp) : a(std::move(a)), b(std::move(b)), f(f), op(op) {}
   const R* eval(const EvalCtx& ctx, std::int64_t k0, std::int64_t n, R* out) const override {
     alignas(64) B bbuf[kTile];
@@ -277,6 +291,9 @@ struct BinaryNode final : ExprNode<R> {
       return op != kNoElemOp && a->compile(bld) && b->compile(bld) && bld.emit(static_cast<kernels::ElemOp>(op), 0, -1);
     else
       return false;
+  }
+  bool compile_compare(ElemBuilder<A>& bld) const {
+    return op != kNoElemOp && a->compile(bld) && b->compile(bld) && bld.emit(static_cast<kernels::ElemOp>(op), 0, -1);
   }
   ExprPtr<A> a;
   ExprPtr<B> b;
@@ -303,13 +320,20 @@ struct WhereNode final : ExprNode<T> {
   }
   // The condition must be a materialised int64 operand (a cond leaf); a and b compile in T.
   bool compile(ElemBuilder<T>& bld) const override {
+    if (!compile_condition(bld)) return false;
+    return a->compile(bld) && b->compile(bld) && bld.emit(kernels::ElemOp::where, 0, -2);
+  }
+  // A materialised int64 condition (a cond leaf), or a comparison of T operands compiled inline.
+  bool compile_condition(ElemBuilder<T>& bld) const {
+    if constexpr (std::is_same_v<T, std::int64_t>)
+      return c->compile(bld);  // any int64 expression, comparisons of int64 included
+    if (const auto* cmp = dynamic_cast<const CompareRoot<T>*>(c.get())) return cmp->compile_compare(bld);
     const auto* cond = dynamic_cast<const Leaf<std::int64_t>*>(c.get());
     if (!cond || bld.program.ncond_leaves >= kernels::kMaxElemLeaves) return false;
     kernels::ElemLeaf<std::int64_t> v;
     if (!cond->view(*bld.ctx, bld.plan_only, v)) return false;
     bld.program.cond_leaves[bld.program.ncond_leaves] = v;
-    return bld.emit(kernels::ElemOp::cond_leaf, bld.program.ncond_leaves++, 1) && a->compile(bld) && b->compile(bld) &&
-           bld.emit(kernels::ElemOp::where, 0, -2);
+    return bld.emit(kernels::ElemOp::cond_leaf, bld.program.ncond_leaves++, 1);
   }
   ExprPtr<std::int64_t> c;
   ExprPtr<T> a, b;

@@ -140,6 +140,10 @@ struct Runtime::Impl {
   }
 
   void init_rest() {
+    // The same options on every rank: every rank refuses alike, before any collective.
+    SLAB_EXPECTS(!options.reference_kernels || built_with_kernel_reference, InvalidArgument,
+                 "--kernels reference: this build has no reference kernels (the device kernels' CPU "
+                 "instantiations need the CCCL/Thrust headers)");
     set_log_level(options.log_level);
     char host[256] = {0};
     gethostname(host, sizeof host - 1);

@@ -45,6 +45,12 @@ void add(Bits& out, std::int64_t v) { out.push_back(static_cast<std::uint64_t>(v
 void add(Bits& out, const std::vector<double>& v) {
   for (double x : v) add(out, x);
 }
+void add(Bits& out, const std::vector<std::int64_t>& v) {
+  for (std::int64_t x : v) add(out, x);
+}
+void add(Bits& out, const std::vector<float>& v) {
+  for (float x : v) out.push_back(std::bit_cast<std::uint32_t>(x));
+}
 
 /// The reductions of one array (floating), in a fixed order.
 void reductions(Bits& out, const Array<double>& a) {
@@ -63,6 +69,16 @@ void reductions(Bits& out, const Array<double>& a) {
   const slab::Stats s = slab::reduce_stats(a, 1);
   for (double v : {s.sum, s.mean, s.var, s.std, s.min, s.max}) add(out, v);
   add(out, s.count);
+}
+void reductions(Bits& out, const Array<float>& a) {
+  add(out, static_cast<double>(slab::sum(a)));
+  add(out, slab::mean(a));
+  add(out, slab::std(a, 1));
+  add(out, slab::norm(a));
+  if (a.size() > 0) {
+    add(out, static_cast<double>(slab::max(a)));
+    add(out, slab::argmin(a));
+  }
 }
 void reductions(Bits& out, const Array<std::int64_t>& a) {
   add(out, slab::sum(a));
@@ -102,7 +118,12 @@ Bits compute(slab::Engine& e, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) mask.push_back(i % 3 == 0);
   const Array<std::int64_t> cond = from_values(e, mask, chunk).persist();
   reductions(out, slab::where(cond, u, Array<double>(u * -0.5)));
+  // Comparisons: materialised (int64 0/1), reduced, and inline as where()'s condition.
+  add(out, Array<std::int64_t>(u > 0.25).persist().gather_all());
+  reductions(out, Array<std::int64_t>(u <= u * 0.5 + 0.1));
+  reductions(out, slab::where(u >= 1.0, u, Array<double>(u * u)));
   reductions(out, slab::binary(slab::BinaryOp::max, u, 0.25) / (u.exp() + 1.0));
+  if (n > 5000) return out;  // 2^20 + 1: the generated data and its expressions above; the rest on the small sizes
   // Two dimensions, split by rows and by columns, with a row vector broadcast against the matrix.
   const std::int64_t rows = (n + 2) / 3;
   for (Split split : {Split::rows, Split::cols}) {
@@ -133,6 +154,16 @@ Bits compute(slab::Engine& e, std::int64_t n) {
   const Array<std::int64_t> k = from_values(e, ints, chunk);
   reductions(out, k);
   reductions(out, slab::floor_divide(k, std::int64_t{-7}) + slab::mod(k, std::int64_t{5}));
+  reductions(out, slab::where(k > std::int64_t{0}, k, Array<std::int64_t>(-k)));
+  add(out, Array<std::int64_t>(k < std::int64_t{3}).persist().gather_all());
+  // float32: arithmetic in float, sums widened as on the host, and a comparison of floats.
+  std::vector<float> fv;
+  for (std::int64_t i = 0; i < n; ++i) fv.push_back(static_cast<float>((i * 37) % 101) * 0.25f - 12.0f);
+  const Array<float> f = from_values(e, fv, chunk);
+  reductions(out, f);
+  reductions(out, Array<float>(f * 1.5f - f.abs()));
+  add(out, Array<float>((f + 0.5f).sqrt()).persist().gather_all());
+  add(out, Array<std::int64_t>(f > 0.0f).persist().gather_all());
   return out;
 }
 
@@ -203,7 +234,9 @@ TEST(ArrayDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   const auto& f = e.tracer().fallbacks();
   EXPECT_EQ(f.count("cumsum"), 1u);
   EXPECT_EQ(f.count("nanmean"), 1u);
-  // A cast (and a comparison) has no device program yet: its materialisation is a host loop.
+  // A comparison has a device program; a cast has none yet: its materialisation is a host loop.
+  (void)Array<std::int64_t>(a > 0.5).persist();
+  EXPECT_EQ(f.count("elementwise"), 0u);
   (void)Array<double>(slab::astype<double>(a > 0.5)).persist();
   EXPECT_EQ(f.count("elementwise"), 1u);
 }
