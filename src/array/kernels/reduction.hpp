@@ -1,6 +1,6 @@
 #pragma once
 /// @file reduction.hpp
-/// @brief Per-chunk partials of slab's array reductions (reduction.cpp's reduce_partials) on the device, in the
+/// @brief Per-chunk partials of slab's array reductions (device_paths.hpp's reduce_partials) on the device, in the
 /// canonical order of reduction_hd.hpp: every tile of every chunk in parallel (each one thread, its 8 lanes
 /// in the host's order), then each chunk's tiles merged in order. The caller merges the partials in chunk
 /// order (merge_stats, or += for sums) and over ranks as the host does, and finishes them as the host does:
