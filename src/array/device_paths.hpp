@@ -46,19 +46,24 @@ inline bool has_device_backend(const ExecutionContext& context) {
   return with_device_backend(context, [](auto) {});
 }
 
-/// The device program of `expr` for target chunk ec.target (plan_only: structure only, no operand bytes), or
-/// nothing where the expression has no device form.
+/// The program `append(builder)` makes for target chunk ec.target (plan_only: structure only, no operand bytes),
+/// or nothing where it cannot, or leaves other than one value on the stack.
+template <class A, class Append>
+std::optional<kernels::ElemProgram<A>> build_program(const EvalCtx& ec, bool plan_only, Append append) {
+  ElemBuilder<A> b;
+  b.ctx = &ec;
+  b.plan_only = plan_only;
+  if (!append(b) || b.depth != 1) return std::nullopt;
+  return b.program;
+}
+
+/// The device program of `expr` for target chunk ec.target, or nothing where the expression has no device form.
 template <class T>
 std::optional<kernels::ElemProgram<T>> compile_program(const ExprNode<T>& expr, const EvalCtx& ec, bool plan_only) {
-  if constexpr (!kernel_element_v<T>) {
+  if constexpr (!kernel_element_v<T>)
     return std::nullopt;
-  } else {
-    ElemBuilder<T> b;
-    b.ctx = &ec;
-    b.plan_only = plan_only;
-    if (!expr.compile(b) || b.depth != 1) return std::nullopt;
-    return b.program;
-  }
+  else
+    return build_program<T>(ec, plan_only, [&](ElemBuilder<T>& b) { return expr.compile(b); });
 }
 
 /// The chunk's values themselves where the program is one contiguous operand (nothing to evaluate), else null.
@@ -94,11 +99,7 @@ std::optional<kernels::ElemProgram<A>> compare_program(const ExprNode<std::int64
                                                        bool plan_only) {
   const auto* root = dynamic_cast<const CompareRoot<A>*>(&expr);
   if (!root) return std::nullopt;
-  ElemBuilder<A> b;
-  b.ctx = &ec;
-  b.plan_only = plan_only;
-  if (!root->compile_compare(b) || b.depth != 1) return std::nullopt;
-  return b.program;
+  return build_program<A>(ec, plan_only, [&](ElemBuilder<A>& b) { return root->compile_compare(b); });
 }
 
 /// Whether `expr` has a device program for target chunk ec.target: its own, or (int64) a comparison's.
@@ -110,11 +111,13 @@ bool device_compiles(const ExprNode<T>& expr, const EvalCtx& ec) {
   return false;
 }
 
-/// Evaluate `expr` at target chunk ec.target into out (rows x cols of T, backend memory) on backend B.
+/// Evaluate `expr` at target chunk ec.target into out (rows x cols of T, backend memory) on backend B: with
+/// `program`, its own program compiled for this chunk (compile_program), where it has one, else a comparison's.
 template <class B, class T>
-void run_device_program(const kernels::Exec& exec, const ExprNode<T>& expr, const EvalCtx& ec, T* out) {
+void run_device_program(const kernels::Exec& exec, const ExprNode<T>& expr, const EvalCtx& ec,
+                        const std::optional<kernels::ElemProgram<T>>& program, T* out) {
   const ChunkExtent& e = ec.target;
-  if (auto program = compile_program(expr, ec, false)) {
+  if (program) {
     kernels::ElementwiseKernels<B, T>::run(exec, *program, e.rows, e.cols, out);
     return;
   }
@@ -171,7 +174,7 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
           using B = typename decltype(tag)::type;
           if constexpr (kernel_element_v<T>) {
             KernelScratch scratch(ctx.memory());
-            run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, o);
+            run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, compile_program(*expr, ec, false), o);
           }
         });
         return;
@@ -249,7 +252,7 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
             std::optional<ScratchBytes> values;
             if (!x) {  // a lazy expression: evaluated into scratch first (one more pass over the chunk)
               values.emplace(exec, static_cast<std::size_t>(n) * sizeof(T));
-              run_device_program<B, T>(exec, *expr, ec, static_cast<T*>(values->get()));
+              run_device_program<B, T>(exec, *expr, ec, program, static_cast<T*>(values->get()));
               x = static_cast<const T*>(values->get());
             }
             device_partial<B, T, P>(kind, exec, x, n, plan.target, global_cols, p);
