@@ -12,39 +12,9 @@
 #include "array/kernels/elementwise.hpp"
 #include "array/kernels/reduction.hpp"
 #include "memory/kernel_scratch.hpp"
-#include "slab/core/version.hpp"
-#include "slab/runtime/execution_context.hpp"
+#include "runtime/device_backend.hpp"
 
 namespace slab::detail {
-
-template <class B>
-struct BackendTag {
-  using type = B;
-};
-
-/// Call f(BackendTag<B>{}) with the backend of `context`'s device kernels (kernels::Cuda on a CUDA context,
-/// kernels::Reference on the reference place) and return true; false on a host context or where this build has
-/// no such backend.
-template <class F>
-bool with_device_backend(const ExecutionContext& context, F&& f) {
-  if (context.place() == ExecutionPlace::cuda) {
-    if constexpr (built_with_cuda) {
-      f(BackendTag<kernels::Cuda>{});
-      return true;
-    }
-  } else if (context.place() == ExecutionPlace::reference) {
-    if constexpr (built_with_kernel_reference) {
-      f(BackendTag<kernels::Reference>{});
-      return true;
-    }
-  }
-  return false;
-}
-
-/// Whether `context` has a device backend in this build.
-inline bool has_device_backend(const ExecutionContext& context) {
-  return with_device_backend(context, [](auto) {});
-}
 
 /// The program `append(builder)` makes for target chunk ec.target (plan_only: structure only, no operand bytes),
 /// or nothing where it cannot, or leaves other than one value on the stack.
@@ -73,25 +43,6 @@ const T* direct_operand(const kernels::ElemProgram<T>& p, const ChunkExtent& e) 
   const auto& l = p.leaves[0];
   return l.col_stride == 1 && (l.row_stride == e.cols || e.rows <= 1) ? l.data : nullptr;
 }
-
-/// Backend memory from an entry point's scratch allocator, given back when it goes.
-class ScratchBytes {
- public:
-  ScratchBytes(const kernels::Exec& exec, std::size_t bytes) : exec_(exec), bytes_(bytes) {
-    if (bytes_) p_ = exec_.scratch.allocate(exec_.scratch.state, bytes_);
-  }
-  ~ScratchBytes() {
-    if (p_) exec_.scratch.deallocate(exec_.scratch.state, p_, bytes_);
-  }
-  ScratchBytes(const ScratchBytes&) = delete;
-  ScratchBytes& operator=(const ScratchBytes&) = delete;
-  [[nodiscard]] void* get() const noexcept { return p_; }
-
- private:
-  kernels::Exec exec_;
-  std::size_t bytes_;
-  void* p_ = nullptr;
-};
 
 /// The program of an int64 expression whose root compares two A operands (CompareRoot<A>), run in A.
 template <class A>

@@ -48,4 +48,23 @@ class KernelScratch {
   std::vector<Held> held_;
 };
 
+/// Backend memory from an entry point's scratch allocator, given back when it goes.
+class ScratchBytes {
+ public:
+  ScratchBytes(const kernels::Exec& exec, std::size_t bytes) : exec_(exec), bytes_(bytes) {
+    if (bytes_) p_ = exec_.scratch.allocate(exec_.scratch.state, bytes_);
+  }
+  ~ScratchBytes() {
+    if (p_) exec_.scratch.deallocate(exec_.scratch.state, p_, bytes_);
+  }
+  ScratchBytes(const ScratchBytes&) = delete;
+  ScratchBytes& operator=(const ScratchBytes&) = delete;
+  [[nodiscard]] void* get() const noexcept { return p_; }
+
+ private:
+  kernels::Exec exec_;
+  std::size_t bytes_;
+  void* p_ = nullptr;
+};
+
 }  // namespace slab::detail
