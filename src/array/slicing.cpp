@@ -1,7 +1,10 @@
 // Slicing (lazy views through leaf offsets), transpose (local), and redistribution (one alltoallv).
 #include <algorithm>
+#include <type_traits>
 
+#include "array/device_paths.hpp"
 #include "array/expr.hpp"
+#include "array/kernels/layout.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
@@ -12,6 +15,32 @@
 namespace slab {
 
 namespace {
+/// The type LayoutKernels moves T's bits as (any 4- or 8-byte type moves as such).
+template <class T>
+using MoveAs =
+    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<sizeof(T) == 4, float, std::int64_t>>;
+static_assert(sizeof(MoveAs<std::int32_t>) == 4 && sizeof(MoveAs<std::int64_t>) == 8);
+
+/// Run f(exec, LayoutKernels<B, MoveAs<T>>{}) on the task's device backend; false where it has none (the host
+/// loop runs instead).
+template <class T, class F>
+bool on_layout_kernels(TaskContext& ctx, F&& f) {
+  return detail::with_device_backend(ctx.execution(), [&](auto tag) {
+    using B = typename decltype(tag)::type;
+    detail::KernelScratch scratch(ctx.memory());
+    f(scratch.exec(ctx.execution()), kernels::LayoutKernels<B, MoveAs<T>>{});
+  });
+}
+
+template <class T>
+MoveAs<T>* move_ptr(T* p) {
+  return reinterpret_cast<MoveAs<T>*>(p);
+}
+template <class T>
+const MoveAs<T>* move_ptr(const T* p) {
+  return reinterpret_cast<const MoveAs<T>*>(p);
+}
+
 // Blocks of a slice [begin, end) of the split axis: each rank keeps what it had of the range.
 std::vector<std::int64_t> sliced_bounds(const Layout& l, std::int64_t begin, std::int64_t end) {
   std::vector<std::int64_t> b(static_cast<std::size_t>(l.nranks) + 1);
@@ -57,7 +86,8 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
     SLAB_EXPECTS(c >= 0 && c < l.cols, ShapeError,
                  "select_cols: column " + std::to_string(c) + " out of range for " + l.to_string());
   if (l.split == Split::cols) return resplit(select_cols(resplit(a, Split::rows), columns), Split::cols);
-  note_host_fallback(a.engine(), "select_cols");
+  const bool device = detail::has_device_backend(a.engine().tasks().memory().execution());
+  if (!device) note_host_fallback(a.engine(), "select_cols");
   Layout out = l;
   out.cols = static_cast<std::int64_t>(columns.size());
   out.ndim = 2;
@@ -66,10 +96,20 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
   auto cols = std::make_shared<const std::vector<std::int64_t>>(columns);
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.engine().tasks().submit("select_cols", {chunks[i]}, [e, cols](TaskContext& ctx) {
+    res.push_back(a.engine().tasks().submit("select_cols", {chunks[i]}, [e, cols, device](TaskContext& ctx) {
       const T* x = ctx.input_as<T>(0).data();
       const auto k = static_cast<std::int64_t>(cols->size());
       T* o = ctx.output_as<T>(static_cast<std::size_t>(e.rows * k)).data();
+      if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+            // One strided copy per run of consecutive source columns.
+            for (std::int64_t c = 0; c < k;) {
+              std::int64_t run = 1;
+              while (c + run < k && (*cols)[c + run] == (*cols)[c] + run) ++run;
+              layout.copy_2d(exec, move_ptr(x) + (*cols)[c], e.cols, e.rows, run, move_ptr(o) + c, k);
+              c += run;
+            }
+          }))
+        return;
       for (std::int64_t r = 0; r < e.rows; ++r)
         for (std::int64_t c = 0; c < k; ++c) o[r * k + c] = x[r * e.cols + (*cols)[c]];
     }));
@@ -102,15 +142,33 @@ Layout detail::transposed_layout(const Layout& l) {
 
 template <class T>
 std::vector<Chunk> detail::transpose_chunks(const Array<T>& a) {
-  note_host_fallback(a.engine(), "transpose");
+  const bool device = has_device_backend(a.engine().tasks().memory().execution());
+  if (!device) note_host_fallback(a.engine(), "transpose");
   const Layout& l = a.layout();
   const Layout out = transposed_layout(l);
   const auto& chunks = a.local_chunks();
   std::vector<Chunk> res;
   if (l.split == Split::none) {
     if (out.size() > 0)
-      res.push_back(a.engine().tasks().submit("transpose", chunks, [l, n = chunks.size()](TaskContext& ctx) {
+      res.push_back(a.engine().tasks().submit("transpose", chunks, [l, n = chunks.size(), device](TaskContext& ctx) {
         T* o = ctx.output_as<T>(static_cast<std::size_t>(l.size())).data();
+        // Chunk i (rows [row0, row0 + rows) of every column) becomes columns [row0, row0 + rows) of the output:
+        // transposed into scratch, then one strided copy into place (direct where it is the whole array).
+        if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+              for (std::size_t i = 0; i < n; ++i) {
+                const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
+                const T* x = ctx.input_as<T>(i).data();
+                if (e.rows == l.rows) {
+                  layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
+                  continue;
+                }
+                ScratchBytes t(exec, static_cast<std::size_t>(e.size()) * sizeof(T));
+                auto* tp = static_cast<MoveAs<T>*>(t.get());
+                layout.transpose(exec, move_ptr(x), e.rows, e.cols, tp);
+                layout.copy_2d(exec, tp, e.rows, e.cols, e.rows, move_ptr(o) + e.row0, l.rows);
+              }
+            }))
+          return;
         for (std::size_t i = 0; i < n; ++i) {
           const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
           const T* x = ctx.input_as<T>(i).data();
@@ -122,9 +180,14 @@ std::vector<Chunk> detail::transpose_chunks(const Array<T>& a) {
   }
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.engine().tasks().submit("transpose", {chunks[i]}, [e](TaskContext& ctx) {
-      transpose_block(ctx.input_as<T>(0).data(), e.rows, e.cols,
-                      ctx.output_as<T>(static_cast<std::size_t>(e.size())).data());
+    res.push_back(a.engine().tasks().submit("transpose", {chunks[i]}, [e, device](TaskContext& ctx) {
+      const T* x = ctx.input_as<T>(0).data();
+      T* o = ctx.output_as<T>(static_cast<std::size_t>(e.size())).data();
+      if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+            layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
+          }))
+        return;
+      transpose_block(x, e.rows, e.cols, o);
     }));
   }
   return res;

@@ -22,6 +22,7 @@
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/array/scan.hpp"
+#include "slab/array/slicing.hpp"
 #include "slab/core/version.hpp"
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
@@ -132,6 +133,26 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     reductions(out, m);
     reductions(out, m - row);
     add(out, Array<double>(m * row + 0.5).persist().gather_all());
+  }
+  // Layout changes: transpose of a matrix split by rows, by columns and replicated (several chunks: each one's
+  // columns land in place), a transposed view evaluated in an expression, and select_cols (runs of columns).
+  for (Split split : {Split::rows, Split::cols, Split::none}) {
+    const Array<double> m = slab::random_uniform(e, {rows, 5}, split, 14, -1.0, 1.0, 64).persist();
+    add(out, m.transpose().gather_all());
+    add(out, Array<double>(m.transpose() * 2.0 + 1.0).persist().gather_all());
+    if (split != Split::cols) add(out, slab::select_cols(m, {4, 0, 1, 2, 2}).gather_all());
+  }
+  {
+    const auto ik = [](std::int64_t i, std::int64_t j) { return i * 1000003 - j * 7 + (i == 0 ? INT64_MIN : 0); };
+    const Array<std::int64_t> mi = Array<std::int64_t>::from_function(e, {rows, 3}, Split::rows, ik, 50).persist();
+    add(out, mi.transpose().gather_all());
+    add(out, slab::select_cols(mi, {2, 1}).gather_all());
+    const auto fk = [](std::int64_t i, std::int64_t j) { return static_cast<float>(i) * 0.5f - static_cast<float>(j); };
+    const Array<float> mf = Array<float>::from_function(e, {rows, 3}, Split::cols, fk, 50).persist();
+    add(out, mf.transpose().gather_all());
+    const auto i32 = [](std::int64_t i, std::int64_t j) { return static_cast<std::int32_t>(i * 3 - j); };
+    const Array<std::int32_t> m32 = Array<std::int32_t>::from_function(e, {rows, 3}, Split::none, i32, 50).persist();
+    for (std::int32_t v : m32.transpose().gather_all()) add(out, std::int64_t{v});
   }
   // Special values: NaN first at a rank boundary, infinities, -0.0, exact binary fractions.
   std::vector<double> special;
