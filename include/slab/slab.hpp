@@ -23,6 +23,7 @@
 #include "slab/engine/engine.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/array_ops.hpp"
+#include "slab/frame/column_recipe.hpp"
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"

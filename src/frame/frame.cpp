@@ -6,9 +6,12 @@
 #include <set>
 
 #include "frame/hash_bytes.hpp"
+#include "frame/map_partitions.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/runtime/execution_context.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -23,6 +26,11 @@ struct Frame::State {
 Frame::Frame(Engine& engine, Schema schema, std::vector<Chunk> partitions,
              std::vector<std::optional<std::int64_t>> rows)
     : state_(std::make_shared<State>()) {
+  // A batch's header lives in its own buffer and the host reads it (batch.hpp): on GPU memory every frame task
+  // would read device pointers on the host. Refused by name, on every rank alike (the same options everywhere).
+  SLAB_EXPECTS(engine.tasks().memory().execution().place() != ExecutionPlace::cuda, InvalidArgument,
+               "frames need the device tier in host memory (their batch headers are read on the host): run without "
+               "--device-memory / SLAB_DEVICE_MEMORY=1; arrays and linear algebra use GPU memory there");
   SLAB_EXPECTS(
       rows.empty() || rows.size() == partitions.size(), ShapeError,
       "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) + " partitions");
@@ -408,7 +416,13 @@ Frame Frame::from_replicated_table(Engine& engine, const LocalTable& table, std:
 }
 
 Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows) {
-  note_host_fallback(frame.engine(), name);  // fn is a host loop (select, filter, assign, ... and users' functions)
+  // fn is a host loop (filter, assign, ... and users' functions)
+  return detail::map_partitions_with(frame, std::move(out), std::move(name), std::move(fn), keeps_rows, false);
+}
+
+Frame detail::map_partitions_with(const Frame& frame, Schema out, std::string name, PartitionFn fn, bool keeps_rows,
+                                  bool device_path) {
+  if (!device_path) note_host_fallback(frame.engine(), name);
   std::vector<Chunk> parts;
   auto fnp = std::make_shared<PartitionFn>(std::move(fn));
   for (const auto& p : frame.partitions())

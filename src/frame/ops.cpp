@@ -1,14 +1,21 @@
 #include "slab/frame/ops.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <map>
 #include <numeric>
 #include <unordered_map>
 
+#include "frame/kernels/gather.hpp"
+#include "frame/kernels/ops.hpp"
+#include "frame/map_partitions.hpp"
+#include "memory/kernel_scratch.hpp"
+#include "runtime/device_backend.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
+#include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -45,6 +52,55 @@ void copy_column(const BatchView& in, std::size_t ic, BatchBuilder& b, std::size
   if (auto* v = b.valid(oc)) {
     if (const auto* iv = in.valid(ic)) std::memcpy(v, iv, n);
   }
+}
+
+// ---- device paths (frame/kernels/ops.hpp) ----------------------------------------------------------------
+
+/// Whether the frame's operations take their device paths (a GPU, or the reference place).
+bool takes_device_paths(const Frame& f) {
+  return slab::detail::has_device_backend(f.engine().tasks().memory().execution());
+}
+
+/// Column c of a batch as the kernels see it.
+kernels::ColumnView column_view(const BatchView& b, std::size_t c) { return {b.type(c), b.data(c), b.valid(c)}; }
+
+/// Run f(exec, kernels::OpsKernels<B>{}) on the task's device backend, with scratch from its memory manager.
+template <class F>
+void on_ops_kernels(TaskContext& ctx, F&& f) {
+  const bool ran = slab::detail::with_device_backend(ctx.execution(), [&](auto tag) {
+    using B = typename decltype(tag)::type;
+    slab::detail::KernelScratch scratch(ctx.memory());
+    f(scratch.exec(ctx.execution()), kernels::OpsKernels<B>{});
+  });
+  SLAB_EXPECTS(ran, Error,
+               "frame kernels: no device backend at run time although there was one when planned (internal)");
+}
+
+/// copy_column with the memory-kind-aware copy: in and b in the backend's memory.
+void copy_column_on(const ExecutionContext& context, const BatchView& in, std::size_t ic, BatchBuilder& b,
+                    std::size_t oc) {
+  const auto n = static_cast<std::size_t>(in.nrows());
+  if (n == 0) return;
+  slab::copy(b.data(oc), in.data(ic), n * element_size(in.type(ic)), context);
+  if (auto* v = b.valid(oc))
+    if (const auto* iv = in.valid(ic)) slab::copy(v, iv, n, context);
+}
+
+/// take_rows(in, rows, ctx) for k rows of in (backend memory, none -1) on backend B: one gather per column (the
+/// same masks as take_rows: where in's column has one).
+template <class Ops>
+void take_rows_on(TaskContext& ctx, const kernels::Exec& exec, Ops, const BatchView& in, const std::int64_t* rows,
+                  std::int64_t k) {
+  using B = typename Ops::Backend;
+  std::vector<ElementType> types;
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < in.ncols(); ++c) {
+    types.push_back(in.type(c));
+    masks.push_back(in.valid(c) != nullptr);
+  }
+  BatchBuilder b(ctx, k, types, masks);
+  for (std::size_t c = 0; c < in.ncols(); ++c)
+    kernels::GatherKernels<B>::column(exec, column_view(in, c), rows, k, b.data(c), b.valid(c));
 }
 
 std::vector<bool> masks_of(const BatchView& in) {
@@ -93,15 +149,16 @@ LocalTable allgather_rows(const Frame& f, const std::vector<std::byte>& mine, st
 Frame select(const Frame& frame, const std::vector<std::string>& columns) {
   Schema out = frame.schema().select(columns);
   auto idx = frame.schema().indices_of(columns);
-  return map_partitions(
+  // A move of columns: on a device context the memory-kind-aware copy, no kernel needed.
+  return detail::map_partitions_with(
       frame, out, "select",
       [idx, out](const BatchView& in, TaskContext& ctx) {
         std::vector<bool> m;
         for (auto i : idx) m.push_back(in.nrows() > 0 && in.valid(i) != nullptr);
         BatchBuilder b(ctx, in.nrows(), out, m);
-        for (std::size_t k = 0; k < idx.size(); ++k) copy_column(in, idx[k], b, k);
+        for (std::size_t k = 0; k < idx.size(); ++k) copy_column_on(ctx.execution(), in, idx[k], b, k);
       },
-      true);
+      true, takes_device_paths(frame));
 }
 
 Frame filter(const Frame& frame, const Expr& predicate) {
@@ -270,15 +327,31 @@ Frame dropna(const Frame& frame, const std::vector<std::string>& subset) {
   } else {
     cols = schema.indices_of(subset);
   }
-  return map_partitions(frame, schema, "dropna", [cols](const BatchView& in, TaskContext& ctx) {
-    std::vector<std::int64_t> rows;
-    for (std::int64_t i = 0; i < in.nrows(); ++i) {
-      bool ok = true;
-      for (auto c : cols) ok = ok && !in.is_null(c, i);
-      if (ok) rows.push_back(i);
-    }
-    take_rows(in, rows, ctx);
-  });
+  // The device path: OpsKernels::dropna_rows (at most kMaxKeyColumns columns per call) and one gather per column.
+  const bool device = takes_device_paths(frame) && cols.size() <= static_cast<std::size_t>(kernels::kMaxKeyColumns);
+  return detail::map_partitions_with(
+      frame, schema, "dropna",
+      [cols, device](const BatchView& in, TaskContext& ctx) {
+        if (device && in.nrows() > 0) {
+          on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+            std::vector<kernels::ColumnView> views;
+            for (auto c : cols) views.push_back(column_view(in, c));
+            slab::detail::ScratchBytes rows(exec, static_cast<std::size_t>(in.nrows()) * sizeof(std::int64_t));
+            auto* r = static_cast<std::int64_t*>(rows.get());
+            const std::int64_t k = ops.dropna_rows(exec, views.data(), static_cast<int>(views.size()), in.nrows(), r);
+            take_rows_on(ctx, exec, ops, in, r, k);
+          });
+          return;
+        }
+        std::vector<std::int64_t> rows;
+        for (std::int64_t i = 0; i < in.nrows(); ++i) {
+          bool ok = true;
+          for (auto c : cols) ok = ok && !in.is_null(c, i);
+          if (ok) rows.push_back(i);
+        }
+        take_rows(in, rows, ctx);
+      },
+      false, device);
 }
 
 std::vector<std::pair<std::string, ElementType>> dtypes(const Frame& frame) {
@@ -529,14 +602,47 @@ static std::vector<std::size_t> numeric_columns(const Schema& schema, const std:
 Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   const std::vector<std::size_t> cols = numeric_columns(schema, columns, "cumsum");
-  note_host_fallback(frame.engine(), "cumsum");
+  const bool device = takes_device_paths(frame);
+  if (!device) note_host_fallback(frame.engine(), "cumsum");
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.engine().comm();
   std::size_t nc = cols.size();
   // Per partition sums (as double for float columns, int64 bits for int columns).
   std::vector<std::vector<double>> fsum;
   std::vector<std::vector<std::int64_t>> isum;
-  for (const auto& p : frame.partitions()) {
+  if (device) {  // one task per partition: each column's total (OpsKernels::column_sum), read back here
+    TaskQueue& tasks = frame.engine().tasks();
+    std::vector<Chunk> totals;
+    for (const auto& p : frame.partitions())
+      totals.push_back(tasks.submit("cumsum-total", {p}, [cols](TaskContext& ctx) {
+        const BatchView in(ctx.input(0));
+        std::vector<std::uint64_t> t(cols.size() + 1, 0);  // + 1: never an empty output
+        if (in.nrows() > 0)
+          on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+            for (std::size_t k = 0; k < cols.size(); ++k)
+              t[k] = ops.column_sum(exec, column_view(in, cols[k]), in.nrows());
+          });
+        auto out = ctx.output(t.size() * sizeof(std::uint64_t));
+        slab::copy(out.data(), t.data(), out.size(), ctx.execution());
+      }));
+    tasks.persist(std::span<const Chunk>(totals));
+    for (const Chunk& c : totals) {
+      std::vector<std::uint64_t> t(nc + 1);
+      Pin pin = c.buffer()->pin();
+      slab::copy(t.data(), pin.data(), t.size() * sizeof(std::uint64_t), tasks.memory().execution());
+      std::vector<double> fs(nc, 0);
+      std::vector<std::int64_t> is(nc, 0);
+      for (std::size_t k = 0; k < nc; ++k) {
+        if (schema.type(cols[k]) == ElementType::float64)
+          fs[k] = std::bit_cast<double>(t[k]);
+        else
+          is[k] = static_cast<std::int64_t>(t[k]);
+      }
+      fsum.push_back(fs);
+      isum.push_back(is);
+    }
+  }
+  for (const auto& p : device ? std::vector<Chunk>{} : frame.partitions()) {
     auto [pin, v] = view_chunk(p);
     std::vector<double> fs(nc, 0);
     std::vector<std::int64_t> is(nc, 0);
@@ -574,10 +680,23 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
     auto fo = foff;
     auto io = ioff;
-    parts.push_back(
-        frame.engine().tasks().submit("cumsum", {frame.partitions()[j]}, [schema, cols, fo, io](TaskContext& ctx) {
+    parts.push_back(frame.engine().tasks().submit(
+        "cumsum", {frame.partitions()[j]}, [schema, cols, fo, io, device](TaskContext& ctx) {
           BatchView in(ctx.input(0));
           BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
+          if (device && in.nrows() > 0) {  // the other columns copied, each scanned one by OpsKernels::cumsum
+            on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+              for (std::size_t c = 0; c < schema.size(); ++c) copy_column_on(ctx.execution(), in, c, b, c);
+              for (std::size_t k = 0; k < cols.size(); ++k) {
+                const std::size_t c = cols[k];
+                const std::uint64_t offset = schema.type(c) == ElementType::float64
+                                                 ? std::bit_cast<std::uint64_t>(fo[k])
+                                                 : static_cast<std::uint64_t>(io[k]);
+                ops.cumsum(exec, column_view(in, c), in.nrows(), offset, b.data(c));
+              }
+            });
+            return;
+          }
           for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
           for (std::size_t k = 0; k < cols.size(); ++k) {
             std::size_t c = cols[k];
@@ -602,9 +721,46 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
 }
 
 namespace {
+/**
+ * shift_impl's device path for one partition: per shifted column, the halo rows and the partition's own rows
+ * copied into one contiguous extended column in the backend's memory ([halo | own] for periods > 0, [own | halo]
+ * otherwise; a mask of ones for a side that has none), then OpsKernels::shift into b; the other columns copied.
+ */
+template <class Ops>
+void shift_on_device(TaskContext& ctx, const kernels::Exec& exec, Ops ops, const BatchView& in, const BatchView& halo,
+                     std::int64_t periods, const std::vector<std::size_t>& cols, bool diff, BatchBuilder& b) {
+  const ExecutionContext& context = ctx.execution();
+  const std::int64_t n = in.nrows(), h = halo.nrows(), ext_n = h + n;
+  const std::int64_t own_at = periods > 0 ? h : 0, halo_at = periods > 0 ? 0 : n;
+  std::vector<bool> shifted(in.ncols(), false);
+  for (auto c : cols) shifted[c] = true;
+  for (std::size_t c = 0; c < in.ncols(); ++c)
+    if (!shifted[c]) copy_column_on(context, in, c, b, c);
+  const std::vector<std::uint8_t> ones(static_cast<std::size_t>(std::max(n, h)), 1);
+  for (auto c : cols) {
+    const std::size_t es = element_size(in.type(c));
+    slab::detail::ScratchBytes values(exec, static_cast<std::size_t>(ext_n) * es);
+    auto* v = static_cast<std::byte*>(values.get());
+    slab::copy(v + own_at * es, in.data(c), static_cast<std::size_t>(n) * es, context);
+    if (h > 0) slab::copy(v + halo_at * es, halo.data(c), static_cast<std::size_t>(h) * es, context);
+    const std::uint8_t* own_mask = in.valid(c);
+    const std::uint8_t* halo_mask = h > 0 ? halo.valid(c) : nullptr;
+    const bool masked = own_mask || halo_mask;
+    slab::detail::ScratchBytes mask(exec, masked ? static_cast<std::size_t>(ext_n) : 0);
+    auto* m = static_cast<std::uint8_t*>(mask.get());
+    if (masked) {
+      slab::copy(m + own_at, own_mask ? own_mask : ones.data(), static_cast<std::size_t>(n), context);
+      if (h > 0) slab::copy(m + halo_at, halo_mask ? halo_mask : ones.data(), static_cast<std::size_t>(h), context);
+    }
+    ops.shift(exec, kernels::ColumnView{in.type(c), v, masked ? m : nullptr}, ext_n, own_at, n, periods, diff,
+              b.data(c), b.valid(c));
+  }
+}
+
 // Shift the chosen columns by `periods` using halos from other partitions/ranks; when `diff`, subtract.
 Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size_t> cols, bool diff) {
-  note_host_fallback(frame.engine(), diff ? "diff" : "shift");
+  const bool device = takes_device_paths(frame);
+  if (!device) note_host_fallback(frame.engine(), diff ? "diff" : "shift");
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
   const Comm& comm = frame.engine().comm();
@@ -662,6 +818,12 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
           std::vector<bool> m = masks_of(in);
           for (auto c : cols) m[c] = schema.type(c) != ElementType::string;
           BatchBuilder b(ctx, n, schema, m);
+          if (device && n > 0) {
+            on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+              shift_on_device(ctx, exec, ops, in, halo, periods, cols, diff, b);
+            });
+            return;
+          }
           for (std::size_t c = 0; c < schema.size(); ++c) copy_column(in, c, b, c);
           for (auto c : cols) {
             std::size_t es = element_size(schema.type(c));

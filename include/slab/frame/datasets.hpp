@@ -9,7 +9,9 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "slab/frame/column_recipe.hpp"
 #include "slab/frame/frame.hpp"
 
 namespace slab::frame {
@@ -40,5 +42,15 @@ inline constexpr std::array<std::string_view, 26> kNames = {
  */
 [[nodiscard]] Frame generate(Engine& engine, Schema schema, std::int64_t nrows, std::int64_t rows_per_partition,
                              std::string name, std::function<void(std::int64_t first_row, BatchBuilder& out)> fill);
+
+/**
+ * @brief generate() with one ColumnRecipe per column of `schema` instead of a fill function: the same partitions,
+ * and the values the recipes say (column_recipe.hpp). Where the rank takes device paths the partitions are made by
+ * the device kernels, bitwise the host's values; a fill function is always a host loop (a recorded fallback there).
+ * Lazy. @throws InvalidArgument (a recipe count other than the columns', a modulus of 0, string codes or booleans
+ * out of their range) or TypeError (a recipe that does not fit its column's type), naming the column.
+ */
+[[nodiscard]] Frame generate(Engine& engine, Schema schema, std::int64_t nrows, std::int64_t rows_per_partition,
+                             std::string name, std::vector<ColumnRecipe> columns);
 
 }  // namespace slab::frame

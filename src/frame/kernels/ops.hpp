@@ -15,6 +15,7 @@ using slab::kernels::Exec;
 
 template <class B>
 struct OpsKernels {
+  using Backend = B;
   /// filter(): rows[0, k) = the rows where the predicate is true and valid (pred_valid nullptr = all valid).
   /// rows: capacity n. Returns k (synchronises).
   static std::int64_t filter_rows(const Exec& exec, const std::uint8_t* pred, const std::uint8_t* pred_valid,
@@ -59,6 +60,13 @@ struct OpsKernels {
    * of a double (float64) or an int64 (wrapping sums). Sums in row order, the offset first. Asynchronous.
    */
   static void cumsum(const Exec& exec, const ColumnView& col, std::int64_t n, std::uint64_t offset, void* out);
+
+  /**
+   * @brief cumsum()'s total of one int64 or float64 column: the sum of its non-null values (the bits of a double,
+   * or an int64 with wrapping sums), from 0. On Reference in row order, as the host sums; on Cuda a tree, equal
+   * for exactly summable data. Returns it (synchronises).
+   */
+  static std::uint64_t column_sum(const Exec& exec, const ColumnView& col, std::int64_t n);
 
   /**
    * @brief shift() / diff() of one column over `ext` = halo rows and own rows, contiguous (ext_n rows; own rows

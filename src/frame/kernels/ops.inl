@@ -8,6 +8,7 @@
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/transform.h>
+#include <thrust/transform_reduce.h>
 
 #include <string>
 
@@ -280,6 +281,22 @@ void OpsKernels<B>::cumsum(const Exec& exec, const ColumnView& col, std::int64_t
     thrust::inclusive_scan(b.policy(), in, in + n, o, detail::WrappingPlus{});
     thrust::for_each(b.policy(), i, i + n, detail::CumsumOutput<std::int64_t>{col, o});
   }
+}
+
+template <class B>
+std::uint64_t OpsKernels<B>::column_sum(const Exec& exec, const ColumnView& col, std::int64_t n) {
+  SLAB_EXPECTS(col.type == ElementType::int64 || col.type == ElementType::float64, TypeError,
+               "cumsum: the column is not int64 or float64");
+  if (n <= 0) return 0;  // the bits of 0.0 and of int64 0
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  // A null row adds 0, which changes no running sum from 0 (such a sum is never -0.0).
+  if (col.type == ElementType::float64)
+    return double_bits(thrust::transform_reduce(b.policy(), i, i + n, detail::CumsumInput<double>{col, 0.0}, 0.0,
+                                                thrust::plus<double>()));
+  return static_cast<std::uint64_t>(thrust::transform_reduce(b.policy(), i, i + n,
+                                                             detail::CumsumInput<std::int64_t>{col, 0},
+                                                             std::int64_t{0}, detail::WrappingPlus{}));
 }
 
 template <class B>

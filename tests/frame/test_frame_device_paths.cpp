@@ -1,0 +1,239 @@
+// The frame operations' device paths (src/frame/ops.cpp on frame/kernels/ops.hpp and gather.hpp: cumsum, shift,
+// diff, dropna; select moves columns with the memory-kind-aware copy), run on the reference place: the same wiring
+// a GPU rank takes (per-partition totals and scans, halos copied next to a partition's rows, one kernel per
+// column), with the device kernels' CPU instantiations on host memory. Every value and every null must be bitwise
+// the host kernels' (the reference scans in row order, as the host does), and these operations must record no
+// host fallback there.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <cstdint>
+#include <functional>
+#include <limits>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "../common/sanitizer.hpp"
+#include "slab/comm/comm.hpp"
+#include "slab/core/counter_rng.hpp"
+#include "slab/core/version.hpp"
+#include "slab/frame/datasets.hpp"
+#include "slab/frame/frame.hpp"
+#include "slab/frame/ops.hpp"
+#include "slab/runtime/execution_context.hpp"
+#include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
+
+namespace {
+
+using slab::frame::Frame;
+using slab::frame::LocalColumn;
+using slab::frame::LocalTable;
+
+slab::EngineOptions options_for(bool reference) {
+  slab::EngineOptions o = slab::testing::engine_options();
+  o.reference_kernels = reference;
+  return o;
+}
+
+/// This rank's share of n rows (rank r: [r n / p, (r + 1) n / p), so some ranks have none for small n): every
+/// column type, with masks, NaN, -0.0, int64 extremes (cumsum wraps), and float values that are not exactly
+/// summable (the reference sums in the host's order, so even these must agree bitwise).
+LocalTable table_for(std::int64_t n, int rank, int nranks) {
+  const std::int64_t b = n * rank / nranks, e = n * (rank + 1) / nranks;
+  std::vector<std::int64_t> i64, ts;
+  std::vector<double> x, y;
+  std::vector<std::uint8_t> bools, i_valid, y_valid, b_valid, s_valid;
+  std::vector<std::string> s;
+  for (std::int64_t r = b; r < e; ++r) {
+    const auto u = static_cast<std::uint64_t>(r);
+    std::int64_t v = static_cast<std::int64_t>(slab::counter_hash(7, u) % 2001) - 1000;
+    if (r == 1) v = std::numeric_limits<std::int64_t>::max();
+    if (r == 2) v = std::numeric_limits<std::int64_t>::min();
+    i64.push_back(v);
+    i_valid.push_back(r % 7 != 3);
+    double xv = 2.0 * slab::counter_uniform(8, u) - 1.0;
+    if (r % 11 == 5) xv = std::numeric_limits<double>::quiet_NaN();
+    if (r % 13 == 6) xv = -0.0;
+    x.push_back(xv);
+    y.push_back(static_cast<double>(r % 17) * 0.125 - 1.0);
+    y_valid.push_back(r % 5 != 1);
+    bools.push_back(static_cast<std::uint8_t>(slab::counter_hash(9, u) & 1));
+    b_valid.push_back(r % 9 != 4);
+    s.push_back(std::string(1, static_cast<char>('a' + slab::counter_hash(10, u) % 5)));
+    s_valid.push_back(r % 6 != 2);
+    ts.push_back(946684800000000000 + r * 60000000000);
+  }
+  LocalTable t;
+  t.add(LocalColumn::int64("i", i64, i_valid));
+  t.add(LocalColumn::float64("x", x));
+  t.add(LocalColumn::float64("y", y, y_valid));
+  t.add(LocalColumn::boolean("b", bools, b_valid));
+  t.add(LocalColumn::string("s", s, s_valid));
+  t.add(LocalColumn::timestamp("t", ts));
+  return t;
+}
+
+/// One result: its name and every value and null of every column, as bit patterns (NaN == NaN, -0.0 != 0.0).
+struct Result {
+  std::string what;
+  std::vector<std::uint64_t> bits;
+  bool operator==(const Result&) const = default;
+};
+void add(std::vector<Result>& out, const std::string& what, const LocalTable& t) {
+  Result r{what, {}};
+  for (const LocalColumn& c : t.columns) {
+    r.bits.push_back(c.size());
+    for (std::size_t i = 0; i < c.size(); ++i) {
+      r.bits.push_back(i < c.valid.size() ? c.valid[i] : 2);
+      if (!c.floats.empty()) r.bits.push_back(std::bit_cast<std::uint64_t>(c.floats[i]));
+      if (!c.ints.empty()) r.bits.push_back(static_cast<std::uint64_t>(c.ints[i]));
+      if (!c.bools.empty()) r.bits.push_back(c.bools[i]);
+      if (!c.strings.empty()) r.bits.push_back(std::hash<std::string>{}(c.strings[i]));
+    }
+  }
+  out.push_back(std::move(r));
+}
+
+using R = slab::frame::ColumnRecipe;
+using slab::ElementType;
+
+/// A schema with every column type generate's recipes can make.
+slab::frame::Schema recipe_schema() {
+  return slab::frame::Schema({{"r", ElementType::int64},
+                              {"t", ElementType::timestamp},
+                              {"k", ElementType::int64},
+                              {"s", ElementType::string},
+                              {"b", ElementType::boolean},
+                              {"m", ElementType::int64},
+                              {"u", ElementType::float64}},
+                             {nullptr, nullptr, nullptr, slab::frame::names_dictionary(), nullptr, nullptr, nullptr});
+}
+std::vector<R> recipes() {
+  return {R::affine(-5, 3),           R::affine(946684800000000000, 60000000000),
+          R::hash_mod(3, 1000, -500), R::hash_mod(4, 26),
+          R::multiply_mod(7, 2),      R::multiply_mod(1000003, 4099),
+          R::uniform(5, -1.0, 1.0)};
+}
+/// The same columns as recipes() by a fill loop written out here (the independent reference).
+Frame filled(slab::Engine& e, std::int64_t n) {
+  return slab::frame::generate(
+      e, recipe_schema(), n, 1000, "filled", [](std::int64_t first, slab::frame::BatchBuilder& b) {
+        for (std::int64_t i = 0; i < b.nrows(); ++i) {
+          const auto r = static_cast<std::uint64_t>(first + i);
+          const auto k = static_cast<std::size_t>(i);
+          b.column<std::int64_t>(0)[k] = -5 + 3 * static_cast<std::int64_t>(r);
+          b.column<std::int64_t>(1)[k] = 946684800000000000 + 60000000000 * static_cast<std::int64_t>(r);
+          b.column<std::int64_t>(2)[k] = static_cast<std::int64_t>(slab::counter_hash(3, r) % 1000) - 500;
+          b.column<std::int32_t>(3)[k] = static_cast<std::int32_t>(slab::counter_hash(4, r) % 26);
+          b.column<std::uint8_t>(4)[k] = static_cast<std::uint8_t>(r * 7 % 2);
+          b.column<std::int64_t>(5)[k] = static_cast<std::int64_t>(r * 1000003 % 4099);
+          b.column<double>(6)[k] = 2.0 * slab::counter_uniform(5, r) - 1.0;
+        }
+      });
+}
+
+/// The results of one engine for n rows: this rank's rows of each (the same partitions on both engines).
+std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
+  const Frame f = Frame::from_local_table(e, table_for(n, e.comm().rank(), e.comm().size()), 1000);
+  std::vector<Result> out;
+  add(out, "cumsum", slab::frame::cumsum(f).local_table());
+  // Halos past the whole frame, past a rank's rows, past a partition (1000 rows), within one.
+  add(out, "shift -5000", slab::frame::shift(f, -5000).local_table());
+  add(out, "diff 2500", slab::frame::diff(f, 2500).local_table());
+  add(out, "dropna", slab::frame::dropna(f).local_table());
+  add(out, "generate", slab::frame::generate(e, recipe_schema(), n, 1000, "recipes", recipes()).local_table());
+  if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
+  add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
+  for (std::int64_t k : {1, 3, -2, 0, 1500})
+    add(out, "shift " + std::to_string(k), slab::frame::shift(f, k).local_table());
+  for (std::int64_t k : {1, -1}) add(out, "diff " + std::to_string(k), slab::frame::diff(f, k).local_table());
+  add(out, "diff y", slab::frame::diff(f, 2, {"y"}).local_table());
+  add(out, "select", slab::frame::select(f, {"s", "x", "i"}).local_table());
+  add(out, "dropna x i", slab::frame::dropna(f, {"x", "i"}).local_table());
+  if (n == 4097)  // 86,400 rows in partitions of an hour
+    add(out, "timeseries", slab::frame::timeseries(e, "2000-01-01", "2000-01-02", "1s", 3, "1h").local_table());
+  return out;
+}
+
+std::vector<std::int64_t> sizes() {
+  if (kAddressSanitizer) return {0, 1, 31, 32, 4095, 4096, 4097};
+  return {0, 1, 31, 32, 4095, 4096, 4097, (1 << 20) + 1};
+}
+
+}  // namespace
+
+TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  std::map<std::int64_t, std::vector<Result>> host;
+  {
+    slab::Engine e(options_for(false));
+    for (std::int64_t n : sizes()) host[n] = compute(e, n);
+  }
+  slab::Engine e(options_for(true));
+  ASSERT_EQ(e.execution().place(), slab::ExecutionPlace::reference);
+  for (std::int64_t n : sizes()) {
+    const std::vector<Result> got = compute(e, n);
+    ASSERT_EQ(got.size(), host[n].size()) << "n = " << n;
+    for (std::size_t i = 0; i < got.size(); ++i)
+      EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
+                                        << got[i].what;
+  }
+  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries"})
+    EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
+}
+
+TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  slab::Engine e(options_for(true));
+  const Frame f = Frame::from_local_table(e, table_for(100, e.comm().rank(), e.comm().size()), 10);
+  (void)slab::frame::cumsum(f).gather_all();
+  EXPECT_EQ(e.tracer().fallbacks().count("cumsum"), 0u);
+  (void)f.describe();  // a host loop still
+  EXPECT_EQ(e.tracer().fallbacks().count("describe"), 1u);
+}
+
+TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {
+  for (bool reference : {false, true}) {
+    if (reference && !slab::built_with_kernel_reference) continue;
+    slab::Engine e(options_for(reference));
+    for (std::int64_t n : {0, 1, 999, 1000, 4097}) {
+      std::vector<Result> want, got;
+      add(want, "filled", filled(e, n).gather_all());
+      add(got, "filled", slab::frame::generate(e, recipe_schema(), n, 1000, "recipes", recipes()).gather_all());
+      EXPECT_TRUE(got == want) << "n = " << n << (reference ? " on the reference place" : " on the host");
+    }
+  }
+}
+
+TEST(FrameDevicePaths, RecipesThatDoNotFitTheirColumnAreRefusedByName) {
+  slab::Engine e(options_for(false));
+  const auto make = [&](std::vector<R> r) { return slab::frame::generate(e, recipe_schema(), 10, 0, "bad", r); };
+  auto with = [](std::size_t c, R r) {
+    std::vector<R> v = recipes();
+    v[c] = r;
+    return v;
+  };
+  const auto refused = [&](std::vector<R> r, const char* what) {
+    try {
+      (void)make(std::move(r));
+      ADD_FAILURE() << "not refused: " << what;
+    } catch (const slab::Error& err) {
+      EXPECT_NE(std::string(err.what()).find(what), std::string::npos) << err.what();
+    }
+  };
+  const std::vector<R> all = recipes();
+  refused(std::vector<R>(all.begin(), all.end() - 1), "6 column recipes for 7 columns");
+  EXPECT_THROW((void)make(with(0, R::uniform(1, 0.0, 1.0))), slab::TypeError);
+  refused(with(0, R::uniform(1, 0.0, 1.0)), "column 'r'");
+  EXPECT_THROW((void)make(with(6, R::hash_mod(1, 10))), slab::TypeError);
+  refused(with(6, R::hash_mod(1, 10)), "column 'u'");
+  refused(with(2, R::hash_mod(1, 0)), "a modulus of 0");
+  refused(with(3, R::hash_mod(4, 27)), "column 's'");     // past the 26 names of the dictionary
+  refused(with(3, R::hash_mod(4, 20, 7)), "column 's'");  // 7 + 19 = 26: past the last code
+  refused(with(3, R::affine(0, 1)), "column 's'");
+  refused(with(4, R::multiply_mod(7, 3)), "column 'b'");  // booleans are 0 or 1
+  (void)make(with(3, R::hash_mod(4, 20, 6)));             // codes 6..25: fine
+}
