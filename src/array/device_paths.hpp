@@ -189,6 +189,7 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
     plan.inputs.clear();
     partials.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile, device, kind,
                                                            global_cols](TaskContext& ctx) {
+      (void)kind, (void)global_cols;  // read only by the device path, which a host-only build does not instantiate
       const EvalCtx ec = plan.context(ctx);
       const std::int64_t n = plan.target.size();
       P p = identity;

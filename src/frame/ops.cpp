@@ -62,7 +62,10 @@ bool takes_device_paths(const Frame& f) {
 }
 
 /// Column c of a batch as the kernels see it.
-kernels::ColumnView column_view(const BatchView& b, std::size_t c) { return {b.type(c), b.data(c), b.valid(c)}; }
+/// (Unused in a build without device backends, where no device path is instantiated.)
+[[maybe_unused]] kernels::ColumnView column_view(const BatchView& b, std::size_t c) {
+  return {b.type(c), b.data(c), b.valid(c)};
+}
 
 /// Run f(exec, kernels::OpsKernels<B>{}) on the task's device backend, with scratch from its memory manager.
 template <class F>
