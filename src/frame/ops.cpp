@@ -79,14 +79,21 @@ void on_ops_kernels(TaskContext& ctx, F&& f) {
                "frame kernels: no device backend at run time although there was one when planned (internal)");
 }
 
+/// Column ic's mask into column oc of b (where both have one), with the memory-kind-aware copy.
+void copy_mask_on(const ExecutionContext& context, const BatchView& in, std::size_t ic, BatchBuilder& b,
+                  std::size_t oc) {
+  const auto n = static_cast<std::size_t>(in.nrows());
+  if (auto* v = n ? b.valid(oc) : nullptr)
+    if (const auto* iv = in.valid(ic)) slab::copy(v, iv, n, context);
+}
+
 /// copy_column with the memory-kind-aware copy: in and b in the backend's memory.
 void copy_column_on(const ExecutionContext& context, const BatchView& in, std::size_t ic, BatchBuilder& b,
                     std::size_t oc) {
   const auto n = static_cast<std::size_t>(in.nrows());
   if (n == 0) return;
   slab::copy(b.data(oc), in.data(ic), n * element_size(in.type(ic)), context);
-  if (auto* v = b.valid(oc))
-    if (const auto* iv = in.valid(ic)) slab::copy(v, iv, n, context);
+  copy_mask_on(context, in, ic, b, oc);
 }
 
 /// take_rows(in, rows, ctx) for k rows of in (backend memory, none -1) on backend B: one gather per column (the
@@ -689,9 +696,13 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
           BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
           if (device && in.nrows() > 0) {  // the other columns copied, each scanned one by OpsKernels::cumsum
             on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
-              for (std::size_t c = 0; c < schema.size(); ++c) copy_column_on(ctx.execution(), in, c, b, c);
+              std::vector<bool> scanned(schema.size(), false);
+              for (auto c : cols) scanned[c] = true;
+              for (std::size_t c = 0; c < schema.size(); ++c)
+                if (!scanned[c]) copy_column_on(ctx.execution(), in, c, b, c);
               for (std::size_t k = 0; k < cols.size(); ++k) {
                 const std::size_t c = cols[k];
+                copy_mask_on(ctx.execution(), in, c, b, c);  // the scan keeps null rows' values, not their mask
                 const std::uint64_t offset = schema.type(c) == ElementType::float64
                                                  ? std::bit_cast<std::uint64_t>(fo[k])
                                                  : static_cast<std::uint64_t>(io[k]);
