@@ -5,6 +5,7 @@
 #
 #   bash scripts/setup.sh                 # Release build in ./build
 #   SLAB_BUILD_DIR=b SLAB_CMAKE_ARGS="-DSLAB_ENABLE_CUDA=OFF" bash scripts/setup.sh
+#   SLAB_SETUP_PACKAGES_ONLY=1 bash scripts/setup.sh   # the packages only
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -33,6 +34,8 @@ if ((${#missing[@]})); then
   $SUDO apt-get update -q
   $SUDO apt-get install -y -q --no-install-recommends "${missing[@]}"
 fi
+# SLAB_SETUP_PACKAGES_ONLY=1: stop here (.ci/run installs the packages first to start its sanitizer build early).
+[ "${SLAB_SETUP_PACKAGES_ONLY:-0}" = 1 ] && exit 0
 
 build_dir="${SLAB_BUILD_DIR:-build}"
 jobs="$(nproc)"
