@@ -263,8 +263,10 @@ TEST(Gram, ReduceScatterAndWriteHoldOnlyTheAccumulatorAndThisRanksShare) {
   const auto stats = e.memory().stats();
   EXPECT_LE(stats.device.high_water, acc + 2 * n * rep.block_cols * 8);
   // The process's resident peak: the accumulator (which holds this rank's rows of Y in place), the blocks, the
-  // comm layer's two 4 MiB message pieces, and MPI-IO's and HDF5's buffers (slack), never accumulator + Y.
-  const std::uint64_t share = rows * n * 8, slack = 20u << 20;
+  // comm layer's two 4 MiB message pieces, and MPI-IO's and HDF5's buffers (slack), never accumulator + Y. Rank 0
+  // at 4 ranks measured 86.3-88.1 MB here (20 MiB of slack left it 0.04 MB short one run in six); 24 MiB still
+  // keeps the bound under accumulator + Y at 2 ranks (checked below).
+  const std::uint64_t share = rows * n * 8, slack = 24u << 20;
   const std::uint64_t bound = acc + share + 2 * n * rep.block_cols * 8 + slack;
   if (p >= 2) EXPECT_LT(bound, 2 * acc) << "the test's sizes must tell a share from the whole of Y";
   if (measured && base > 0) {
