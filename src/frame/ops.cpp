@@ -7,11 +7,11 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "frame/device_paths.hpp"
 #include "frame/kernels/gather.hpp"
 #include "frame/kernels/ops.hpp"
 #include "frame/map_partitions.hpp"
 #include "memory/kernel_scratch.hpp"
-#include "runtime/device_backend.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -56,27 +56,14 @@ void copy_column(const BatchView& in, std::size_t ic, BatchBuilder& b, std::size
 
 // ---- device paths (frame/kernels/ops.hpp) ----------------------------------------------------------------
 
-/// Whether the frame's operations take their device paths (a GPU, or the reference place).
-bool takes_device_paths(const Frame& f) {
-  return slab::detail::has_device_backend(f.engine().tasks().memory().execution());
-}
+using detail::column_view;
+using detail::takes_device_paths;
 
-/// Column c of a batch as the kernels see it.
-/// (Unused in a build without device backends, where no device path is instantiated.)
-[[maybe_unused]] kernels::ColumnView column_view(const BatchView& b, std::size_t c) {
-  return {b.type(c), b.data(c), b.valid(c)};
-}
-
-/// Run f(exec, kernels::OpsKernels<B>{}) on the task's device backend, with scratch from its memory manager.
+/// Run f(exec, kernels::OpsKernels<B>{}) on the task's device backend B.
 template <class F>
 void on_ops_kernels(TaskContext& ctx, F&& f) {
-  const bool ran = slab::detail::with_device_backend(ctx.execution(), [&](auto tag) {
-    using B = typename decltype(tag)::type;
-    slab::detail::KernelScratch scratch(ctx.memory());
-    f(scratch.exec(ctx.execution()), kernels::OpsKernels<B>{});
-  });
-  SLAB_EXPECTS(ran, Error,
-               "frame kernels: no device backend at run time although there was one when planned (internal)");
+  detail::on_device_backend(
+      ctx, [&](const kernels::Exec& exec, auto tag) { f(exec, kernels::OpsKernels<typename decltype(tag)::type>{}); });
 }
 
 /// Column ic's mask into column oc of b (where both have one), with the memory-kind-aware copy.

@@ -13,6 +13,8 @@
 #include <string>
 #include <type_traits>
 
+#include "frame/device_paths.hpp"
+#include "frame/kernels/rolling.hpp"
 #include "frame/kernels/rolling_hd.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
@@ -502,6 +504,55 @@ void write_carry(const std::vector<double>& x, const std::vector<std::int64_t>& 
   std::memcpy(b.data(0), x.data() + from, n * sizeof(double));
   if (time) std::memcpy(b.data(1), t.data() + from, n * sizeof(std::int64_t));
 }
+
+/**
+ * The device path of one rolling task (frame/kernels/rolling.hpp): the carried rows and the partition's own rows
+ * (as doubles) into one contiguous column in kernel scratch, the timestamps likewise, one RollingKernels call per
+ * aggregation into output 0, and the rows later windows reach into output 1 (the next carry), as the host loop.
+ */
+static_assert(static_cast<int>(kernels::RollingKind::count) == static_cast<int>(RollingOp::count) &&
+              static_cast<int>(kernels::RollingKind::std) == static_cast<int>(RollingOp::std));
+
+template <class B>
+void rolling_on_device(TaskContext& ctx, const kernels::Exec& exec, const BatchView& in, const BatchView& prev,
+                       const std::vector<ElementType>& types, const std::vector<RollingOp>& ops,
+                       const RollingWindow& window, std::size_t minp, bool time, std::size_t cx, std::size_t ct) {
+  using Kernels = kernels::RollingKernels<B>;
+  const ExecutionContext& context = ctx.execution();
+  const std::int64_t h = prev.nrows(), n = in.nrows(), m = h + n;
+  constexpr std::size_t w = sizeof(std::int64_t);
+  slab::detail::ScratchBytes xs(exec, static_cast<std::size_t>(m) * w),
+      ts(exec, time ? static_cast<std::size_t>(m) * w : 0);
+  auto* x = static_cast<double*>(xs.get());
+  auto* t = static_cast<std::int64_t*>(ts.get());
+  if (h > 0) {
+    slab::copy(x, prev.data(0), static_cast<std::size_t>(h) * w, context);
+    if (time) slab::copy(t, prev.data(1), static_cast<std::size_t>(h) * w, context);
+  }
+  if (n > 0) {
+    Kernels::values(exec, detail::column_view(in, cx), n, x + h);
+    // A time window's timestamps have no null (checked before the tasks), so they copy as they are.
+    if (time) slab::copy(t + h, in.data(ct), static_cast<std::size_t>(n) * w, context);
+  }
+  BatchBuilder b(ctx, n, types, {}, 0);
+  for (std::size_t j = 0; j < types.size() && n > 0; ++j) {
+    auto* out = reinterpret_cast<double*>(b.data(j));
+    const auto op = static_cast<kernels::RollingKind>(ops[j]);
+    if (time)
+      Kernels::time(exec, t, x, h, n, window.span_ns, static_cast<std::int64_t>(minp), op, out);
+    else
+      Kernels::rows(exec, x, h, n, window.rows, static_cast<std::int64_t>(minp), op, out);
+  }
+  const std::int64_t from =
+      time ? Kernels::time_carry_start(exec, t, m, window.span_ns) : m - std::min<std::int64_t>(m, window.rows - 1);
+  const std::vector<ElementType> carry_types =
+      time ? std::vector<ElementType>{ElementType::float64, ElementType::int64} : std::vector{ElementType::float64};
+  BatchBuilder c(ctx, m - from, carry_types, {}, 1);
+  if (m - from > 0) {
+    slab::copy(c.data(0), x + from, static_cast<std::size_t>(m - from) * w, context);
+    if (time) slab::copy(c.data(1), t + from, static_cast<std::size_t>(m - from) * w, context);
+  }
+}
 }  // namespace
 
 Frame rolling(const Frame& frame, const std::string& column, const RollingWindow& window,
@@ -509,7 +560,8 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   SLAB_EXPECTS(!window.is_time() || !on.empty(), InvalidArgument,
                "a time window (" + window.str() + ") needs the timestamp column ('on')");
   SLAB_EXPECTS(!ops.empty(), InvalidArgument, "rolling: no aggregation given");
-  note_host_fallback(frame.engine(), "rolling");  // the rolling kernels (frame/kernels/rolling.hpp) are not wired yet
+  const bool device = detail::takes_device_paths(frame);
+  if (!device) note_host_fallback(frame.engine(), "rolling");
   if (!on.empty())
     SLAB_EXPECTS(frame.schema().type(frame.schema().index_of(on)) == ElementType::timestamp || !window.is_time(),
                  InvalidArgument, "rolling: column '" + on + "' is not a timestamp column");
@@ -662,8 +714,15 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   for (std::size_t k = 0; k < rows.size(); ++k) {
     std::vector<Chunk> out = engine.tasks().submit_multi(
         "rolling", {frame.partitions()[k], carry}, 2,
-        [types, ops, window, minp, time, cx, ct, xtype](TaskContext& ctx) {
+        [types, ops, window, minp, time, cx, ct, xtype, device](TaskContext& ctx) {
           const BatchView in(ctx.input(0)), prev(ctx.input(1));
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              rolling_on_device<typename decltype(tag)::type>(ctx, exec, in, prev, types, ops, window, minp, time, cx,
+                                                              ct);
+            });
+            return;
+          }
           std::vector<double> x;
           std::vector<std::int64_t> t;
           const auto halo_rows = static_cast<std::size_t>(prev.nrows());

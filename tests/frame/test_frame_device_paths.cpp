@@ -1,9 +1,9 @@
 // The frame operations' device paths (src/frame/ops.cpp on frame/kernels/ops.hpp and gather.hpp: cumsum, shift,
-// diff, dropna; select moves columns with the memory-kind-aware copy), run on the reference place: the same wiring
-// a GPU rank takes (per-partition totals and scans, halos copied next to a partition's rows, one kernel per
-// column), with the device kernels' CPU instantiations on host memory. Every value and every null must be bitwise
-// the host kernels' (the reference scans in row order, as the host does), and these operations must record no
-// host fallback there.
+// diff, dropna; select moves columns with the memory-kind-aware copy; rolling.cpp on frame/kernels/rolling.hpp), run on
+// the reference place: the same wiring a GPU rank takes (per-partition totals and scans, halos copied next to a
+// partition's rows, one kernel per column), with the device kernels' CPU instantiations on host memory. Every value and
+// every null must be bitwise the host kernels' (the reference scans in row order, as the host does), and these
+// operations must record no host fallback there.
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -22,6 +22,7 @@
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/ops.hpp"
+#include "slab/frame/rolling.hpp"
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
 #include "test_engine.hpp"
@@ -57,6 +58,7 @@ LocalTable table_for(std::int64_t n, int rank, int nranks) {
     double xv = 2.0 * slab::counter_uniform(8, u) - 1.0;
     if (r % 11 == 5) xv = std::numeric_limits<double>::quiet_NaN();
     if (r % 13 == 6) xv = -0.0;
+    if (r % 19 == 7) xv = r % 2 ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
     x.push_back(xv);
     y.push_back(static_cast<double>(r % 17) * 0.125 - 1.0);
     y_valid.push_back(r % 5 != 1);
@@ -79,22 +81,40 @@ LocalTable table_for(std::int64_t n, int rank, int nranks) {
 /// One result: its name and every value and null of every column, as bit patterns (NaN == NaN, -0.0 != 0.0).
 struct Result {
   std::string what;
-  std::vector<std::uint64_t> bits;
+  std::vector<std::string> names;
+  std::vector<std::vector<std::uint64_t>> columns;  ///< per column: size, then (valid, value) per row
   bool operator==(const Result&) const = default;
 };
 void add(std::vector<Result>& out, const std::string& what, const LocalTable& t) {
-  Result r{what, {}};
+  Result r{what, {}, {}};
   for (const LocalColumn& c : t.columns) {
-    r.bits.push_back(c.size());
+    r.names.push_back(c.name);
+    std::vector<std::uint64_t>& bits = r.columns.emplace_back();
+    bits.push_back(c.size());
     for (std::size_t i = 0; i < c.size(); ++i) {
-      r.bits.push_back(i < c.valid.size() ? c.valid[i] : 2);
-      if (!c.floats.empty()) r.bits.push_back(std::bit_cast<std::uint64_t>(c.floats[i]));
-      if (!c.ints.empty()) r.bits.push_back(static_cast<std::uint64_t>(c.ints[i]));
-      if (!c.bools.empty()) r.bits.push_back(c.bools[i]);
-      if (!c.strings.empty()) r.bits.push_back(std::hash<std::string>{}(c.strings[i]));
+      bits.push_back(i < c.valid.size() ? c.valid[i] : 2);
+      if (!c.floats.empty()) bits.push_back(std::bit_cast<std::uint64_t>(c.floats[i]));
+      if (!c.ints.empty()) bits.push_back(static_cast<std::uint64_t>(c.ints[i]));
+      if (!c.bools.empty()) bits.push_back(c.bools[i]);
+      if (!c.strings.empty()) bits.push_back(std::hash<std::string>{}(c.strings[i]));
     }
   }
   out.push_back(std::move(r));
+}
+/// Where two results first differ (for the failure message).
+std::string first_difference(const Result& got, const Result& want) {
+  for (std::size_t c = 0; c < std::min(got.columns.size(), want.columns.size()); ++c) {
+    const auto &g = got.columns[c], &w = want.columns[c];
+    for (std::size_t k = 0; k < std::min(g.size(), w.size()); ++k)
+      if (g[k] != w[k]) {
+        if (k == 0)
+          return "column " + got.names[c] + ": " + std::to_string(g[0]) + " rows, host " + std::to_string(w[0]);
+        const std::size_t stride = (g.size() - 1) / std::max<std::uint64_t>(1, g[0]);
+        return "column " + got.names[c] + ", local row " + std::to_string((k - 1) / std::max<std::size_t>(1, stride)) +
+               ": bits " + std::to_string(g[k]) + ", host " + std::to_string(w[k]);
+      }
+  }
+  return "the number of columns";
 }
 
 using R = slab::frame::ColumnRecipe;
@@ -145,7 +165,32 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "diff 2500", slab::frame::diff(f, 2500).local_table());
   add(out, "dropna", slab::frame::dropna(f).local_table());
   add(out, "generate", slab::frame::generate(e, recipe_schema(), n, 1000, "recipes", recipes()).local_table());
+  // Rolling windows: y is exactly summable (eighths, masked rows as NaN), so every aggregation must agree
+  // bitwise, the std of a time window aside (the host never recomputes it: within rounding, checked below).
+  using slab::frame::RollingOp;
+  using slab::frame::RollingWindow;
+  const std::vector<RollingOp> all{RollingOp::mean, RollingOp::sum, RollingOp::min,
+                                   RollingOp::max,  RollingOp::std, RollingOp::count};
+  const std::vector<RollingOp> no_std{RollingOp::mean, RollingOp::sum, RollingOp::min, RollingOp::max,
+                                      RollingOp::count};
+  const std::vector<RollingOp> order_free{RollingOp::min, RollingOp::max, RollingOp::count};
+  auto roll = [&](const std::string& col, const RollingWindow& w, const std::vector<RollingOp>& ops) {
+    add(out, "rolling " + col + " " + w.str(), slab::frame::rolling(f, col, w, ops, "t").local_table());
+  };
+  roll("y", RollingWindow::count(1500), all);     // past a partition (1000 rows)
+  roll("y", RollingWindow::parse("1d"), no_std);  // 1440 rows of one minute
   if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
+  for (std::int64_t w : {1, 3, 100, 5000}) roll("y", RollingWindow::count(w), all);
+  roll("y", RollingWindow::count(7, 2), all);
+  roll("y", RollingWindow::count(7, 0), all);
+  roll("x", RollingWindow::count(5), order_free);  // NaN, +-inf, -0.0: min, max and count are bitwise always
+  roll("x", RollingWindow::count(2000, 1), order_free);
+  roll("b", RollingWindow::count(4), no_std);
+  roll("i", RollingWindow::count(6), order_free);  // int64 extremes as doubles
+  for (const char* span : {"1min", "7min", "100h"}) roll("y", RollingWindow::parse(span), no_std);
+  roll("x", RollingWindow::parse("45min"), order_free);
+  roll("y", RollingWindow::time(3 * 60000000000LL, 3),
+       no_std);  // 2^20 + 1: the cases above; the rest on the small sizes
   add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
   for (std::int64_t k : {1, 3, -2, 0, 1500})
     add(out, "shift " + std::to_string(k), slab::frame::shift(f, k).local_table());
@@ -179,10 +224,38 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
     ASSERT_EQ(got.size(), host[n].size()) << "n = " << n;
     for (std::size_t i = 0; i < got.size(); ++i)
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
-                                        << got[i].what;
+                                        << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries"})
+  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
+}
+
+// A time window's std: the host slides one compensated variance over the whole partition and never recomputes
+// it, the device restarts it every kRollingRun outputs, so the two agree within rounding (and on which rows
+// have none).
+TEST(FrameDevicePaths, TimeWindowStdIsTheHostsWithinRounding) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  auto stds = [](bool reference, const char* column, const char* span) {
+    slab::Engine e(options_for(reference));
+    const Frame f = Frame::from_local_table(e, table_for(20000, e.comm().rank(), e.comm().size()), 1000);
+    const auto w = slab::frame::RollingWindow::parse(span);
+    const LocalTable t = slab::frame::rolling(f, column, w, {slab::frame::RollingOp::std}, "t").local_table();
+    if (reference) EXPECT_EQ(e.tracer().fallbacks().count("rolling"), 0u);
+    return t.columns.at(0).floats;
+  };
+  for (const char* column : {"x", "y"})
+    for (const char* span : {"7min", "20h"}) {
+      const std::vector<double> host = stds(false, column, span), device = stds(true, column, span);
+      ASSERT_EQ(host.size(), device.size());
+      std::size_t values = 0;
+      for (std::size_t i = 0; i < host.size(); ++i) {
+        ASSERT_EQ(std::isnan(host[i]), std::isnan(device[i])) << column << " " << span << " row " << i;
+        if (std::isnan(host[i])) continue;
+        ++values;
+        EXPECT_NEAR(device[i], host[i], 1e-9 * (1.0 + std::abs(host[i]))) << column << " " << span << " row " << i;
+      }
+      if (!host.empty()) EXPECT_GT(values, host.size() / 2) << column << " " << span;
+    }
 }
 
 TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {

@@ -16,6 +16,7 @@
 #include <cstdint>
 
 #include "core/kernels/exec.hpp"
+#include "frame/kernels/columns.hpp"
 
 namespace slab::frame::kernels {
 
@@ -35,6 +36,12 @@ struct RollingKernels {
   /// rolling_kernel_time: the window of row i is the rows j <= i with t[j] > t[i] - span (t sorted, no NaT).
   static void time(const Exec& exec, const std::int64_t* t, const double* x, std::int64_t halo, std::int64_t n,
                    std::int64_t span, std::int64_t min_periods, RollingKind op, double* out);
+  /// The windows' input column as doubles (rolling.cpp's append_values): float64 as is, int64, timestamp and
+  /// boolean converted, a null (by the mask) as NaN. Asynchronous.
+  static void values(const Exec& exec, const ColumnView& col, std::int64_t n, double* out);
+  /// Where the carry of a time window starts: the first j of t[0, n) (sorted) with t[j] > t[n - 1] - span, the
+  /// rows a later row's window can reach; 0 for n = 0. Synchronises.
+  static std::int64_t time_carry_start(const Exec& exec, const std::int64_t* t, std::int64_t n, std::int64_t span);
 };
 
 }  // namespace slab::frame::kernels

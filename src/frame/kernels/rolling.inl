@@ -4,6 +4,7 @@
 // sequential slide each with the host's accumulators (rolling_hd.hpp); min and max by a range query per output
 // over block extremes at three levels (64, 4096 and 262144 rows) and a prefix count of the usable (finite)
 // values.
+#include <thrust/binary_search.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
@@ -194,13 +195,15 @@ void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int6
   Scratch<std::int64_t, B> start(b, n);
   thrust::transform(b.policy(), i, i + n, start.get(), start_of);
   if (op != RollingKind::min && op != RollingKind::max) {
-    // Runs of kRollingRun outputs. A row window's std recomputes its variance exactly every `window` outputs,
-    // counted from the first (the host's schedule): its runs start where the host recomputes (after output
-    // window - 2, then every multiple of window), so every run begins in the host's own state.
+    // Runs of kRollingRun outputs. A row window's std recomputes its variance exactly every `window` outputs
+    // (the host's schedule): at output window - 1, then every `window` outputs. Without a halo the first
+    // output starts afresh instead (its window holds no earlier row), which delays the schedule by one: the
+    // first recompute is at output `window`. Its runs start where the host recomputes, so every run begins
+    // in the host's own state.
     std::int64_t first = kRollingRun, length = kRollingRun;
     if (op == RollingKind::std && recompute_every > 1) {
       length = recompute_every * (kRollingRun / recompute_every > 0 ? kRollingRun / recompute_every : 1);
-      first = recompute_every - 1;
+      first = recompute_every - (halo == 0 ? 0 : 1);
     }
     const std::int64_t runs = n <= first ? 1 : 1 + (n - first + length - 1) / length;
     thrust::for_each(b.policy(), i, i + runs,
@@ -223,6 +226,22 @@ void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int6
       WindowExtreme{x, {l1.get(), l2.get(), l3.get()}, start.get(), before.get(), halo, min_periods, is_min, out});
 }
 
+struct RollingValue {
+  ColumnView col;
+  double* out;
+  SLAB_HD void operator()(std::int64_t i) const {
+    if (col.valid && !col.valid[i]) {
+      out[i] = rolling_nan();
+    } else if (col.type == ElementType::float64) {
+      out[i] = static_cast<const double*>(col.data)[i];
+    } else if (col.type == ElementType::boolean) {
+      out[i] = static_cast<double>(static_cast<const std::uint8_t*>(col.data)[i]);
+    } else {
+      out[i] = static_cast<double>(static_cast<const std::int64_t*>(col.data)[i]);
+    }
+  }
+};
+
 inline void check_rolling(std::int64_t halo, std::int64_t n, std::int64_t min_periods, const char* what) {
   SLAB_EXPECTS(halo >= 0 && n >= 0 && min_periods >= 0, InvalidArgument,
                std::string(what) + ": negative halo, row count or min_periods");
@@ -244,6 +263,27 @@ void RollingKernels<B>::time(const Exec& exec, const std::int64_t* t, const doub
   detail::check_rolling(halo, n, min_periods, "rolling time");
   SLAB_EXPECTS(span >= 1, InvalidArgument, "rolling time: the span must be positive");
   detail::rolling_run<B>(exec, x, halo, n, min_periods, 0, op, detail::TimeWindowStart{t, halo, span}, out);
+}
+
+template <class B>
+void RollingKernels<B>::values(const Exec& exec, const ColumnView& col, std::int64_t n, double* out) {
+  SLAB_EXPECTS(col.type == ElementType::float64 || col.type == ElementType::int64 ||
+                   col.type == ElementType::timestamp || col.type == ElementType::boolean,
+               TypeError, "rolling: the column is not numeric or bool");
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n, detail::RollingValue{col, out});
+}
+
+template <class B>
+std::int64_t RollingKernels<B>::time_carry_start(const Exec& exec, const std::int64_t* t, std::int64_t n,
+                                                 std::int64_t span) {
+  if (n <= 0) return 0;
+  B b(exec);
+  std::int64_t last = 0;
+  b.to_host(&last, t + n - 1, sizeof last);
+  return thrust::upper_bound(b.policy(), t, t + n, last - span) - t;
 }
 
 }  // namespace slab::frame::kernels

@@ -1,0 +1,41 @@
+#pragma once
+// Private to the frame layer: the one switch of the frame operations' device paths (frame/kernels/): whether a
+// frame takes them, a batch column as the kernels see it, and a task body run on its context's device backend
+// with scratch from its memory manager.
+#include <cstddef>
+
+#include "frame/kernels/columns.hpp"
+#include "memory/kernel_scratch.hpp"
+#include "runtime/device_backend.hpp"
+#include "slab/core/error.hpp"
+#include "slab/frame/batch.hpp"
+#include "slab/frame/frame.hpp"
+#include "slab/memory/memory_manager.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame::detail {
+
+/// Whether the frame's operations take their device paths (a GPU, or the reference place).
+inline bool takes_device_paths(const Frame& f) {
+  return slab::detail::has_device_backend(f.engine().tasks().memory().execution());
+}
+
+/// Column c of a batch as the kernels see it.
+/// (Unused in a build without device backends, where no device path is instantiated.)
+[[maybe_unused]] inline kernels::ColumnView column_view(const BatchView& b, std::size_t c) {
+  return {b.type(c), b.data(c), b.valid(c)};
+}
+
+/// Run f(exec, slab::detail::BackendTag<B>{}) on the task's device backend B, with scratch from its memory
+/// manager. Only for a task planned by an operation that saw takes_device_paths().
+template <class F>
+void on_device_backend(TaskContext& ctx, F&& f) {
+  const bool ran = slab::detail::with_device_backend(ctx.execution(), [&](auto tag) {
+    slab::detail::KernelScratch scratch(ctx.memory());
+    f(scratch.exec(ctx.execution()), tag);
+  });
+  SLAB_EXPECTS(ran, Error,
+               "frame kernels: no device backend at run time although there was one when planned (internal)");
+}
+
+}  // namespace slab::frame::detail
