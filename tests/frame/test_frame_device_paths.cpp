@@ -21,6 +21,7 @@
 #include "slab/core/version.hpp"
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/frame.hpp"
+#include "slab/frame/groupby.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/runtime/execution_context.hpp"
@@ -177,6 +178,23 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   auto roll = [&](const std::string& col, const RollingWindow& w, const std::vector<RollingOp>& ops) {
     add(out, "rolling " + col + " " + w.str(), slab::frame::rolling(f, col, w, ops, "t").local_table());
   };
+  // groupby: gathered (the ranks' shares of the result follow sampled splitters, which differ), every
+  // aggregation but std/var (within rounding, below) bitwise: y and b are exactly summable, int64 sums wrap.
+  using slab::frame::AggOp;
+  using slab::frame::Aggregation;
+  auto group = [&](const std::vector<std::string>& keys, const std::vector<Aggregation>& aggs, bool dropna = true) {
+    std::string what = "groupby";
+    for (const auto& k : keys) what += " " + k;
+    add(out, what + (dropna ? "" : " (dropna=False)"),
+        slab::frame::groupby(f, keys, aggs, {.sort = true, .dropna = dropna}).gather_all());
+  };
+  const std::vector<Aggregation> every{
+      {"y", {AggOp::sum, AggOp::mean, AggOp::count, AggOp::min, AggOp::max, AggOp::first, AggOp::last, AggOp::size}},
+      {"i", {AggOp::sum, AggOp::mean, AggOp::count, AggOp::min, AggOp::max, AggOp::first, AggOp::last}},
+      {"b", {AggOp::sum, AggOp::mean, AggOp::min, AggOp::max, AggOp::first}},
+      {"x", {AggOp::min, AggOp::max, AggOp::count, AggOp::first, AggOp::last}},
+      {"t", {AggOp::min, AggOp::max, AggOp::first, AggOp::last, AggOp::count}}};
+  group({"s"}, every);
   roll("y", RollingWindow::count(1500), all);     // past a partition (1000 rows)
   roll("y", RollingWindow::parse("1d"), no_std);  // 1440 rows of one minute
   if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
@@ -189,8 +207,16 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   roll("i", RollingWindow::count(6), order_free);  // int64 extremes as doubles
   for (const char* span : {"1min", "7min", "100h"}) roll("y", RollingWindow::parse(span), no_std);
   roll("x", RollingWindow::parse("45min"), order_free);
-  roll("y", RollingWindow::time(3 * 60000000000LL, 3),
-       no_std);  // 2^20 + 1: the cases above; the rest on the small sizes
+  roll("y", RollingWindow::time(3 * 60000000000LL, 3), no_std);
+  group({"s"}, every);
+  group({"b", "s"}, {{"y", {AggOp::sum, AggOp::mean, AggOp::count}}, {"x", {AggOp::first, AggOp::last}}});
+  group({"i"}, {{"y", {AggOp::sum, AggOp::count}},
+                {"s", {AggOp::min, AggOp::max, AggOp::first, AggOp::last}},
+                {"x", {AggOp::size}}});               // int64 keys with nulls and extremes, mostly one row a group
+  group({"x"}, {{"y", {AggOp::count, AggOp::sum}}});  // float keys: NaN, +-inf, -0.0
+  group({"s", "i"}, {{"y", {AggOp::sum, AggOp::count, AggOp::size}}, {"b", {AggOp::last}}}, false);
+  group({"b"}, {{"s", {AggOp::count, AggOp::min, AggOp::last}}}, false);
+  group({"t", "b"}, {{"i", {AggOp::max, AggOp::sum}}});
   add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
   for (std::int64_t k : {1, 3, -2, 0, 1500})
     add(out, "shift " + std::to_string(k), slab::frame::shift(f, k).local_table());
@@ -226,7 +252,7 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling"})
+  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
@@ -258,6 +284,35 @@ TEST(FrameDevicePaths, TimeWindowStdIsTheHostsWithinRounding) {
     }
 }
 
+// groupby's std and var: the host folds a rank's rows into one Welford state, the device folds pieces of
+// kGroupPiece rows of a partition and merges them by Chan's formula, so the two agree within rounding.
+TEST(FrameDevicePaths, GroupbyStdAndVarAreTheHostsWithinRounding) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  using slab::frame::AggOp;
+  auto run = [](bool reference, const std::vector<std::string>& keys) {
+    slab::Engine e(options_for(reference));
+    const Frame f = Frame::from_local_table(e, table_for(20000, e.comm().rank(), e.comm().size()), 1000);
+    const LocalTable t =
+        slab::frame::groupby(f, keys, {{"x", {AggOp::std, AggOp::var}}, {"i", {AggOp::std}}, {"y", {AggOp::var}}})
+            .gather_all();
+    if (reference) EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
+    return t;
+  };
+  for (const std::vector<std::string> keys : {std::vector<std::string>{"s"}, std::vector<std::string>{"b", "s"}}) {
+    const LocalTable host = run(false, keys), device = run(true, keys);
+    ASSERT_EQ(host.columns.size(), device.columns.size());
+    for (std::size_t c = keys.size(); c < host.columns.size(); ++c) {
+      const auto &h = host.columns[c].floats, &d = device.columns[c].floats;
+      ASSERT_EQ(h.size(), d.size()) << host.columns[c].name;
+      ASSERT_FALSE(h.empty());
+      for (std::size_t g = 0; g < h.size(); ++g) {
+        ASSERT_EQ(std::isnan(h[g]), std::isnan(d[g])) << host.columns[c].name << " group " << g;
+        if (!std::isnan(h[g])) EXPECT_NEAR(d[g], h[g], 1e-9 * std::abs(h[g])) << host.columns[c].name << " group " << g;
+      }
+    }
+  }
+}
+
 TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
   slab::Engine e(options_for(true));
@@ -266,6 +321,12 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   EXPECT_EQ(e.tracer().fallbacks().count("cumsum"), 0u);
   (void)f.describe();  // a host loop still
   EXPECT_EQ(e.tracer().fallbacks().count("describe"), 1u);
+  // groupby's device path covers neither nunique nor median/quantile nor unsorted output.
+  (void)slab::frame::groupby(f, {"s"}, {{"i", {slab::frame::AggOp::nunique}}}).gather_all();
+  (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::median}}}).gather_all();
+  (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::sum}}}, {.sort = false}).gather_all();
+  ASSERT_EQ(e.tracer().fallbacks().count("groupby"), 1u);
+  EXPECT_EQ(e.tracer().fallbacks().at("groupby"), 3u);
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <memory>
 
+#include "frame/groupby/device_path.hpp"
 #include "frame/groupby/holistic.hpp"
 #include "frame/groupby/output.hpp"
 #include "frame/groupby/plan.hpp"
@@ -97,10 +98,11 @@ std::string agg_column_name(const std::string& column, AggOp op, double q) {
 namespace {
 
 /// A frame of `chunks` whose batches have `words` int64 columns w0, w1, ... (partial records, distinct pairs).
-Frame record_frame(Engine& engine, int words, std::vector<Chunk> chunks) {
+Frame record_frame(Engine& engine, int words, std::vector<Chunk> chunks,
+                   std::vector<std::optional<std::int64_t>> known = {}) {
   std::vector<Field> fields;
   for (int c = 0; c < words; ++c) fields.push_back({"w" + std::to_string(c), ElementType::int64});
-  return Frame(engine, Schema(fields), std::move(chunks));
+  return Frame(engine, Schema(fields), std::move(chunks), std::move(known));
 }
 
 /// A batch of `words` int64 columns as row-major words (the combine's input).
@@ -138,12 +140,13 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
               const GroupbyOptions& options) {
   auto plan = std::make_shared<detail::GroupbyPlan>(detail::make_plan(frame.schema(), keys, aggregations, options));
   Engine& engine = frame.engine();
-  note_host_fallback(engine, "groupby");  // the groupby kernels (frame/kernels/groupby.hpp) are not wired yet
   Comm& comm = engine.comm();
   const int nranks = comm.size();
   SLAB_EXPECTS(nranks <= 4096 && frame.num_partitions() < (1u << 20), InvalidArgument,
                "groupby: more than 4096 ranks or 2^20 partitions per rank");
   detail::plan_key_ranges(*plan, frame);
+  const bool device = detail::groupby_takes_device_path(frame, *plan, options);
+  if (!device) note_host_fallback(engine, "groupby");
   const int W = plan->W, R = plan->R;
   const std::uint64_t direct = plan->direct;
   const bool sort = options.sort;
@@ -176,7 +179,25 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   std::vector<std::vector<Chunk>> pieces;
   auto written = std::make_shared<std::vector<std::int64_t>>();
   auto value_rows = std::make_shared<std::vector<std::int64_t>>();
-  {
+  if (device) {
+    // Each partition's own groups as partial records, on the device kernels (device_path.hpp).
+    const auto& parts = frame.partitions();
+    written->assign(parts.size(), 0);
+    auto samples = std::make_shared<std::vector<std::vector<std::uint64_t>>>(parts.size());
+    std::vector<Chunk> all;
+    for (std::size_t p = 0; p < parts.size(); ++p) {
+      pieces.push_back(
+          engine.tasks().submit_multi("groupby-local", {parts[p]}, 1, [=, rank = comm.rank()](TaskContext& ctx) {
+            (*written)[p] =
+                detail::aggregate_partition_on_device(ctx, *plan, BatchView(ctx.input(0)), p, rank, (*samples)[p]);
+          }));
+      all.insert(all.end(), pieces.back().begin(), pieces.back().end());
+    }
+    engine.tasks().persist(all);
+    for (const auto& s : *samples) st->samples.insert(st->samples.end(), s.begin(), s.end());
+    for (std::int64_t n : frame.local_partition_rows()) st->rows_in += n;
+    for (std::int64_t n : *written) st->written += n;
+  } else {
     const auto& parts = frame.partitions();
     written->assign(parts.size() + 1, 0);
     value_rows->assign(parts.size() + 1, 0);
@@ -207,14 +228,17 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     all.insert(all.end(), pieces.back().begin(), pieces.back().end());
     engine.tasks().persist(all);
   }
-  const std::int64_t early = static_cast<std::int64_t>(
-      std::count_if(written->begin(), written->end() - 1, [](std::int64_t n) { return n > 0; }));
+  // Out of core: records written before the last partition (the device path writes every partition's own).
+  const std::int64_t early = device ? 0
+                                    : static_cast<std::int64_t>(std::count_if(written->begin(), written->end() - 1,
+                                                                              [](std::int64_t n) { return n > 0; }));
   const bool wrote_early = comm.allreduce(early, ReduceOp::max) > 0;
   std::vector<Chunk> records, pairs, values;
-  std::vector<std::optional<std::int64_t>> values_known;
+  std::vector<std::optional<std::int64_t>> values_known, records_known;
   for (std::size_t p = 0; p < pieces.size(); ++p) {
     if ((*written)[p] > 0 || (p + 1 == pieces.size() && records.empty())) {
       records.push_back(pieces[p][0]);
+      records_known.emplace_back((*written)[p]);
       if (has_pairs) pairs.push_back(pieces[p][pairs_out]);
     }
     if (nhol && ((*value_rows)[p] > 0 || (p + 1 == pieces.size() && values.empty()))) {
@@ -227,7 +251,10 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
   // 2. The exchange: one partition per rank, or (out of core) as many as keep one under the memory budget; by key
   //    range (splitters from keys sampled at every write-out) when sorted, so partition order is key order. The
   //    values of median/quantile are as many rows as the input: they alone may call for several partitions.
-  Frame partial = record_frame(engine, R, std::move(records));
+  // The device path's records are one chunk per input partition: their known sizes let choose_nparts size the
+  // exchange by bytes rather than by chunks.
+  Frame partial = record_frame(engine, R, std::move(records),
+                               device ? std::move(records_known) : std::vector<std::optional<std::int64_t>>{});
   Frame value_frame;
   if (nhol) {
     std::vector<Field> fields;
@@ -235,7 +262,7 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     for (std::size_t h = 0; h < nhol; ++h) fields.push_back({"v" + std::to_string(h), ElementType::float64});
     value_frame = Frame(engine, Schema(fields), std::move(values), std::move(values_known));
   }
-  int nparts = wrote_early ? choose_nparts(partial, 1) : 1;
+  int nparts = wrote_early || device ? choose_nparts(partial, 1) : 1;
   if (nhol) nparts = std::max(nparts, choose_nparts(value_frame, 1));  // the same on every rank
   const bool out_of_core = wrote_early || nparts > 1;
   std::shared_ptr<const detail::Partitioner> partitioner =
@@ -259,6 +286,12 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     if (has_pairs) in.push_back(shuffled_pairs.partitions()[j]);
     if (nhol) in.push_back(shuffled_values.partitions()[j]);
     outs.push_back(engine.tasks().submit("groupby-combine", std::move(in), [=](TaskContext& ctx) {
+      if (device) {
+        const BatchView records(ctx.input(0));
+        *groups += detail::combine_records_on_device(ctx, *plan, records);
+        *received += records.nrows();
+        return;
+      }
       std::vector<std::uint64_t> recs = row_major(BatchView(ctx.input(0)), R);
       const std::size_t nrec = recs.size() / static_cast<std::size_t>(R);
       detail::GroupbyState fin;

@@ -72,6 +72,16 @@ struct KeyKernels {
    */
   static void sort_words(const Exec& exec, const SortColumn* cols, int ncols, bool nulls_first, std::int64_t n,
                          std::uint64_t* const* words);
+
+  /**
+   * @brief The inverse of encode (KeyEncoder::unpack, then groupby's write_result): n keys' words (a host array
+   * of layout.width() backend arrays) back into key columns. `out` is a host array of layout.ncols pointers to
+   * ColumnView-typed output arrays (`types`: host array of their types; int64/timestamp, float64 (a null: NaN),
+   * boolean, string codes (a null: -1)); `valid` a host array of ncols backend masks, written when the layout
+   * keeps nulls (nullptr entries otherwise). Asynchronous.
+   */
+  static void decode(const Exec& exec, std::uint64_t const* const* words, const KeyLayout& layout,
+                     const ElementType* types, std::int64_t n, void* const* out, std::uint8_t* const* valid);
 };
 
 }  // namespace slab::frame::kernels

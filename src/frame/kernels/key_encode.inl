@@ -146,7 +146,71 @@ inline void check_key_columns(int ncols, const char* what) {
                    std::to_string(kMaxKeyColumns) + ")");
 }
 
+/// One key's columns from its words (KeyEncoder::unpack, then write_result's per-type decode).
+struct DecodeRow {
+  const std::uint64_t* words[kMaxKeyWords];
+  KeyLayout layout;
+  ElementType types[kMaxKeyColumns];
+  void* out[kMaxKeyColumns];
+  std::uint8_t* valid[kMaxKeyColumns];
+  SLAB_HD void operator()(std::int64_t i) const {
+    std::uint64_t w[kMaxKeyWords];
+    const int nw = layout.nwords();
+    if (layout.packed) {
+      std::uint64_t p = words[0][i];
+      for (int k = nw - 1; k >= 0; --k) {
+        w[k] = p % layout.span[k] + layout.lo[k];
+        p /= layout.span[k];
+      }
+    } else {
+      for (int k = 0; k < nw; ++k) w[k] = words[k][i];
+    }
+    for (int k = 0; k < layout.ncols; ++k) {
+      const std::uint64_t v = w[layout.value_word(k)];
+      const bool null = !layout.dropna && w[layout.value_word(k) - 1] != 0;
+      if (!layout.dropna && valid[k]) valid[k][i] = null ? 0 : 1;
+      switch (types[k]) {
+        case ElementType::int64:
+        case ElementType::timestamp:
+          static_cast<std::int64_t*>(out[k])[i] = word_int(v);
+          break;
+        case ElementType::float64:
+          static_cast<double*>(out[k])[i] = null ? bits_double(0x7FF8000000000000ull) : word_float(v);
+          break;
+        case ElementType::boolean:
+          static_cast<std::uint8_t*>(out[k])[i] = static_cast<std::uint8_t>(v);
+          break;
+        case ElementType::string:
+          static_cast<std::int32_t*>(out[k])[i] = null ? -1 : static_cast<std::int32_t>(v);
+          break;
+        default:
+          break;
+      }
+    }
+  }
+};
+
 }  // namespace detail
+
+template <class B>
+void KeyKernels<B>::decode(const Exec& exec, std::uint64_t const* const* words, const KeyLayout& layout,
+                           const ElementType* types, std::int64_t n, void* const* out, std::uint8_t* const* valid) {
+  SLAB_EXPECTS(layout.ncols >= 0 && layout.ncols <= kMaxKeyColumns, InvalidArgument,
+               "key kernels: " + std::to_string(layout.ncols) + " key columns (at most " +
+                   std::to_string(kMaxKeyColumns) + ")");
+  if (n <= 0) return;
+  detail::DecodeRow row{};
+  for (int w = 0; w < layout.width(); ++w) row.words[w] = words[w];
+  row.layout = layout;
+  for (int k = 0; k < layout.ncols; ++k) {
+    row.types[k] = types[k];
+    row.out[k] = out[k];
+    row.valid[k] = valid ? valid[k] : nullptr;
+  }
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n, row);
+}
 
 template <class B>
 std::int64_t KeyKernels<B>::encode(const Exec& exec, const KeyColumn* keys, const KeyLayout& layout, std::int64_t n,

@@ -1,0 +1,218 @@
+#include "frame/groupby/device_path.hpp"
+
+#include <algorithm>
+
+#include "frame/device_paths.hpp"
+#include "frame/kernels/gather.hpp"
+#include "frame/kernels/groupby.hpp"
+#include "frame/kernels/key_encode.hpp"
+#include "frame/kernels/key_layout.hpp"
+#include "slab/task/task_context.hpp"
+
+namespace slab::frame::detail {
+
+namespace {
+
+static_assert(static_cast<int>(kernels::AggKind::nunique) == static_cast<int>(AggOp::nunique) &&
+              static_cast<int>(kernels::AggKind::last) == static_cast<int>(AggOp::last));
+
+/// R columns of `cap` words each in one scratch block: a record batch's layout, column-major.
+struct RecordColumns {
+  slab::detail::ScratchBytes block;
+  std::int64_t cap;
+  RecordColumns(const kernels::Exec& exec, int R, std::int64_t cap)
+      : block(exec, static_cast<std::size_t>(R) * static_cast<std::size_t>(std::max<std::int64_t>(cap, 1)) * 8),
+        cap(std::max<std::int64_t>(cap, 1)) {}
+  [[nodiscard]] std::uint64_t* column(int c) const { return static_cast<std::uint64_t*>(block.get()) + c * cap; }
+};
+
+/// The states of aggregation `a` in record columns col(0), col(1), ... from `first` on (write_record's order).
+template <class Col>
+kernels::AggStates states_at(const ColAgg& a, Col col, int first) {
+  kernels::AggStates s;
+  int c = first;
+  if (a.cnt) s.count = reinterpret_cast<std::int64_t*>(col(c++));
+  if (a.sum) s.sum = col(c++);
+  if (a.wel) {
+    s.mean = reinterpret_cast<double*>(col(c++));
+    s.m2 = reinterpret_cast<double*>(col(c++));
+  }
+  if (a.mn) s.min = col(c++);
+  if (a.mx) s.max = col(c++);
+  if (a.first) {
+    s.first_order = col(c++);
+    s.first_value = col(c++);
+  }
+  if (a.last) {
+    s.last_order = col(c++);
+    s.last_value = col(c++);
+  }
+  return s;
+}
+
+/// Every aggregation's states over record columns (W key words and the size first).
+template <class Col>
+std::vector<kernels::AggColumn> agg_columns(const GroupbyPlan& plan, Col col, const BatchView* in) {
+  std::vector<kernels::AggColumn> out;
+  int c = plan.W + 1;
+  for (const ColAgg& a : plan.proto.aggs) {
+    kernels::AggColumn k;
+    k.values = in ? column_view(*in, a.col) : kernels::ColumnView{a.type, nullptr, nullptr};
+    k.out = states_at(a, col, c);
+    c += a.record_words();
+    out.push_back(k);
+  }
+  return out;
+}
+
+/// Copy G rows of the R scratch columns into a record batch (output `output`).
+void write_records(TaskContext& ctx, const RecordColumns& cols, int R, std::int64_t G, std::size_t output) {
+  BatchBuilder b(ctx, G, std::vector<ElementType>(static_cast<std::size_t>(R), ElementType::int64), {}, output);
+  for (int c = 0; c < R && G > 0; ++c)
+    slab::copy(b.data(static_cast<std::size_t>(c)), cols.column(c), static_cast<std::size_t>(G) * 8, ctx.execution());
+}
+
+template <class B>
+std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
+                          std::size_t part, int rank, std::vector<std::uint64_t>& samples) {
+  const KeyEncoder& enc = plan.proto.enc;
+  const int W = plan.W, R = plan.R;
+  const std::int64_t n = in.nrows();
+  RecordColumns recs(exec, R, n);
+  std::int64_t G = 0;
+  if (n > 0) {
+    // Key words (W per row) and the keep flags.
+    slab::detail::ScratchBytes word_block(exec, static_cast<std::size_t>(W) * static_cast<std::size_t>(n) * 8);
+    slab::detail::ScratchBytes keep(exec, static_cast<std::size_t>(n));
+    std::vector<std::uint64_t*> words(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w)
+      words[static_cast<std::size_t>(w)] = static_cast<std::uint64_t*>(word_block.get()) + w * n;
+    std::vector<kernels::KeyColumn> keys;
+    for (std::size_t k = 0; k < enc.cols.size(); ++k) keys.push_back({column_view(in, enc.cols[k]), nullptr});
+    const kernels::KeyLayout layout = kernels::layout_of(enc);
+    kernels::KeyKernels<B>::encode(exec, keys.data(), layout, n, words.data(), static_cast<std::uint8_t*>(keep.get()));
+    int bits[kernels::kMaxKeyWords];
+    kernels::key_bits(enc, bits);
+    std::vector<std::uint64_t*> key_out(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w) key_out[static_cast<std::size_t>(w)] = recs.column(w);
+    kernels::GroupsOut groups;
+    groups.keys = key_out.data();
+    groups.size = reinterpret_cast<std::int64_t*>(recs.column(W));
+    const std::vector<kernels::AggColumn> aggs = agg_columns(
+        plan, [&](int c) { return recs.column(c); }, &in);
+    const std::uint64_t order0 =
+        (static_cast<std::uint64_t>(rank) << 52) | (static_cast<std::uint64_t>(part) << 32);  // the host's orders
+    G = kernels::GroupbyKernels<B>::aggregate(exec, words.data(), W, bits, n,
+                                              static_cast<const std::uint8_t*>(keep.get()), aggs.data(),
+                                              static_cast<int>(aggs.size()), order0, groups);
+  }
+  write_records(ctx, recs, R, G, 0);
+  // A few keys for range routing, spread over the groups (in key order here).
+  const std::int64_t S = std::min<std::int64_t>(G, 256);
+  if (S > 0) {
+    std::vector<std::int64_t> at(static_cast<std::size_t>(S));
+    for (std::int64_t i = 0; i < S; ++i) at[static_cast<std::size_t>(i)] = i * G / S;
+    slab::detail::ScratchBytes rows(exec, at.size() * 8), picked(exec, at.size() * 8);
+    slab::copy(rows.get(), at.data(), at.size() * 8, ctx.execution());
+    std::vector<std::uint64_t> host(static_cast<std::size_t>(S) * static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w) {
+      kernels::GatherKernels<B>::column(exec, {ElementType::int64, recs.column(w), nullptr},
+                                        static_cast<const std::int64_t*>(rows.get()), S, picked.get(), nullptr);
+      slab::copy(host.data() + w * S, picked.get(), static_cast<std::size_t>(S) * 8, ctx.execution());
+    }
+    for (std::int64_t i = 0; i < S; ++i)
+      for (int w = 0; w < W; ++w) samples.push_back(host[static_cast<std::size_t>(w * S + i)]);
+  }
+  return G;
+}
+
+template <class B>
+std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in) {
+  const KeyEncoder& enc = plan.proto.enc;
+  const int W = plan.W, R = plan.R;
+  const std::int64_t nrec = in.nrows();
+  auto in_col = [&](int c) {
+    return reinterpret_cast<std::uint64_t*>(const_cast<std::byte*>(in.data(static_cast<std::size_t>(c))));
+  };
+  RecordColumns fin(exec, R, nrec);
+  std::int64_t G = 0;
+  int bits[kernels::kMaxKeyWords];
+  kernels::key_bits(enc, bits);
+  std::vector<std::uint64_t*> key_out(static_cast<std::size_t>(W));
+  for (int w = 0; w < W; ++w) key_out[static_cast<std::size_t>(w)] = fin.column(w);
+  const std::vector<kernels::AggColumn> aggs = agg_columns(
+      plan, [&](int c) { return fin.column(c); }, nullptr);
+  if (nrec > 0) {
+    std::vector<const std::uint64_t*> words(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w) words[static_cast<std::size_t>(w)] = in_col(w);
+    std::vector<kernels::AggStates> records;
+    for (const kernels::AggColumn& a : agg_columns(plan, in_col, nullptr)) records.push_back(a.out);
+    kernels::GroupsOut groups;
+    groups.keys = key_out.data();
+    groups.size = reinterpret_cast<std::int64_t*>(fin.column(W));
+    G = kernels::GroupbyKernels<B>::combine(exec, words.data(), W, bits, nrec,
+                                            reinterpret_cast<const std::int64_t*>(in_col(W)), records.data(),
+                                            aggs.data(), static_cast<int>(aggs.size()), groups);
+  }
+  // The result batch: keys decoded, then one finalize per output column (write_result's types and masks).
+  const std::vector<ElementType> types = types_of(plan.out_schema);
+  const std::size_t nk = enc.cols.size();
+  std::vector<bool> has_valid(types.size(), false);
+  for (std::size_t k = 0; k < nk; ++k) has_valid[k] = !enc.dropna;
+  for (std::size_t j = 0; j < plan.out_cols.size(); ++j) {
+    const OutCol& oc = plan.out_cols[j];
+    const bool nullable = oc.op == AggOp::min || oc.op == AggOp::max || oc.op == AggOp::first || oc.op == AggOp::last;
+    has_valid[nk + j] = oc.agg >= 0 && nullable && !plan.proto.aggs[static_cast<std::size_t>(oc.agg)].isf;
+  }
+  BatchBuilder b(ctx, G, types, has_valid, 0);
+  if (G == 0) return 0;
+  std::vector<void*> key_cols;
+  std::vector<std::uint8_t*> key_valid;
+  for (std::size_t k = 0; k < nk; ++k) {
+    key_cols.push_back(b.data(k));
+    key_valid.push_back(b.valid(k));
+  }
+  std::vector<const std::uint64_t*> fin_words(key_out.begin(), key_out.end());
+  kernels::KeyKernels<B>::decode(exec, fin_words.data(), kernels::layout_of(enc), enc.types.data(), G, key_cols.data(),
+                                 key_valid.data());
+  const auto* sizes = reinterpret_cast<const std::int64_t*>(fin.column(W));
+  for (std::size_t j = 0; j < plan.out_cols.size(); ++j) {
+    const OutCol& oc = plan.out_cols[j];
+    const bool size = oc.agg < 0;
+    const ColAgg* a = size ? nullptr : &plan.proto.aggs[static_cast<std::size_t>(oc.agg)];
+    kernels::GroupbyKernels<B>::finalize(exec, static_cast<kernels::AggKind>(oc.op),
+                                         size ? ElementType::int64 : a->type,
+                                         size ? kernels::AggStates{} : aggs[static_cast<std::size_t>(oc.agg)].out,
+                                         sizes, G, b.data(nk + j), b.valid(nk + j));
+  }
+  return G;
+}
+
+}  // namespace
+
+bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, const GroupbyOptions& options) {
+  if (!takes_device_paths(frame) || !options.sort || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
+  if (plan.W > kernels::kMaxKeyWords) return false;
+  for (const ColAgg& a : plan.proto.aggs)
+    if (a.nuniq || !a.holistic.empty()) return false;
+  return true;
+}
+
+std::int64_t aggregate_partition_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& in,
+                                           std::size_t part, int rank, std::vector<std::uint64_t>& samples) {
+  std::int64_t G = 0;
+  on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+    G = aggregate_on<typename decltype(tag)::type>(ctx, exec, plan, in, part, rank, samples);
+  });
+  return G;
+}
+
+std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records) {
+  std::int64_t G = 0;
+  on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+    G = combine_on<typename decltype(tag)::type>(ctx, exec, plan, records);
+  });
+  return G;
+}
+
+}  // namespace slab::frame::detail

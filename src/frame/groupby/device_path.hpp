@@ -1,0 +1,42 @@
+#pragma once
+/// @file device_path.hpp
+/// @brief groupby on the device kernels (frame/kernels/key_encode.hpp and groupby.hpp): each input partition's
+/// rows are encoded, sorted and reduced into partial records of its own groups (the records the host's partial
+/// state writes out, R int64 columns), the records take the host's exchange, and each shuffled partition is
+/// combined and finalised into its result partition (key columns decoded from their words). Groups come out in
+/// key order, as the host's sorted result.
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "frame/groupby/plan.hpp"
+#include "slab/frame/batch.hpp"
+#include "slab/frame/frame.hpp"
+#include "slab/frame/groupby.hpp"
+
+namespace slab {
+class TaskContext;
+}
+
+namespace slab::frame::detail {
+
+/// Whether this groupby takes the device path: a device context, sorted output (the host's unsorted order is
+/// its hash index's first-seen order), no nunique (distinct values cannot merge as counts) and no
+/// median/quantile (their values meet their groups on the host), and at most kMaxKeyColumns keys.
+[[nodiscard]] bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan,
+                                             const GroupbyOptions& options);
+
+/**
+ * @brief Partition `part` of this rank (`in`) aggregated into its partial records, written to output 0 of `ctx`
+ * (R int64 columns: W key words, size, the states in write_record's order), groups in key order. Appends up to
+ * 256 of their keys (W words each) to `samples` for range routing. Returns the number of records. Not collective.
+ */
+std::int64_t aggregate_partition_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& in,
+                                           std::size_t part, int rank, std::vector<std::uint64_t>& samples);
+
+/// Shuffled partial records (`records`, R int64 columns) combined by key and finalised into the result batch of
+/// plan.out_schema, output 0 of `ctx`. Returns the number of groups. Not collective.
+std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records);
+
+}  // namespace slab::frame::detail
