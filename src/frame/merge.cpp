@@ -10,9 +10,14 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "frame/device_paths.hpp"
 #include "frame/hash_table.hpp"
-#include "frame/partitioner.hpp"
+#include "frame/kernels/key_encode.hpp"
+#include "frame/kernels/key_layout.hpp"
+#include "frame/kernels/key_words_hd.hpp"
+#include "frame/kernels/merge.hpp"
 #include "frame/key_words.hpp"
+#include "frame/partitioner.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -292,6 +297,121 @@ void probe_pairs(const JoinPlan& plan, const BuildTable& bt, const BatchView& b,
   }
 }
 
+/**
+ * The device path of one join (frame/kernels/merge.hpp): both sides' keys encoded (or, for one dense int64 key,
+ * the direct array over the build keys' range, as build_table decides), the pairs counted and filled in the
+ * host's output order, then one gather per output column with write_output's masks and values.
+ */
+template <class B>
+void join_on_device(TaskContext& ctx, const kernels::Exec& exec, const JoinPlan& plan, const BatchView& probe,
+                    const BatchView& build) {
+  using Join = kernels::JoinKernels<B>;
+  const ExecutionContext& context = ctx.execution();
+  const BatchView* side[2] = {nullptr, nullptr};
+  side[plan.probe] = &probe;
+  side[plan.build] = &build;
+  const std::int64_t np = probe.nrows(), nb = build.nrows();
+  const kernels::JoinSides kind{plan.keep_probe, plan.keep_build};
+  slab::detail::ScratchBytes workspace(exec, Join::workspace_bytes(np, nb));
+  // String keys' code remaps into the shared dictionary, in the backend's memory.
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held;
+  auto remap_of = [&](int s, std::size_t k) -> const std::int64_t* {
+    const std::vector<std::int64_t>& r = plan.enc[s].remap[k];
+    if (r.empty()) return nullptr;
+    held.push_back(std::make_unique<slab::detail::ScratchBytes>(exec, r.size() * sizeof(std::int64_t)));
+    slab::copy(held.back()->get(), r.data(), r.size() * sizeof(std::int64_t), context);
+    return static_cast<const std::int64_t*>(held.back()->get());
+  };
+  std::vector<const std::int64_t*> remaps[2];
+  for (int s = 0; s < 2; ++s)
+    for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k) remaps[s].push_back(remap_of(s, k));
+  auto column_of = [&](int s, std::size_t c, ElementType type) {
+    const BatchView& b = *side[s];
+    return b.ncols() ? detail::column_view(b, c) : kernels::ColumnView{type, nullptr, nullptr};
+  };
+
+  std::int64_t pairs = 0;
+  bool direct = false;
+  if (direct_key(plan) && nb > 0) {  // build_table's direct array, on the same condition
+    const std::size_t bc = plan.enc[plan.build].cols[0], pc = plan.enc[plan.probe].cols[0];
+    std::uint64_t wmin = 0, wmax = 0;
+    kernels::KeyKernels<B>::value_word_range(exec, {detail::column_view(build, bc), nullptr}, nb, &wmin, &wmax);
+    if (wmin <= wmax) {
+      const std::int64_t lo = kernels::word_int(wmin), hi = kernels::word_int(wmax);
+      const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
+      const auto n = static_cast<std::uint64_t>(nb);
+      direct = span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27);
+      if (direct) {
+        const kernels::JoinDirectKeys pk{np ? probe.column<std::int64_t>(pc).data() : nullptr,
+                                         np ? probe.valid(pc) : nullptr, np};
+        const kernels::JoinDirectKeys bk{build.column<std::int64_t>(bc).data(), build.valid(bc), nb};
+        pairs = Join::count_direct(exec, pk, bk, lo, static_cast<std::uint64_t>(span), kind, workspace.get());
+      }
+    }
+  }
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> key_scratch;
+  if (!direct) {
+    const int W = plan.enc[0].width();
+    std::vector<std::uint64_t*> words[2];
+    std::uint8_t* keep[2] = {nullptr, nullptr};
+    for (int s = 0; s < 2; ++s) {
+      const BatchView& b = *side[s];
+      const std::int64_t n = b.nrows();
+      key_scratch.push_back(std::make_unique<slab::detail::ScratchBytes>(
+          exec, static_cast<std::size_t>(W) * static_cast<std::size_t>(n) * 8 + static_cast<std::size_t>(n)));
+      auto* base = static_cast<std::uint64_t*>(key_scratch.back()->get());
+      for (int w = 0; w < W; ++w) words[s].push_back(base + w * n);
+      keep[s] = reinterpret_cast<std::uint8_t*>(base + W * n);
+      if (n == 0) continue;
+      std::vector<kernels::KeyColumn> keys;
+      for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k)
+        keys.push_back({detail::column_view(b, plan.enc[s].cols[k]), remaps[s][k]});
+      kernels::KeyKernels<B>::encode(exec, keys.data(), kernels::layout_of(plan.enc[s]), n, words[s].data(), keep[s]);
+    }
+    int bits[kernels::kMaxKeyWords];
+    kernels::key_bits(plan.enc[plan.build], bits);
+    const kernels::JoinKeys pk{words[plan.probe].data(), keep[plan.probe], np};
+    const kernels::JoinKeys bk{words[plan.build].data(), keep[plan.build], nb};
+    pairs = Join::count(exec, pk, bk, W, bits, kind, workspace.get());
+  }
+  slab::detail::ScratchBytes rows(exec, static_cast<std::size_t>(std::max<std::int64_t>(pairs, 1)) * 16);
+  auto* pi = static_cast<std::int64_t*>(rows.get());
+  std::int64_t* bi = pi + std::max<std::int64_t>(pairs, 1);
+  Join::fill(exec, np, nb, kind, workspace.get(), pairs, pi, bi);
+  const bool probe_missing = Join::any_missing(exec, pi, pairs), build_missing = Join::any_missing(exec, bi, pairs);
+
+  // write_output's masks, then one gather per column.
+  std::vector<bool> masks;
+  for (const auto& o : plan.out) {
+    if (o.key >= 0) {
+      const bool pm = probe.ncols() && probe.valid(plan.enc[plan.probe].cols[o.key]);
+      const bool bm = build.ncols() && build.valid(plan.enc[plan.build].cols[o.key]);
+      masks.push_back(pm || bm || (probe_missing && build_missing));
+    } else {
+      const bool from_probe = o.side == plan.probe;
+      const BatchView& src = from_probe ? probe : build;
+      masks.push_back((src.ncols() && src.valid(o.col)) || (from_probe ? probe_missing : build_missing));
+    }
+  }
+  BatchBuilder bb(ctx, pairs, plan.types, masks);
+  for (std::size_t oc = 0; oc < plan.out.size() && pairs > 0; ++oc) {
+    const OutSpec& o = plan.out[oc];
+    const ElementType type = plan.types[oc];
+    if (o.key >= 0) {
+      const auto k = static_cast<std::size_t>(o.key);
+      const kernels::JoinSource first{column_of(plan.probe, plan.enc[plan.probe].cols[k], type), remaps[plan.probe][k]};
+      const kernels::JoinSource second{column_of(plan.build, plan.enc[plan.build].cols[k], type),
+                                       remaps[plan.build][k]};
+      const bool fill_from_build = probe_missing && build.ncols();
+      Join::gather(exec, first, pi, fill_from_build ? &second : nullptr, bi, pairs, bb.data(oc), bb.valid(oc));
+    } else {
+      const bool from_probe = o.side == plan.probe;
+      const kernels::JoinSource src{column_of(o.side, o.col, type), nullptr};
+      Join::gather(exec, src, from_probe ? pi : bi, nullptr, nullptr, pairs, bb.data(oc), bb.valid(oc));
+    }
+  }
+}
+
 /// Hot keys of a hash join: keys (by shuffle hash) with so many rows on one side that their partition pair
 /// would not fit well under the memory limit (more than the budget of one of the 16 buffers a join round may
 /// hold at once with spills around it: about 1/16 of the limit), found from a strided sample of both
@@ -404,7 +524,9 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
 Frame merge(const Frame& left, const Frame& right, const std::vector<std::string>& on, const MergeOptions& options) {
   const Schema* sch[2] = {&left.schema(), &right.schema()};
   SLAB_EXPECTS(!on.empty(), InvalidArgument, "merge: no key columns");
-  note_host_fallback(left.engine(), "merge");
+  const bool device =
+      detail::takes_device_paths(left) && on.size() <= static_cast<std::size_t>(kernels::kMaxKeyColumns);
+  if (!device) note_host_fallback(left.engine(), "merge");
   auto plan = std::make_shared<JoinPlan>();
   std::vector<Dictionary> key_dicts;
   for (int s = 0; s < 2; ++s) plan->enc[s].dropna = true;
@@ -550,10 +672,16 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
     concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
     bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
-    build_table(*plan, *bt);
+    if (!device) build_table(*plan, *bt);
     for (const auto& p : probe_frame.partitions()) {
-      outputs.push_back(engine.tasks().submit("merge-probe", {p}, [plan, bt](TaskContext& ctx) {
+      outputs.push_back(engine.tasks().submit("merge-probe", {p}, [plan, bt, device](TaskContext& ctx) {
         BatchView b(ctx.input(0));
+        if (device) {
+          detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+            join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, b, bt->batch);
+          });
+          return;
+        }
         thread_local std::vector<std::int64_t> pi, bi;
         probe_pairs(*plan, *bt, b, pi, bi, nullptr);
         write_output(*plan, b, *bt, pi, bi, ctx);
@@ -614,7 +742,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     for (int j = 0; j < nparts; ++j)
       outputs.push_back(engine.tasks().submit(
           "merge-join", {shuffled[pr].partitions()[j], shuffled[bu].partitions()[j]},
-          [plan, rp = rep[pr], rb = rep[bu], tp = types_of(*sch[pr]), tb = types_of(*sch[bu])](TaskContext& ctx) {
+          [plan, rp = rep[pr], rb = rep[bu], tp = types_of(*sch[pr]), tb = types_of(*sch[bu]),
+           device](TaskContext& ctx) {
             // Replicated hot rows join this pair's side.
             std::vector<std::byte> ps, bs;
             auto with = [](const BatchView& part, const std::shared_ptr<const std::vector<std::byte>>& extra,
@@ -627,6 +756,12 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
             const BatchView probe = with(BatchView(ctx.input(0)), rp, tp, ps);
             BuildTable t;
             t.batch = with(BatchView(ctx.input(1)), rb, tb, bs);
+            if (device) {
+              detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+                join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, probe, t.batch);
+              });
+              return;
+            }
             build_table(*plan, t);
             thread_local std::vector<std::int64_t> pi, bi;
             probe_pairs(*plan, t, probe, pi, bi, plan->keep_build ? &t.matched : nullptr);

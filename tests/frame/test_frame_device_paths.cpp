@@ -22,6 +22,7 @@
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
+#include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/runtime/execution_context.hpp"
@@ -45,7 +46,7 @@ slab::EngineOptions options_for(bool reference) {
 /// summable (the reference sums in the host's order, so even these must agree bitwise).
 LocalTable table_for(std::int64_t n, int rank, int nranks) {
   const std::int64_t b = n * rank / nranks, e = n * (rank + 1) / nranks;
-  std::vector<std::int64_t> i64, ts;
+  std::vector<std::int64_t> i64, ts, k;
   std::vector<double> x, y;
   std::vector<std::uint8_t> bools, i_valid, y_valid, b_valid, s_valid;
   std::vector<std::string> s;
@@ -68,6 +69,7 @@ LocalTable table_for(std::int64_t n, int rank, int nranks) {
     s.push_back(std::string(1, static_cast<char>('a' + slab::counter_hash(10, u) % 5)));
     s_valid.push_back(r % 6 != 2);
     ts.push_back(946684800000000000 + r * 60000000000);
+    k.push_back(static_cast<std::int64_t>(slab::counter_hash(12, u) % 131));
   }
   LocalTable t;
   t.add(LocalColumn::int64("i", i64, i_valid));
@@ -76,6 +78,38 @@ LocalTable table_for(std::int64_t n, int rank, int nranks) {
   t.add(LocalColumn::boolean("b", bools, b_valid));
   t.add(LocalColumn::string("s", s, s_valid));
   t.add(LocalColumn::timestamp("t", ts));
+  t.add(LocalColumn::int64("k", k));  // dense, 0 to 130: the merges' direct array
+  return t;
+}
+
+/// The right side of the merges: rows [r m / p, (r + 1) m / p) of m, a dense key k (the direct array's case),
+/// i as the left's (nulls, extremes), strings from another alphabet ('b' to 'f': the codes are remapped into
+/// the union of both dictionaries) and payloads with masks.
+LocalTable right_for(std::int64_t m, int rank, int nranks) {
+  const std::int64_t b = m * rank / nranks, e = m * (rank + 1) / nranks;
+  std::vector<std::int64_t> k, i64;
+  std::vector<double> w;
+  std::vector<std::uint8_t> i_valid, w_valid, flag, s_valid;
+  std::vector<std::string> s;
+  for (std::int64_t r = b; r < e; ++r) {
+    const auto u = static_cast<std::uint64_t>(r);
+    k.push_back(r % 97);
+    std::int64_t v = static_cast<std::int64_t>(slab::counter_hash(7, u + 5) % 2001) - 1000;
+    if (r == 3) v = std::numeric_limits<std::int64_t>::min();
+    i64.push_back(v);
+    i_valid.push_back(r % 5 != 2);
+    s.push_back(std::string(1, static_cast<char>('b' + slab::counter_hash(11, u) % 5)));
+    s_valid.push_back(r % 7 != 1);
+    w.push_back(static_cast<double>(r % 13) * 0.5);
+    w_valid.push_back(r % 4 != 3);
+    flag.push_back(static_cast<std::uint8_t>(r & 1));
+  }
+  LocalTable t;
+  t.add(LocalColumn::int64("k", k));
+  t.add(LocalColumn::int64("i", i64, i_valid));
+  t.add(LocalColumn::string("s", s, s_valid));
+  t.add(LocalColumn::float64("y", w, w_valid));  // clashes with the left's y: suffixes
+  t.add(LocalColumn::boolean("flag", flag));
   return t;
 }
 
@@ -195,6 +229,19 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
       {"x", {AggOp::min, AggOp::max, AggOp::count, AggOp::first, AggOp::last}},
       {"t", {AggOp::min, AggOp::max, AggOp::first, AggOp::last, AggOp::count}}};
   group({"s"}, every);
+  // merge: the same partitions on both engines, so each rank's rows compare as they are.
+  using slab::frame::JoinKind;
+  using slab::frame::JoinStrategy;
+  auto join = [&](const Frame& right, const std::vector<std::string>& on, JoinKind how, JoinStrategy strategy) {
+    std::string what = "merge on";
+    for (const auto& k : on) what += " " + k;
+    add(out,
+        what + " how " + std::to_string(static_cast<int>(how)) + " strategy " +
+            std::to_string(static_cast<int>(strategy)),
+        slab::frame::merge(f, right, on, {.how = how, .strategy = strategy}).local_table());
+  };
+  const Frame small = Frame::from_local_table(e, right_for(97, e.comm().rank(), e.comm().size()), 40);
+  join(small, {"k"}, JoinKind::inner, JoinStrategy::broadcast);  // every left row once, by the direct array
   roll("y", RollingWindow::count(1500), all);     // past a partition (1000 rows)
   roll("y", RollingWindow::parse("1d"), no_std);  // 1440 rows of one minute
   if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
@@ -210,6 +257,15 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   roll("y", RollingWindow::time(3 * 60000000000LL, 3), no_std);
   group({"s"}, every);
   group({"b", "s"}, {{"y", {AggOp::sum, AggOp::mean, AggOp::count}}, {"x", {AggOp::first, AggOp::last}}});
+  const Frame right = Frame::from_local_table(e, right_for(n / 3 + 2, e.comm().rank(), e.comm().size()), 300);
+  for (JoinKind how : {JoinKind::inner, JoinKind::left, JoinKind::right, JoinKind::outer})
+    for (JoinStrategy strategy : {JoinStrategy::broadcast, JoinStrategy::hash}) {
+      if (how == JoinKind::outer && strategy == JoinStrategy::broadcast) continue;
+      join(right, {"k"}, how, strategy);       // many to many, dense: the direct array
+      join(right, {"i"}, how, strategy);       // nulls and extremes: key words
+      join(right, {"s", "k"}, how, strategy);  // two dictionaries: remapped codes, packed words
+    }
+  join(small, {"s"}, JoinKind::outer, JoinStrategy::hash);
   group({"i"}, {{"y", {AggOp::sum, AggOp::count}},
                 {"s", {AggOp::min, AggOp::max, AggOp::first, AggOp::last}},
                 {"x", {AggOp::size}}});               // int64 keys with nulls and extremes, mostly one row a group
@@ -252,7 +308,8 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby"})
+  for (const char* op :
+       {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby", "merge"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 

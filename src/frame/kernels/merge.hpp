@@ -18,6 +18,7 @@
 #include <cstdint>
 
 #include "core/kernels/exec.hpp"
+#include "frame/kernels/columns.hpp"
 
 namespace slab::frame::kernels {
 
@@ -44,6 +45,13 @@ struct JoinSides {
   bool keep_build = false;
 };
 
+/// One side's column for the output gather: string codes are remapped into the output's dictionary (backend
+/// memory, one int64 per code; nullptr = identity).
+struct JoinSource {
+  ColumnView column;
+  const std::int64_t* remap = nullptr;
+};
+
 template <class B>
 struct JoinKernels {
   /// Bytes of the workspace of count()/fill() for these side sizes (backend memory, 256-byte aligned).
@@ -63,6 +71,22 @@ struct JoinKernels {
   /// Pass 2: probe_rows[j], build_rows[j] for j < pairs (-1 = no row), from count()'s workspace. Asynchronous.
   static void fill(const Exec& exec, std::int64_t probe_n, std::int64_t build_n, JoinSides kind, const void* workspace,
                    std::int64_t pairs, std::int64_t* probe_rows, std::int64_t* build_rows);
+
+  /// Whether any of rows[0, n) is -1 (a side's missing rows, which give its output columns a mask).
+  /// Synchronises.
+  static bool any_missing(const Exec& exec, const std::int64_t* rows, std::int64_t n);
+
+  /**
+   * @brief merge.cpp's gather_column for one output column of n rows: row i from `first` at first_rows[i], or,
+   * where that is -1 and `second` is given (a key column: the build side fills the rows the probe side lacks),
+   * from `second` at second_rows[i]. A row is valid when its source row exists and is valid there; values as
+   * the host writes them: 8-byte types the source's bits (0 for a missing row), float64 NaN where not valid;
+   * string codes remapped, -1 where not valid; booleans the byte (0 for a missing row). out_valid (when not
+   * nullptr) gets the validity. Asynchronous.
+   */
+  static void gather(const Exec& exec, const JoinSource& first, const std::int64_t* first_rows,
+                     const JoinSource* second, const std::int64_t* second_rows, std::int64_t n, void* out,
+                     std::uint8_t* out_valid);
 };
 
 }  // namespace slab::frame::kernels

@@ -5,6 +5,7 @@
 // rows in row order. fill(): one functor call per output pair, which finds its probe row by binary search in
 // the offsets (balanced however skewed the keys are).
 #include <thrust/binary_search.h>
+#include <thrust/count.h>
 #include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -302,6 +303,67 @@ void JoinKernels<B>::fill(const Exec& exec, std::int64_t probe_n, std::int64_t b
   thrust::for_each(
       b.policy(), j, j + pairs,
       detail::FillPairs{ws.lo, ws.off, ws.sorted, ws.unmatched, probe_n > 0 ? probe_n : 0, probe_rows, build_rows});
+}
+
+namespace detail {
+
+/// One output row of JoinKernels::gather.
+struct JoinGatherRow {
+  JoinSource first, second;
+  const std::int64_t* first_rows;
+  const std::int64_t* second_rows;  // nullptr: no second source
+  ElementType type;
+  void* out;
+  std::uint8_t* out_valid;
+  SLAB_HD void operator()(std::int64_t i) const {
+    const bool from_second = second_rows && first_rows[i] < 0;
+    const JoinSource& src = from_second ? second : first;
+    const std::int64_t r = from_second ? second_rows[i] : first_rows[i];
+    const bool ok = r >= 0 && (!src.column.valid || src.column.valid[r]);
+    if (out_valid) out_valid[i] = ok ? 1 : 0;
+    switch (type) {
+      case ElementType::string: {
+        std::int32_t v = r >= 0 ? static_cast<const std::int32_t*>(src.column.data)[r] : -1;
+        if (v >= 0 && src.remap) v = static_cast<std::int32_t>(src.remap[v]);
+        static_cast<std::int32_t*>(out)[i] = ok ? v : -1;
+        break;
+      }
+      case ElementType::boolean:
+        static_cast<std::uint8_t*>(out)[i] = r >= 0 ? static_cast<const std::uint8_t*>(src.column.data)[r] : 0;
+        break;
+      default: {  // the 8-byte types
+        std::uint64_t v = r >= 0 ? static_cast<const std::uint64_t*>(src.column.data)[r] : 0;
+        if (!ok && type == ElementType::float64) v = 0x7FF8000000000000ull;
+        static_cast<std::uint64_t*>(out)[i] = v;
+        break;
+      }
+    }
+  }
+};
+
+struct IsMissing {
+  SLAB_HD bool operator()(std::int64_t r) const { return r < 0; }
+};
+
+}  // namespace detail
+
+template <class B>
+bool JoinKernels<B>::any_missing(const Exec& exec, const std::int64_t* rows, std::int64_t n) {
+  if (n <= 0) return false;
+  B b(exec);
+  return thrust::count_if(b.policy(), rows, rows + n, detail::IsMissing{}) > 0;
+}
+
+template <class B>
+void JoinKernels<B>::gather(const Exec& exec, const JoinSource& first, const std::int64_t* first_rows,
+                            const JoinSource* second, const std::int64_t* second_rows, std::int64_t n, void* out,
+                            std::uint8_t* out_valid) {
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n,
+                   detail::JoinGatherRow{first, second ? *second : JoinSource{}, first_rows,
+                                         second ? second_rows : nullptr, first.column.type, out, out_valid});
 }
 
 }  // namespace slab::frame::kernels
