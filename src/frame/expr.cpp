@@ -1,11 +1,14 @@
 #include "slab/frame/expr.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <locale>
+#include <optional>
 #include <regex>
 
 #include "core/floor_divide.hpp"
+#include "frame/expr_program.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
 
@@ -622,10 +625,10 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
             r = x * y;
             break;
           case ExprOp::floordiv:
-            r = detail::float_floor_divide(x, y);
+            r = slab::detail::float_floor_divide(x, y);
             break;
           case ExprOp::mod:
-            r = detail::float_mod(x, y);
+            r = slab::detail::float_mod(x, y);
             break;
           default:
             r = x / y;
@@ -636,8 +639,8 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
     } else if (nd.op == ExprOp::floordiv || nd.op == ExprOp::mod) {
       out.ints.resize(n);  // x // 0 and x % 0 are 0, as pandas' nullable Int64 (and NumPy) give
       for (std::size_t i = 0; i < n; ++i)
-        out.ints[i] = nd.op == ExprOp::floordiv ? detail::int_floor_divide(i64(a, i), i64(b, i))
-                                                : detail::int_mod(i64(a, i), i64(b, i));
+        out.ints[i] = nd.op == ExprOp::floordiv ? slab::detail::int_floor_divide(i64(a, i), i64(b, i))
+                                                : slab::detail::int_mod(i64(a, i), i64(b, i));
     } else {
       out.ints.resize(n);
       for (std::size_t i = 0; i < n; ++i) {
@@ -689,7 +692,7 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
             v = 0;
             continue;
           }
-          std::int64_t q = detail::int_floor_divide(v, f), r = v - q * f;  // 0 <= r < f
+          std::int64_t q = slab::detail::int_floor_divide(v, f), r = v - q * f;  // 0 <= r < f
           if (2 * static_cast<__int128>(r) > f || (2 * static_cast<__int128>(r) == f && (q & 1))) ++q;
           v = static_cast<std::int64_t>(static_cast<std::uint64_t>(q) * static_cast<std::uint64_t>(f));
         }
@@ -884,5 +887,330 @@ EvalColumn evaluate(const Expr& expr, const BatchView& batch, const Schema& sche
   Ctx cx{batch, schema, static_cast<std::size_t>(batch.nrows())};
   return eval(expr, cx);
 }
+
+// ---- compilation for the device interpreter (frame/expr_program.hpp) -------------------------------------
+
+namespace detail {
+namespace {
+
+using kernels::ExprKind;
+using kernels::ExprStepOp;
+
+/// The step compiler: the same case analysis as eval(), each node one step. Throws CannotCompile where the
+/// interpreter does not cover a node; any other exception (an expression the host rejects) also ends in nullopt.
+struct CannotCompile {};
+
+ExprKind kind_of(ElementType t) {
+  switch (t) {
+    case ElementType::int64:
+    case ElementType::timestamp:
+      return ExprKind::int64;
+    case ElementType::float64:
+      return ExprKind::float64;
+    case ElementType::boolean:
+      return ExprKind::boolean;
+    case ElementType::string:
+      return ExprKind::code;
+    default:
+      throw CannotCompile{};
+  }
+}
+
+std::uint8_t compare_index(ExprOp op) {
+  return static_cast<std::uint8_t>(static_cast<int>(op) - static_cast<int>(ExprOp::eq));
+}
+
+struct Compiler {
+  const Schema& schema;
+  CompiledExpr& out;
+
+  int push(kernels::ExprStep st, std::uint8_t rule) {
+    kernels::ExprProgram& p = out.program;
+    if (p.nsteps >= kernels::kMaxExprSteps) throw CannotCompile{};
+    p.steps[p.nsteps] = st;
+    out.mask_rule.push_back(rule);
+    return p.nsteps++;
+  }
+  std::uint64_t table(const std::vector<std::uint64_t>& t) {
+    const std::uint64_t at = out.tables.size();
+    out.tables.insert(out.tables.end(), t.begin(), t.end());
+    return at;
+  }
+
+  int emit(const Expr& e) {
+    const ExprNode& nd = e.node();
+    kernels::ExprStep st;
+    if (nd.op == ExprOp::column) {
+      const std::size_t c = schema.index_of(nd.column);
+      st.op = ExprStepOp::column;
+      st.kind = kind_of(schema.type(c));
+      auto it = std::find(out.columns.begin(), out.columns.end(), c);
+      if (it == out.columns.end()) {
+        if (out.columns.size() >= static_cast<std::size_t>(kernels::kMaxExprColumns)) throw CannotCompile{};
+        it = out.columns.insert(out.columns.end(), c);
+      }
+      st.bits = static_cast<std::uint64_t>(it - out.columns.begin());
+      return push(st, 1);
+    }
+    if (nd.op == ExprOp::literal) {
+      st.op = ExprStepOp::literal;
+      if (auto* i = std::get_if<std::int64_t>(&nd.value)) {
+        st.kind = ExprKind::int64, st.bits = static_cast<std::uint64_t>(*i);
+      } else if (auto* d = std::get_if<double>(&nd.value)) {
+        st.kind = ExprKind::float64, st.bits = std::bit_cast<std::uint64_t>(*d);
+      } else if (auto* b = std::get_if<bool>(&nd.value)) {
+        st.kind = ExprKind::boolean, st.bits = *b ? 1 : 0;
+      } else if (std::holds_alternative<std::monostate>(nd.value)) {
+        st.kind = ExprKind::float64, st.bits = std::bit_cast<std::uint64_t>(std::nan(""));
+      } else {
+        throw CannotCompile{};  // a bare string literal: the host raises its TypeError
+      }
+      return push(st, 0);
+    }
+    if (is_cmp(nd.op)) {
+      const Expr& l = nd.args[0];
+      const Expr& r = nd.args[1];
+      if (is_string_literal(r) && l.type(schema) == ElementType::timestamp)
+        return emit(make(nd.op, {l, lit(timestamp_literal(r, e))}));
+      if (is_string_literal(l) && r.type(schema) == ElementType::timestamp)
+        return emit(make(nd.op, {lit(timestamp_literal(l, e)), r}));
+      const bool rs = is_string_literal(r), ls = is_string_literal(l);
+      if (rs || ls) {  // compare_string_literal, by the dictionary's bounds of the literal
+        const Expr& c = rs ? l : r;
+        if (c.type(schema) != ElementType::string) throw CannotCompile{};
+        const Dictionary dict = string_dictionary(c, schema);
+        const std::string& v = std::get<std::string>((rs ? r : l).node().value);
+        st.op = ExprStepOp::compare_codes;
+        st.kind = ExprKind::boolean;
+        st.sub = compare_index(rs ? nd.op : flip(nd.op));
+        st.lo = std::lower_bound(dict->begin(), dict->end(), v) - dict->begin();
+        st.hi = std::upper_bound(dict->begin(), dict->end(), v) - dict->begin();
+        st.a = static_cast<std::int16_t>(emit(c));
+        return push(st, 0);
+      }
+      const ElementType ta = l.type(schema), tb = r.type(schema);
+      if ((ta == ElementType::string) != (tb == ElementType::string)) throw CannotCompile{};
+      if (ta == ElementType::string) {
+        const Dictionary da = string_dictionary(l, schema), db = string_dictionary(r, schema);
+        if (!(da == db || (da && db && *da == *db))) throw CannotCompile{};
+      }
+      st.op = ExprStepOp::compare;
+      st.kind = ExprKind::boolean;
+      st.sub = compare_index(nd.op);
+      st.mode = ta == ElementType::string ? 0 : (ta != ElementType::float64 && tb != ElementType::float64) ? 1 : 2;
+      st.a = static_cast<std::int16_t>(emit(l));
+      st.b = static_cast<std::int16_t>(emit(r));
+      return push(st, 0);
+    }
+    if (is_arith(nd.op) || nd.op == ExprOp::floordiv || nd.op == ExprOp::mod) {
+      const ElementType t = e.type(schema);
+      if (t != ElementType::float64 && t != ElementType::int64 && t != ElementType::timestamp) throw CannotCompile{};
+      st.op = ExprStepOp::arith;
+      st.kind = kind_of(t);
+      switch (nd.op) {
+        case ExprOp::add:
+          st.sub = 0;
+          break;
+        case ExprOp::sub:
+          st.sub = 1;
+          break;
+        case ExprOp::mul:
+          st.sub = 2;
+          break;
+        case ExprOp::floordiv:
+          st.sub = 4;
+          break;
+        case ExprOp::mod:
+          st.sub = 5;
+          break;
+        default:
+          st.sub = 3;
+          break;
+      }
+      st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+      st.b = static_cast<std::int16_t>(emit(nd.args[1]));
+      return push(st, 3);
+    }
+    switch (nd.op) {
+      case ExprOp::neg:
+      case ExprOp::abs: {
+        const ElementType t = nd.args[0].type(schema);
+        if (t != ElementType::int64 && t != ElementType::float64) throw CannotCompile{};
+        st.op = nd.op == ExprOp::neg ? ExprStepOp::neg : ExprStepOp::abs;
+        st.kind = kind_of(t);
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, 2);
+      }
+      case ExprOp::log:
+      case ExprOp::exp:
+      case ExprOp::sqrt:
+        (void)e.type(schema);
+        st.op = ExprStepOp::math;
+        st.kind = ExprKind::float64;
+        st.sub = nd.op == ExprOp::log ? 0 : nd.op == ExprOp::exp ? 1 : 2;
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, 0);
+      case ExprOp::round: {
+        (void)e.type(schema);
+        const std::int64_t d = std::get<std::int64_t>(nd.value);
+        st.op = ExprStepOp::round;
+        st.kind = kind_of(nd.args[0].type(schema));
+        st.lo = d;
+        st.scale = std::pow(10.0, static_cast<double>(d < 0 ? -d : d));
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, 2);
+      }
+      case ExprOp::clip: {
+        const ElementType t = e.type(schema);
+        if (t != ElementType::float64 && t != ElementType::int64 && t != ElementType::timestamp) throw CannotCompile{};
+        st.op = ExprStepOp::clip;
+        st.kind = kind_of(t);
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        st.b = static_cast<std::int16_t>(emit(nd.args[1]));
+        st.c = static_cast<std::int16_t>(emit(nd.args[2]));
+        return push(st, 2);
+      }
+      case ExprOp::where: {
+        const ElementType t = e.type(schema);
+        if (t == ElementType::string) throw CannotCompile{};
+        st.op = ExprStepOp::where;
+        st.kind = kind_of(t);
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        st.b = static_cast<std::int16_t>(emit(nd.args[1]));
+        st.c = static_cast<std::int16_t>(emit(nd.args[2]));
+        return push(st, t == ElementType::float64 ? 0 : 4);
+      }
+      case ExprOp::str_contains:
+      case ExprOp::str_lower:
+      case ExprOp::str_len: {
+        (void)e.type(schema);
+        const Dictionary dict = string_dictionary(nd.args[0], schema);
+        std::vector<std::uint64_t> per(dict->size());
+        if (nd.op == ExprOp::str_contains) {
+          const std::string& pat = std::get<std::string>(nd.value);
+          const bool regex = std::get<bool>(nd.values.at(0));
+          std::regex re;
+          if (regex) re = std::regex(pat, std::regex::ECMAScript);  // a bad pattern: the host raises its error
+          for (std::size_t k = 0; k < dict->size(); ++k)
+            per[k] = regex ? std::regex_search((*dict)[k], re) : (*dict)[k].find(pat) != std::string::npos;
+          st.kind = ExprKind::boolean;
+        } else if (nd.op == ExprOp::str_len) {
+          for (std::size_t k = 0; k < dict->size(); ++k)
+            per[k] = static_cast<std::uint64_t>(
+                std::count_if((*dict)[k].begin(), (*dict)[k].end(), [](char ch) { return (ch & 0xC0) != 0x80; }));
+          st.kind = ExprKind::int64;
+        } else {
+          const Dictionary low = lowered_dictionary(dict);
+          for (std::size_t k = 0; k < dict->size(); ++k)
+            per[k] = static_cast<std::uint64_t>(std::lower_bound(low->begin(), low->end(), utf8_lower((*dict)[k])) -
+                                                low->begin());
+          st.kind = ExprKind::code;
+        }
+        st.op = ExprStepOp::code_table;
+        st.bits = table(per);
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, st.kind == ExprKind::code ? 0 : 4);
+      }
+      case ExprOp::isnull:
+      case ExprOp::notnull:
+        st.op = nd.op == ExprOp::isnull ? ExprStepOp::isnull : ExprStepOp::notnull;
+        st.kind = ExprKind::boolean;
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, 0);
+      case ExprOp::logical_and:
+      case ExprOp::logical_or:
+      case ExprOp::logical_not: {
+        for (const auto& a : nd.args)
+          if (a.type(schema) != ElementType::boolean) throw CannotCompile{};
+        st.op = nd.op == ExprOp::logical_and  ? ExprStepOp::logical_and
+                : nd.op == ExprOp::logical_or ? ExprStepOp::logical_or
+                                              : ExprStepOp::logical_not;
+        st.kind = ExprKind::boolean;
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        if (nd.args.size() > 1) st.b = static_cast<std::int16_t>(emit(nd.args[1]));
+        return push(st, 0);
+      }
+      case ExprOp::isin: {
+        st.kind = ExprKind::boolean;
+        std::vector<std::uint64_t> set;
+        if (nd.args[0].type(schema) == ElementType::string) {
+          const Dictionary dict = string_dictionary(nd.args[0], schema);
+          for (const auto& v : nd.values)
+            if (auto* str = std::get_if<std::string>(&v)) {
+              auto it = std::lower_bound(dict->begin(), dict->end(), *str);
+              if (it != dict->end() && *it == *str) set.push_back(static_cast<std::uint64_t>(it - dict->begin()));
+            }
+          std::sort(set.begin(), set.end());
+          st.op = ExprStepOp::isin_codes;
+        } else {
+          std::vector<double> vals;
+          for (const auto& v : nd.values) {
+            if (auto* x = std::get_if<std::int64_t>(&v))
+              vals.push_back(static_cast<double>(*x));
+            else if (auto* d = std::get_if<double>(&v))
+              vals.push_back(*d);
+            else if (auto* b = std::get_if<bool>(&v))
+              vals.push_back(*b);
+          }
+          std::erase_if(vals, [](double d) { return std::isnan(d); });  // NaN equals nothing
+          std::sort(vals.begin(), vals.end());
+          for (double d : vals) set.push_back(std::bit_cast<std::uint64_t>(d));
+          st.op = ExprStepOp::isin_values;
+        }
+        st.bits = table(set);
+        st.hi = static_cast<std::int64_t>(set.size());
+        st.a = static_cast<std::int16_t>(emit(nd.args[0]));
+        return push(st, 0);
+      }
+      default:
+        throw CannotCompile{};
+    }
+  }
+};
+
+}  // namespace
+
+std::optional<CompiledExpr> compile_for_device(const Expr& expr, const Schema& schema) {
+  if (!expr.valid()) return std::nullopt;
+  CompiledExpr out;
+  try {
+    out.type = expr.type(schema);
+    Compiler{schema, out}.emit(expr);
+  } catch (...) {  // not covered, or rejected (the host evaluation raises the error)
+    return std::nullopt;
+  }
+  out.program.ncolumns = static_cast<int>(out.columns.size());
+  return out;
+}
+
+kernels::ExprProgram CompiledExpr::bind(const BatchView& batch) const {
+  kernels::ExprProgram p = program;
+  for (std::size_t k = 0; k < columns.size(); ++k)
+    p.columns[k] = {batch.type(columns[k]), batch.data(columns[k]), batch.valid(columns[k])};
+  return p;
+}
+
+bool CompiledExpr::has_mask(const BatchView& batch, std::int64_t invalid_rows) const {
+  if (batch.nrows() == 0) return false;
+  // The last step is the root; rules 2 and 3 follow the operands.
+  auto rule_of = [&](auto&& self, int s) -> bool {
+    const kernels::ExprStep& st = program.steps[s];
+    switch (mask_rule[static_cast<std::size_t>(s)]) {
+      case 1:
+        return batch.valid(columns[st.bits]) != nullptr;
+      case 2:
+        return self(self, st.a);
+      case 3:
+        return self(self, st.a) || self(self, st.b);
+      case 4:
+        return invalid_rows > 0;
+      default:
+        return false;
+    }
+  };
+  return rule_of(rule_of, program.nsteps - 1);
+}
+
+}  // namespace detail
 
 }  // namespace slab::frame

@@ -8,6 +8,8 @@
 #include <unordered_map>
 
 #include "frame/device_paths.hpp"
+#include "frame/expr_program.hpp"
+#include "frame/kernels/expr.hpp"
 #include "frame/kernels/gather.hpp"
 #include "frame/kernels/ops.hpp"
 #include "frame/map_partitions.hpp"
@@ -158,10 +160,47 @@ Frame select(const Frame& frame, const std::vector<std::string>& columns) {
       true, takes_device_paths(frame));
 }
 
+/// A compiled expression evaluated over `in` on backend B: values (out_type's layout) into `values`, validity
+/// bits into `valid` (both backend memory, n rows). Returns the invalid rows' count.
+template <class B>
+std::int64_t evaluate_on(TaskContext& ctx, const kernels::Exec& exec, const detail::CompiledExpr& expr,
+                         const BatchView& in, ElementType out_type, void* values, std::uint8_t* valid) {
+  kernels::ExprProgram program = expr.bind(in);
+  slab::detail::ScratchBytes tables(exec, expr.tables.size() * sizeof(std::uint64_t));
+  if (!expr.tables.empty()) {
+    slab::copy(tables.get(), expr.tables.data(), expr.tables.size() * sizeof(std::uint64_t), ctx.execution());
+    program.tables = static_cast<const std::uint64_t*>(tables.get());
+  }
+  return kernels::ExprKernels<B>::evaluate(exec, program, in.nrows(), out_type, values, valid);
+}
+
+/// The device path of filter: the predicate's program, OpsKernels::filter_rows, one gather per column.
+Frame filter_on_device(const Frame& frame, std::shared_ptr<const detail::CompiledExpr> expr) {
+  return detail::map_partitions_with(
+      frame, frame.schema(), "filter",
+      [expr](const BatchView& in, TaskContext& ctx) {
+        on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+          using B = typename decltype(ops)::Backend;
+          const std::int64_t n = in.nrows();
+          slab::detail::ScratchBytes pred(exec, static_cast<std::size_t>(n) * 2),
+              rows(exec, static_cast<std::size_t>(n) * sizeof(std::int64_t));
+          auto* p = static_cast<std::uint8_t*>(pred.get());
+          (void)evaluate_on<B>(ctx, exec, *expr, in, ElementType::boolean, p, p + n);
+          auto* r = static_cast<std::int64_t*>(rows.get());
+          const std::int64_t k = n ? ops.filter_rows(exec, p, p + n, n, r) : 0;
+          take_rows_on(ctx, exec, ops, in, r, k);
+        });
+      },
+      false, true);
+}
+
 Frame filter(const Frame& frame, const Expr& predicate) {
   Schema schema = frame.schema();
   SLAB_EXPECTS(predicate.type(schema) == ElementType::boolean, TypeError,
                "filter: the predicate " + predicate.to_string() + " is not boolean");
+  if (takes_device_paths(frame))
+    if (auto compiled = detail::compile_for_device(predicate, schema))
+      return filter_on_device(frame, std::make_shared<const detail::CompiledExpr>(std::move(*compiled)));
   return map_partitions(frame, schema, "filter", [predicate, schema](const BatchView& in, TaskContext& ctx) {
     auto e = evaluate(predicate, in, schema);
     std::vector<std::int64_t> rows;
@@ -178,6 +217,35 @@ Frame assign(const Frame& frame, const std::string& name, const Expr& value) {
   if (t == ElementType::string) dict = string_dictionary(value, schema);
   Schema out = schema.with_column({name, t}, dict);
   std::size_t target = out.index_of(name);
+  if (takes_device_paths(frame))
+    if (auto compiled = detail::compile_for_device(value, schema)) {
+      // The device path: the value's program into scratch, then the batch with the host's mask decision.
+      auto expr = std::make_shared<const detail::CompiledExpr>(std::move(*compiled));
+      return detail::map_partitions_with(
+          frame, out, "assign",
+          [expr, out, target, t](const BatchView& in, TaskContext& ctx) {
+            on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+              using B = typename decltype(ops)::Backend;
+              const std::int64_t n = in.nrows();
+              const std::size_t es = element_size(t);
+              slab::detail::ScratchBytes values(exec, static_cast<std::size_t>(n) * es),
+                  valid(exec, static_cast<std::size_t>(n));
+              auto* v = static_cast<std::uint8_t*>(valid.get());
+              const std::int64_t invalid = evaluate_on<B>(ctx, exec, *expr, in, t, values.get(), v);
+              std::vector<bool> m;
+              for (std::size_t c = 0; c < out.size(); ++c)
+                m.push_back(c == target ? expr->has_mask(in, invalid) : (n > 0 && in.valid(c) != nullptr));
+              BatchBuilder b(ctx, n, out, m);
+              for (std::size_t c = 0; c < out.size(); ++c)
+                if (c != target) copy_column_on(ctx.execution(), in, c, b, c);
+              if (n > 0) {
+                slab::copy(b.data(target), values.get(), static_cast<std::size_t>(n) * es, ctx.execution());
+                if (auto* bv = b.valid(target)) slab::copy(bv, v, static_cast<std::size_t>(n), ctx.execution());
+              }
+            });
+          },
+          true, true);
+    }
   return map_partitions(
       frame, out, "assign",
       [value, schema, out, target](const BatchView& in, TaskContext& ctx) {

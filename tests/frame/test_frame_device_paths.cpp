@@ -20,6 +20,7 @@
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/version.hpp"
 #include "slab/frame/datasets.hpp"
+#include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
 #include "slab/frame/merge.hpp"
@@ -128,7 +129,9 @@ void add(std::vector<Result>& out, const std::string& what, const LocalTable& t)
     bits.push_back(c.size());
     for (std::size_t i = 0; i < c.size(); ++i) {
       bits.push_back(i < c.valid.size() ? c.valid[i] : 2);
-      if (!c.floats.empty()) bits.push_back(std::bit_cast<std::uint64_t>(c.floats[i]));
+      // Every NaN is one NaN: the sign of a NaN from NaN + NaN follows the operand order the compiler picks.
+      if (!c.floats.empty())
+        bits.push_back(std::isnan(c.floats[i]) ? 0x7FF8000000000000ull : std::bit_cast<std::uint64_t>(c.floats[i]));
       if (!c.ints.empty()) bits.push_back(static_cast<std::uint64_t>(c.ints[i]));
       if (!c.bools.empty()) bits.push_back(c.bools[i]);
       if (!c.strings.empty()) bits.push_back(std::hash<std::string>{}(c.strings[i]));
@@ -229,6 +232,9 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
       {"x", {AggOp::min, AggOp::max, AggOp::count, AggOp::first, AggOp::last}},
       {"t", {AggOp::min, AggOp::max, AggOp::first, AggOp::last, AggOp::count}}};
   group({"s"}, every);
+  add(out, "assign mixed",
+      slab::frame::assign(f, "v", slab::frame::col("x") * slab::frame::col("i") - slab::frame::col("y")).local_table());
+  add(out, "filter", slab::frame::filter(f, slab::frame::col("y") > 0 | slab::frame::col("s") == "b").local_table());
   // merge: the same partitions on both engines, so each rank's rows compare as they are.
   using slab::frame::JoinKind;
   using slab::frame::JoinStrategy;
@@ -257,6 +263,45 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   roll("y", RollingWindow::time(3 * 60000000000LL, 3), no_std);
   group({"s"}, every);
   group({"b", "s"}, {{"y", {AggOp::sum, AggOp::mean, AggOp::count}}, {"x", {AggOp::first, AggOp::last}}});
+  // filter and assign: every expression node, on every column type, with masks, NaN, -0.0, +-inf, int64
+  // extremes (wrapping arithmetic), division by zero and string dictionaries.
+  using slab::frame::col;
+  using slab::frame::Expr;
+  const std::vector<std::pair<std::string, Expr>> values{
+      {"arith", col("i") * 3 + col("k") - 7},
+      {"true division", col("i") / col("k")},
+      {"floordiv mod", slab::frame::floordiv(col("i"), col("k") - 5) + col("i") % -3},
+      {"float floordiv mod", slab::frame::floordiv(col("x"), col("y")) - col("x") % 0.25},
+      {"by zero", col("i").floordiv(0) + col("i").mod(0)},
+      {"mixed", col("x") * col("i") + col("b") - col("y") / 0.0},
+      {"neg abs", -col("i") + col("x").abs() - (-col("x"))},
+      {"math", slab::frame::log(col("x")) + slab::frame::exp(col("y")) + slab::frame::sqrt(col("k"))},
+      {"round", slab::frame::round(col("x") * 1000, 1) + slab::frame::round(col("y"), 0)},
+      {"round int", slab::frame::round(col("i"), -2) + slab::frame::round(col("k"), -1)},
+      {"clip", slab::frame::clip(col("x"), col("y"), 0.5)},
+      {"clip int", slab::frame::clip(col("i"), -100, col("k"))},
+      {"where float", slab::frame::where(col("b"), col("x"), col("y"))},
+      {"where int", slab::frame::where(col("x") > 0, col("i"), col("k"))},
+      {"where bool", slab::frame::where(col("y") > 0, col("b"), false)},
+      {"compare", col("i") > col("k")},
+      {"compare strings", col("s") >= "c"},
+      {"compare literal first", Expr("b") < col("s")},
+      {"timestamps", col("t") >= "2000-01-01 00:20:00"},
+      {"logic", (col("x") > 0 & col("s") != "a") | ~col("b")},
+      {"nulls", col("y").isnull() | col("s").notnull()},
+      {"isin", col("k").isin({std::int64_t{3}, 7.0, true, std::numeric_limits<double>::quiet_NaN()})},
+      {"isin strings", col("s").isin({std::string("b"), std::string("e"), std::string("z")})},
+      {"str", col("s").contains("[bd]", true) & (col("s").len() == 1)},
+      {"str lower", col("s").lower()},
+      {"column", col("y")},
+      {"bool column", col("b")},
+      {"nan literal", col("x") + slab::frame::lit(slab::frame::Scalar{})},
+  };
+  for (const auto& [what, value] : values) add(out, "assign " + what, slab::frame::assign(f, "v", value).local_table());
+  add(out, "assign over x", slab::frame::assign(f, "x", col("x") + 1).local_table());
+  for (const Expr& pred : {col("x") > 0, col("b"), col("s") == "c" | col("y").isnull(),
+                           slab::frame::where(col("i") > 0, col("b"), col("y") < 0), col("k").isin({5, 6})})
+    add(out, "filter " + pred.to_string(), slab::frame::filter(f, pred).local_table());
   const Frame right = Frame::from_local_table(e, right_for(n / 3 + 2, e.comm().rank(), e.comm().size()), 300);
   for (JoinKind how : {JoinKind::inner, JoinKind::left, JoinKind::right, JoinKind::outer})
     for (JoinStrategy strategy : {JoinStrategy::broadcast, JoinStrategy::hash}) {
@@ -308,8 +353,8 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op :
-       {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby", "merge"})
+  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby",
+                         "merge", "assign", "filter"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 

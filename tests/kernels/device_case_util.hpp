@@ -17,6 +17,7 @@
 #include "array/kernels/reduction.hpp"
 #include "core/kernels/device.hpp"
 #include "core/kernels/exec.hpp"
+#include "frame/kernels/expr.hpp"
 #include "frame/kernels/gather.hpp"
 #include "frame/kernels/groupby.hpp"
 #include "frame/kernels/key_encode.hpp"

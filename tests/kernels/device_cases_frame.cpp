@@ -640,6 +640,163 @@ Outcome rolling(I64 n, const Options& opt, bool time_window) {
   return o;
 }
 
+// ---- frames: key decoding, join output, expressions ------------------------------------------------------
+
+Outcome key_decode(I64 n, const Options& opt, bool packed, bool dropna) {
+  Outcome o;
+  const Keys keys(n, packed, dropna);
+  std::vector<U8> keep;
+  const auto words = host_words(keys, n, keep);
+  const auto un = std::max<std::size_t>(static_cast<std::size_t>(n), 1);
+  const ElementType types[2] = {ElementType::int64, ElementType::string};
+  std::vector<const U64*> hw;
+  for (const auto& w : words) hw.push_back(w.data());
+  std::vector<I64> rk(un);
+  std::vector<std::int32_t> rs(un);
+  std::vector<U8> rkv(un), rsv(un);
+  void* rout[2] = {rk.data(), rs.data()};
+  U8* rvalid[2] = {rkv.data(), rsv.data()};
+  fk::KeyKernels<Reference>::decode(kExec, hw.data(), keys.layout, types, n, rout, dropna ? nullptr : rvalid);
+  std::vector<std::unique_ptr<Dev<U64>>> dw;
+  std::vector<const U64*> dwp;
+  for (const auto& w : words) {
+    dw.push_back(std::make_unique<Dev<U64>>(w));
+    dwp.push_back(dw.back()->get());
+  }
+  Dev<I64> dk(un);
+  Dev<std::int32_t> ds(un);
+  Dev<U8> dkv(un), dsv(un);
+  void* dout[2] = {dk.get(), ds.get()};
+  U8* dvalid[2] = {dkv.get(), dsv.get()};
+  auto run = [&] {
+    fk::KeyKernels<Device>::decode(kExec, dwp.data(), keys.layout, types, n, dout, dropna ? nullptr : dvalid);
+  };
+  run();
+  const auto ka = dk.host(static_cast<std::size_t>(n));
+  const auto sa = ds.host(static_cast<std::size_t>(n));
+  run();
+  rk.resize(static_cast<std::size_t>(n));
+  rs.resize(static_cast<std::size_t>(n));
+  compare(o, opt, "int64 keys", rk, ka, dk.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "string keys", rs, sa, ds.host(static_cast<std::size_t>(n)));
+  if (!dropna) {
+    rkv.resize(static_cast<std::size_t>(n));
+    compare(o, opt, "key validity", rkv, dkv.host(static_cast<std::size_t>(n)), dkv.host(static_cast<std::size_t>(n)));
+  }
+  o.seconds = timed(opt, run);
+  o.bytes = static_cast<double>(n) * (words.size() * 8 + 8 + 4 + (dropna ? 0 : 2));
+  return o;
+}
+
+Outcome join_gather(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = std::max<std::size_t>(static_cast<std::size_t>(n), 1);
+  const std::vector<double> x = mixed(n, 30);
+  const std::vector<U8> m = valid(n, 31, 6);
+  const std::vector<std::int32_t> s = codes(n, 32, 40);
+  std::vector<I64> remap(40), pi(un), bi(un);
+  for (I64 c = 0; c < 40; ++c) remap[static_cast<std::size_t>(c)] = 2 * c + 1;
+  for (I64 i = 0; i < n; ++i) {
+    pi[i] = hh(33, i) % 7 == 0 ? -1 : static_cast<I64>(hh(34, i) % static_cast<U64>(n));
+    bi[i] = hh(35, i) % 5 == 0 ? -1 : static_cast<I64>(hh(36, i) % static_cast<U64>(n));
+  }
+  std::vector<double> rx(un);
+  std::vector<std::int32_t> rs(un);
+  std::vector<U8> rxv(un), rsv(un);
+  const fk::JoinSource hx{host_view(ElementType::float64, x, &m)}, hs{host_view(ElementType::string, s), remap.data()};
+  fk::JoinKernels<Reference>::gather(kExec, hx, pi.data(), nullptr, nullptr, n, rx.data(), rxv.data());
+  fk::JoinKernels<Reference>::gather(kExec, hs, pi.data(), &hs, bi.data(), n, rs.data(), rsv.data());
+  const bool rmiss = fk::JoinKernels<Reference>::any_missing(kExec, pi.data(), n);
+  const DevColumn dx(ElementType::float64, x, &m), ds(ElementType::string, s);
+  const Dev<I64> dremap(remap), dpi(pi), dbi(bi);
+  const fk::JoinSource jx{dx.view()}, js{ds.view(), dremap.get()};
+  Dev<double> ox(un);
+  Dev<std::int32_t> os(un);
+  Dev<U8> oxv(un), osv(un);
+  bool miss = false;
+  auto run = [&] {
+    fk::JoinKernels<Device>::gather(kExec, jx, dpi.get(), nullptr, nullptr, n, ox.get(), oxv.get());
+    fk::JoinKernels<Device>::gather(kExec, js, dpi.get(), &js, dbi.get(), n, os.get(), osv.get());
+    miss = fk::JoinKernels<Device>::any_missing(kExec, dpi.get(), n);
+  };
+  run();
+  const auto xa = ox.host(static_cast<std::size_t>(n));
+  const auto sa = os.host(static_cast<std::size_t>(n));
+  run();
+  rx.resize(static_cast<std::size_t>(n));
+  rs.resize(static_cast<std::size_t>(n));
+  rxv.resize(static_cast<std::size_t>(n));
+  compare(o, opt, "float64 values", rx, xa, ox.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "float64 validity", rxv, oxv.host(static_cast<std::size_t>(n)),
+          oxv.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "remapped codes", rs, sa, os.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "any_missing", std::vector<int>{rmiss}, std::vector<int>{miss}, std::vector<int>{miss});
+  o.seconds = timed(opt, run);
+  o.bytes = static_cast<double>(n) * (8 + 8 + 8 + 1 + 4 + 4 + 8 + 1 + 1);
+  return o;
+}
+
+/// clip(where(x > 0.25, sqrt(x) * z + 3, z // 7), -100, 3) over a float column (NaN, -0.0) and a masked int64
+/// column (sqrt: correctly rounded on both sides, unlike log and exp).
+fk::ExprProgram expr_program(const fk::ColumnView& x, const fk::ColumnView& z) {
+  fk::ExprProgram p;
+  using Op = fk::ExprStepOp;
+  using K = fk::ExprKind;
+  auto step = [&](Op op, K kind, int a = -1, int b = -1, int c = -1, std::uint8_t sub = 0, std::uint8_t mode = 0,
+                  U64 bits = 0) {
+    fk::ExprStep s;
+    s.op = op, s.kind = kind, s.a = static_cast<std::int16_t>(a), s.b = static_cast<std::int16_t>(b);
+    s.c = static_cast<std::int16_t>(c), s.sub = sub, s.mode = mode, s.bits = bits;
+    p.steps[p.nsteps] = s;
+    return p.nsteps++;
+  };
+  p.columns[0] = x, p.columns[1] = z, p.ncolumns = 2;
+  const int cx = step(Op::column, K::float64, -1, -1, -1, 0, 0, 0);
+  const int cz = step(Op::column, K::int64, -1, -1, -1, 0, 0, 1);
+  const int quarter = step(Op::literal, K::float64, -1, -1, -1, 0, 0, 0x3FD0000000000000ull);
+  const int cond = step(Op::compare, K::boolean, cx, quarter, -1, 4, 2);
+  const int lg = step(Op::math, K::float64, cx, -1, -1, 2);
+  const int prod = step(Op::arith, K::float64, lg, cz, -1, 2);
+  const int three = step(Op::literal, K::int64, -1, -1, -1, 0, 0, 3);
+  const int sum = step(Op::arith, K::float64, prod, three, -1, 0);
+  const int seven = step(Op::literal, K::int64, -1, -1, -1, 0, 0, 7);
+  const int fd = step(Op::arith, K::int64, cz, seven, -1, 4);
+  const int w = step(Op::where, K::float64, cond, sum, fd);
+  const int lo = step(Op::literal, K::float64, -1, -1, -1, 0, 0, 0xC059000000000000ull);  // -100
+  step(Op::clip, K::float64, w, lo, three);
+  return p;
+}
+
+Outcome expr_evaluate(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = std::max<std::size_t>(static_cast<std::size_t>(n), 1);
+  const std::vector<double> x = mixed(n, 40);
+  const std::vector<I64> z = ints(n, 41, 1000, -500);
+  const std::vector<U8> zm = valid(n, 42, 7);
+  std::vector<double> ref(un);
+  std::vector<U8> rv(un);
+  const I64 rbad = fk::ExprKernels<Reference>::evaluate(
+      kExec, expr_program(host_view(ElementType::float64, x), host_view(ElementType::int64, z, &zm)), n,
+      ElementType::float64, ref.data(), rv.data());
+  const DevColumn dx(ElementType::float64, x), dz(ElementType::int64, z, &zm);
+  const fk::ExprProgram dp = expr_program(dx.view(), dz.view());
+  Dev<double> out(un);
+  Dev<U8> ov(un);
+  I64 bad = 0;
+  auto run = [&] { bad = fk::ExprKernels<Device>::evaluate(kExec, dp, n, ElementType::float64, out.get(), ov.get()); };
+  run();
+  const auto a = out.host(static_cast<std::size_t>(n));
+  run();
+  ref.resize(static_cast<std::size_t>(n));
+  rv.resize(static_cast<std::size_t>(n));
+  compare(o, opt, "values", ref, a, out.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "validity", rv, ov.host(static_cast<std::size_t>(n)), ov.host(static_cast<std::size_t>(n)));
+  compare(o, opt, "invalid rows", std::vector<I64>{rbad}, std::vector<I64>{bad}, std::vector<I64>{bad});
+  o.seconds = timed(opt, run);
+  o.bytes = static_cast<double>(n) * (8 + 8 + 1 + 8 + 1);
+  return o;
+}
+
 }  // namespace
 
 std::vector<Case> frame_cases() {
@@ -670,6 +827,10 @@ std::vector<Case> frame_cases() {
        }},
       {"frame.rolling.rows_1000", [](I64 n, const Options& o) { return rolling(n, o, false); }},
       {"frame.rolling.time_1h", [](I64 n, const Options& o) { return rolling(n, o, true); }},
+      {"frame.key_decode.packed", [](I64 n, const Options& o) { return key_decode(n, o, true, true); }},
+      {"frame.key_decode.words_nulls", [](I64 n, const Options& o) { return key_decode(n, o, false, false); }},
+      {"frame.merge.gather_output", join_gather},
+      {"frame.expr.where_sqrt_floordiv_clip", expr_evaluate},
   };
 }
 
