@@ -1007,26 +1007,13 @@ struct Compiler {
       if (t != ElementType::float64 && t != ElementType::int64 && t != ElementType::timestamp) throw CannotCompile{};
       st.op = ExprStepOp::arith;
       st.kind = kind_of(t);
-      switch (nd.op) {
-        case ExprOp::add:
-          st.sub = 0;
-          break;
-        case ExprOp::sub:
-          st.sub = 1;
-          break;
-        case ExprOp::mul:
-          st.sub = 2;
-          break;
-        case ExprOp::floordiv:
-          st.sub = 4;
-          break;
-        case ExprOp::mod:
-          st.sub = 5;
-          break;
-        default:
-          st.sub = 3;
-          break;
-      }
+      // expr.hpp's ExprStepOp::arith numbering: + - * / // %
+      st.sub = nd.op == ExprOp::add        ? 0
+               : nd.op == ExprOp::sub      ? 1
+               : nd.op == ExprOp::mul      ? 2
+               : nd.op == ExprOp::floordiv ? 4
+               : nd.op == ExprOp::mod      ? 5
+                                           : 3;
       st.a = static_cast<std::int16_t>(emit(nd.args[0]));
       st.b = static_cast<std::int16_t>(emit(nd.args[1]));
       return push(st, 3);
