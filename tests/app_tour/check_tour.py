@@ -134,6 +134,10 @@ def main():
         gcells = c["gram_rows"] * c["gram_cols"]
         expect("trace_Y", abs(c["trace_Y"] - gcells / 3) < 8 * math.sqrt(gcells * 4 / 45), c["trace_Y"])
         expect("Y00", abs(c["Y00"] - c["gram_cols"] / 3) < 8 * math.sqrt(c["gram_cols"] * 4 / 45), c["Y00"])
+    # Host fallbacks: none on the host; none on the reference place either, where every step of the tour has its
+    # device path (slab/engine/host_fallback.hpp).
+    fb = out.get("fallbacks", {})
+    expect("fallbacks", fb.get("total") == 0 and fb.get("ops") == {}, fb)
     expect("asym_max", c["asym_max"] == 0.0, c["asym_max"])
     expect("gram_stored", c["gram_stored"] is True, c["gram_stored"])
     expect("gram_blocks", c["gram_blocks"] > ranks, f"{c['gram_blocks']} blocks for {ranks} ranks: not streamed")
