@@ -18,6 +18,7 @@
 #include "frame/kernels/merge.hpp"
 #include "frame/key_words.hpp"
 #include "frame/partitioner.hpp"
+#include "frame/shuffle_device.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -722,6 +723,25 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       for (const auto& kv : *hot) any |= kv.second == s;
       if (any) rep[s] = replicated_rows(*sides[s], keys[s], hot, s);
       const Schema schema = *sch[s];
+      if (device) {  // the same route on the device kernels (shuffle_device.hpp)
+        auto hk = std::make_shared<detail::HotKeys>();
+        std::vector<std::pair<std::uint64_t, int>> sorted(hot->begin(), hot->end());
+        std::sort(sorted.begin(), sorted.end());
+        for (const auto& [h, side] : sorted) {
+          hk->hashes.push_back(h);
+          hk->sides.push_back(static_cast<std::uint8_t>(side));
+        }
+        auto dict =
+            std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, keys[s]));
+        shuffled[s] = detail::shuffle_routed_on_device(
+            *sides[s], nparts,
+            [k = keys[s], dict, hk, s, nranks = comm.size(), nparts](TaskContext& ctx, const kernels::Exec& exec,
+                                                                     const BatchView& b, std::uint32_t* bucket) {
+              detail::route_by_row_hash(ctx, exec, b, k, *dict, nranks, nparts, hk.get(), s, bucket);
+            },
+            "merge-shuffle");
+        continue;
+      }
       shuffled[s] = shuffle_routed(
           *sides[s], nparts,
           [schema, k = keys[s], hot, s, partitioner](const BatchView& b, std::vector<std::uint32_t>& bucket) {

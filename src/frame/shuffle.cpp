@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <memory>
 
+#include "frame/device_paths.hpp"
 #include "frame/hash_bytes.hpp"
+#include "frame/kernels/gather.hpp"
 #include "frame/kernels/key_words_hd.hpp"
+#include "frame/kernels/partition.hpp"
 #include "frame/partitioner.hpp"
+#include "frame/shuffle_device.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -83,41 +88,97 @@ struct RoundBuffers {
   std::vector<std::byte> send, recv;
 };
 
-void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuffers& buffers) {
-  const Comm& comm = ctx.comm();
-  const int p = comm.size();
+/// The host's packing of a round: rows routed by `route` on the host, grouped by bucket (a stable counting sort),
+/// each bucket's rows taken into its batch in the send buffer (per destination: nparts u64 batch sizes, then the
+/// batches).
+void pack_on_host(TaskContext& ctx, int nparts, const RouteFn& route, std::vector<std::byte>& send,
+                  std::vector<std::size_t>& counts) {
+  const int p = ctx.comm().size();
   const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
-  std::vector<std::byte>& send = buffers.send;
-  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
-  comm.run_collectively([&] {  // a routing error becomes every rank's error, never a hang in the alltoallv
-    const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
-    const auto n = static_cast<std::size_t>(in.nrows());
-    std::vector<std::uint32_t> bucket;
-    if (n) route(in, bucket);
-    // Rows grouped by bucket, stable (counting sort).
-    std::vector<std::size_t> start(nb + 1, 0);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (bucket[i] == kDropRow) continue;
-      SLAB_EXPECTS(bucket[i] < nb, InvalidArgument, "shuffle: route gave bucket " + std::to_string(bucket[i]));
-      ++start[bucket[i] + 1];
+  const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
+  const auto n = static_cast<std::size_t>(in.nrows());
+  std::vector<std::uint32_t> bucket;
+  if (n) route(in, bucket);
+  // Rows grouped by bucket, stable (counting sort).
+  std::vector<std::size_t> start(nb + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (bucket[i] == kDropRow) continue;
+    SLAB_EXPECTS(bucket[i] < nb, InvalidArgument, "shuffle: route gave bucket " + std::to_string(bucket[i]));
+    ++start[bucket[i] + 1];
+  }
+  for (std::size_t b = 0; b < nb; ++b) start[b + 1] += start[b];
+  std::vector<std::int64_t> rows(start[nb]);
+  {
+    std::vector<std::size_t> at(start.begin(), start.end() - 1);
+    for (std::size_t i = 0; i < n; ++i)
+      if (bucket[i] != kDropRow) rows[at[bucket[i]]++] = static_cast<std::int64_t>(i);
+  }
+  auto rows_of = [&](std::size_t b) {
+    return std::span<const std::int64_t>(rows.data() + start[b], start[b + 1] - start[b]);
+  };
+  std::vector<std::uint64_t> sizes(nb, 0);
+  std::size_t total = 0;
+  for (std::size_t b = 0; b < nb; ++b) {
+    if (start[b + 1] > start[b]) sizes[b] = take_rows_bytes(in, rows_of(b));
+    total += sizes[b];
+  }
+  send.resize(total + nb * 8);
+  std::size_t at = 0;
+  for (int d = 0; d < p; ++d) {
+    const std::size_t begin = at;
+    const std::size_t b0 = static_cast<std::size_t>(d) * static_cast<std::size_t>(nparts);
+    std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
+    at += 8 * static_cast<std::size_t>(nparts);
+    for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
+      if (sizes[b]) take_rows(in, rows_of(b), std::span<std::byte>(send.data() + at, sizes[b]));
+      at += sizes[b];
     }
-    for (std::size_t b = 0; b < nb; ++b) start[b + 1] += start[b];
-    std::vector<std::int64_t> rows(start[nb]);
-    {
-      std::vector<std::size_t> at(start.begin(), start.end() - 1);
-      for (std::size_t i = 0; i < n; ++i)
-        if (bucket[i] != kDropRow) rows[at[bucket[i]]++] = static_cast<std::int64_t>(i);
+    counts[static_cast<std::size_t>(d)] = at - begin;
+  }
+}
+
+/// The device path's packing (frame/kernels/partition.hpp, gather.hpp): buckets from the device route,
+/// PartitionKernels::group_by_bucket, then each bucket's batch header written on the host and its columns
+/// gathered on the device into staging and copied into the send buffer. The same bytes as pack_on_host.
+void pack_on_device(TaskContext& ctx, int nparts, const detail::DeviceRouteFn& route, std::vector<std::byte>& send,
+                    std::vector<std::size_t>& counts) {
+  const int p = ctx.comm().size();
+  const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
+  const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
+  const std::int64_t n = in.nrows();
+  const ExecutionContext& context = ctx.execution();
+  detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+    using B = typename decltype(tag)::type;
+    std::vector<std::int64_t> start(nb + 1, 0);
+    slab::detail::ScratchBytes bucket(exec, static_cast<std::size_t>(n) * 4),
+        rows(exec, static_cast<std::size_t>(n) * 8), offsets(exec, (nb + 1) * 8);
+    auto* r = static_cast<std::int64_t*>(rows.get());
+    if (n > 0) {
+      auto* bk = static_cast<std::uint32_t*>(bucket.get());
+      route(ctx, exec, in, bk);
+      (void)kernels::PartitionKernels<B>::group_by_bucket(exec, bk, n, static_cast<std::int64_t>(nb), r,
+                                                          static_cast<std::int64_t*>(offsets.get()));
+      slab::copy(start.data(), offsets.get(), (nb + 1) * 8, context);
     }
-    auto rows_of = [&](std::size_t b) {
-      return std::span<const std::int64_t>(rows.data() + start[b], start[b + 1] - start[b]);
-    };
+    std::vector<ElementType> types;
+    std::vector<bool> masks;
+    for (std::size_t c = 0; c < in.ncols(); ++c) {
+      types.push_back(in.type(c));
+      masks.push_back(in.valid(c) != nullptr);
+    }
     std::vector<std::uint64_t> sizes(nb, 0);
     std::size_t total = 0;
+    std::int64_t widest = 0;
     for (std::size_t b = 0; b < nb; ++b) {
-      if (start[b + 1] > start[b]) sizes[b] = take_rows_bytes(in, rows_of(b));
+      const std::int64_t m = start[b + 1] - start[b];
+      if (m > 0) sizes[b] = BatchBuilder::size_for(m, types, masks);
       total += sizes[b];
+      widest = std::max(widest, m);
     }
     send.resize(total + nb * 8);
+    slab::detail::ScratchBytes staging(exec, static_cast<std::size_t>(widest) * 9);
+    auto* values = static_cast<std::byte*>(staging.get());
+    auto* mask = reinterpret_cast<std::uint8_t*>(values + widest * 8);
     std::size_t at = 0;
     for (int d = 0; d < p; ++d) {
       const std::size_t begin = at;
@@ -125,12 +186,32 @@ void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuff
       std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
       at += 8 * static_cast<std::size_t>(nparts);
       for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
-        if (sizes[b]) take_rows(in, rows_of(b), std::span<std::byte>(send.data() + at, sizes[b]));
+        if (sizes[b]) {
+          const std::int64_t m = start[b + 1] - start[b];
+          BatchBuilder out(std::span<std::byte>(send.data() + at, sizes[b]), m, types, masks);
+          for (std::size_t c = 0; c < types.size(); ++c) {
+            kernels::GatherKernels<B>::column(exec, detail::column_view(in, c), r + start[b], m, values,
+                                              masks[c] ? mask : nullptr);
+            slab::copy(out.data(c), values, static_cast<std::size_t>(m) * element_size(types[c]), context);
+            if (masks[c]) slab::copy(out.valid(c), mask, static_cast<std::size_t>(m), context);
+          }
+        }
         at += sizes[b];
       }
       counts[static_cast<std::size_t>(d)] = at - begin;
     }
   });
+}
+
+/// One round: pack (on the host or the device), exchange, and write the received batches as nparts pieces.
+template <class Pack>
+void shuffle_round(TaskContext& ctx, int nparts, Pack&& pack, RoundBuffers& buffers) {
+  const Comm& comm = ctx.comm();
+  const int p = comm.size();
+  std::vector<std::byte>& send = buffers.send;
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
+  // A routing error becomes every rank's error, never a hang in the alltoallv.
+  comm.run_collectively([&] { pack(ctx, nparts, send, counts); });
   std::vector<std::byte>& recv = buffers.recv;
   std::vector<std::size_t> rcounts;
   comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(counts), recv, rcounts);
@@ -168,14 +249,17 @@ void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuff
 
 }  // namespace
 
-Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name) {
+namespace {
+/// shuffle_routed with the packing `pack(ctx, nparts, send, counts)` of each round.
+template <class Pack>
+Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string& name) {
   SLAB_EXPECTS(nparts >= 1, InvalidArgument, name + ": nparts must be >= 1");
   Engine& engine = frame.engine();
   const auto types = types_of(frame.schema());
   const auto& in = frame.partitions();
   const std::int64_t rounds =
       engine.comm().allreduce(static_cast<std::int64_t>(in.size()), ReduceOp::max);  // same on every rank
-  auto routep = std::make_shared<RouteFn>(std::move(route));
+  auto packp = std::make_shared<Pack>(std::move(pack));
   auto buffers = std::make_shared<RoundBuffers>();
   std::vector<std::vector<Chunk>> pieces(static_cast<std::size_t>(nparts));
   for (std::int64_t r = 0; r < rounds; ++r) {
@@ -183,7 +267,7 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
     if (r < static_cast<std::int64_t>(in.size())) inputs.push_back(in[static_cast<std::size_t>(r)]);
     auto out = engine.tasks().submit_multi(
         name, std::move(inputs), static_cast<std::size_t>(nparts),
-        [nparts, routep, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *routep, *buffers); },
+        [nparts, packp, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *packp, *buffers); },
         TaskOptions{TraceKind::comm, true});
     for (int j = 0; j < nparts; ++j) pieces[j].push_back(std::move(out[j]));
   }
@@ -200,6 +284,23 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
       concat_batches(views, types, ctx);
     }));
   return Frame(engine, frame.schema(), std::move(parts));
+}
+}  // namespace
+
+Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name) {
+  return shuffle_with(
+      frame, nparts,
+      [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
+                                 std::vector<std::size_t>& counts) { pack_on_host(ctx, parts, route, send, counts); },
+      name);
+}
+
+Frame detail::shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRouteFn route, const std::string& name) {
+  return shuffle_with(
+      frame, nparts,
+      [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
+                                 std::vector<std::size_t>& counts) { pack_on_device(ctx, parts, route, send, counts); },
+      name);
 }
 
 int choose_nparts(const Frame& frame, int at_least) {
@@ -233,13 +334,71 @@ int choose_nparts(const Frame& frame, int at_least) {
   return static_cast<int>(std::clamp<std::int64_t>(n, std::max(at_least, 1), 1 << 16));
 }
 
+std::vector<std::vector<std::uint64_t>> detail::dictionary_hashes(const Schema& schema,
+                                                                  const std::vector<std::size_t>& keys) {
+  std::vector<std::vector<std::uint64_t>> out(keys.size());
+  for (std::size_t k = 0; k < keys.size(); ++k)
+    if (schema.type(keys[k]) == ElementType::string)
+      for (const auto& s : *schema.dictionary(keys[k])) out[k].push_back(detail::hash_bytes(s));
+  return out;
+}
+
+void detail::route_by_row_hash(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
+                               const std::vector<std::size_t>& keys,
+                               const std::vector<std::vector<std::uint64_t>>& dict_hashes, int nranks, int nparts,
+                               const HotKeys* hot, int side, std::uint32_t* bucket) {
+  const ExecutionContext& context = ctx.execution();
+  const std::int64_t n = batch.nrows();
+  // The backend copies of the dictionaries' hashes and of the hot keys.
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held;
+  auto upload = [&](const void* data, std::size_t bytes) {
+    held.push_back(std::make_unique<slab::detail::ScratchBytes>(exec, bytes));
+    if (bytes) slab::copy(held.back()->get(), data, bytes, context);
+    return held.back()->get();
+  };
+  std::vector<kernels::HashColumn> cols;
+  for (std::size_t k = 0; k < keys.size(); ++k) {
+    const auto& d = dict_hashes[k];
+    cols.push_back({column_view(batch, keys[k]),
+                    d.empty() ? nullptr : static_cast<const std::uint64_t*>(upload(d.data(), d.size() * 8))});
+  }
+  slab::detail::ScratchBytes hashes(exec, static_cast<std::size_t>(n) * 8);
+  auto* h = static_cast<std::uint64_t*>(hashes.get());
+  const bool split = hot && !hot->hashes.empty();
+  const void* hot_hashes = split ? upload(hot->hashes.data(), hot->hashes.size() * 8) : nullptr;
+  const void* hot_sides = split ? upload(hot->sides.data(), hot->sides.size()) : nullptr;
+  const bool ran = slab::detail::with_device_backend(context, [&](auto tag) {
+    using Kernels = kernels::PartitionKernels<typename decltype(tag)::type>;
+    Kernels::hash_rows(exec, cols.data(), static_cast<int>(cols.size()), n, h);
+    if (split)
+      Kernels::hot_key_buckets(exec, h, n, nranks, nparts, static_cast<const std::uint64_t*>(hot_hashes),
+                               static_cast<const std::uint8_t*>(hot_sides),
+                               static_cast<std::int64_t>(hot->hashes.size()), side, bucket);
+    else
+      Kernels::hash_buckets(exec, h, n, nranks, nparts, bucket);
+  });
+  SLAB_EXPECTS(ran, Error, "shuffle: no device backend at run time although there was one when planned (internal)");
+}
+
 Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts) {
   SLAB_EXPECTS(nparts >= 0, InvalidArgument, "shuffle: nparts must be >= 0");
-  note_host_fallback(frame.engine(), "shuffle");
   const Schema schema = frame.schema();
   auto keys = schema.indices_of(key_columns);
   if (nparts == 0) nparts = choose_nparts(frame);
-  const auto partitioner = detail::Partitioner::hash(frame.engine().comm().size(), nparts);
+  const int nranks = frame.engine().comm().size();
+  if (detail::takes_device_paths(frame)) {
+    auto dict =
+        std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, keys));
+    return detail::shuffle_routed_on_device(
+        frame, nparts,
+        [keys, dict, nranks, nparts](TaskContext& ctx, const kernels::Exec& exec, const BatchView& b,
+                                     std::uint32_t* bucket) {
+          detail::route_by_row_hash(ctx, exec, b, keys, *dict, nranks, nparts, nullptr, 0, bucket);
+        },
+        "shuffle");
+  }
+  note_host_fallback(frame.engine(), "shuffle");
+  const auto partitioner = detail::Partitioner::hash(nranks, nparts);
   return shuffle_routed(frame, nparts,
                         [schema, keys, partitioner](const BatchView& b, std::vector<std::uint32_t>& bucket) {
                           const auto h = hash_rows(b, schema, keys);

@@ -26,6 +26,7 @@
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
+#include "slab/frame/shuffle.hpp"
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
 #include "test_engine.hpp"
@@ -302,6 +303,10 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   for (const Expr& pred : {col("x") > 0, col("b"), col("s") == "c" | col("y").isnull(),
                            slab::frame::where(col("i") > 0, col("b"), col("y") < 0), col("k").isin({5, 6})})
     add(out, "filter " + pred.to_string(), slab::frame::filter(f, pred).local_table());
+  // shuffle: the same hash route, so each rank's rows come out alike (strings hash by their text).
+  add(out, "shuffle s", slab::frame::shuffle(f, {"s"}).local_table());
+  add(out, "shuffle i x", slab::frame::shuffle(f, {"i", "x"}, 3).local_table());
+  add(out, "shuffle b t k", slab::frame::shuffle(f, {"b", "t", "k"}, 2).local_table());
   const Frame right = Frame::from_local_table(e, right_for(n / 3 + 2, e.comm().rank(), e.comm().size()), 300);
   for (JoinKind how : {JoinKind::inner, JoinKind::left, JoinKind::right, JoinKind::outer})
     for (JoinStrategy strategy : {JoinStrategy::broadcast, JoinStrategy::hash}) {
@@ -354,7 +359,7 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
   for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby",
-                         "merge", "assign", "filter"})
+                         "merge", "assign", "filter", "shuffle"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 

@@ -28,6 +28,11 @@ struct PartitionKernels {
   /// hash_rows: hashes[i] = the 64-bit hash of row i's key columns (host array of ncols). Asynchronous.
   static void hash_rows(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n, std::uint64_t* hashes);
 
+  /// groupby's record hash: hashes[i] = route_hash(words[0][i]) for one word, else hash_words of the row's
+  /// nwords words (frame/hash_table.hpp; words: host array of backend pointers). Asynchronous.
+  static void word_hashes(const Exec& exec, const std::uint64_t* const* words, int nwords, std::int64_t n,
+                          std::uint64_t* hashes);
+
   /// shuffle()'s route: bucket[i] = shuffle_bucket(hashes[i], nranks, parts_per_rank). Asynchronous.
   static void hash_buckets(const Exec& exec, const std::uint64_t* hashes, std::int64_t n, int nranks,
                            int parts_per_rank, std::uint32_t* bucket);

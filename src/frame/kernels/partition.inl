@@ -124,7 +124,36 @@ struct BucketKey {
   SLAB_HD std::uint64_t operator()(std::uint32_t b) const { return b < nbuckets ? b : nbuckets; }
 };
 
+struct WordHash {
+  const std::uint64_t* words[kMaxKeyWords];
+  int nwords;
+  std::uint64_t* hashes;
+  SLAB_HD void operator()(std::int64_t i) const {
+    if (nwords == 1) {
+      hashes[i] = route_hash(words[0][i]);
+      return;
+    }
+    std::uint64_t h = kHashWordsSeed;
+    for (int w = 0; w < nwords; ++w) h = hash_words_step(h, words[w][i]);
+    hashes[i] = h;
+  }
+};
+
 }  // namespace detail
+
+template <class B>
+void PartitionKernels<B>::word_hashes(const Exec& exec, const std::uint64_t* const* words, int nwords,
+                                      std::int64_t n, std::uint64_t* hashes) {
+  SLAB_EXPECTS(nwords >= 1 && nwords <= kMaxKeyWords, InvalidArgument,
+               "partition kernels: " + std::to_string(nwords) + " key words (1 to " + std::to_string(kMaxKeyWords) +
+                   ")");
+  if (n <= 0) return;
+  detail::WordHash f{{}, nwords, hashes};
+  for (int w = 0; w < nwords; ++w) f.words[w] = words[w];
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n, f);
+}
 
 template <class B>
 void PartitionKernels<B>::hash_rows(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n,
