@@ -88,6 +88,29 @@ struct RoundBuffers {
   std::vector<std::byte> send, recv;
 };
 
+/// The send buffer of a round from each bucket's batch size: per destination, nparts u64 sizes, then the
+/// batches, each written by write(bucket, bytes); counts[d] = destination d's bytes.
+template <class Write>
+void lay_out_send(const std::vector<std::uint64_t>& sizes, int nparts, std::vector<std::byte>& send,
+                  std::vector<std::size_t>& counts, Write&& write) {
+  const std::size_t p = counts.size();
+  std::size_t total = 0;
+  for (auto b : sizes) total += b;
+  send.resize(total + sizes.size() * 8);
+  std::size_t at = 0;
+  for (std::size_t d = 0; d < p; ++d) {
+    const std::size_t begin = at;
+    const std::size_t b0 = d * static_cast<std::size_t>(nparts);
+    std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
+    at += 8 * static_cast<std::size_t>(nparts);
+    for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
+      if (sizes[b]) write(b, std::span<std::byte>(send.data() + at, sizes[b]));
+      at += sizes[b];
+    }
+    counts[d] = at - begin;
+  }
+}
+
 /// The host's packing of a round: rows routed by `route` on the host, grouped by bucket (a stable counting sort),
 /// each bucket's rows taken into its batch in the send buffer (per destination: nparts u64 batch sizes, then the
 /// batches).
@@ -117,24 +140,10 @@ void pack_on_host(TaskContext& ctx, int nparts, const RouteFn& route, std::vecto
     return std::span<const std::int64_t>(rows.data() + start[b], start[b + 1] - start[b]);
   };
   std::vector<std::uint64_t> sizes(nb, 0);
-  std::size_t total = 0;
-  for (std::size_t b = 0; b < nb; ++b) {
+  for (std::size_t b = 0; b < nb; ++b)
     if (start[b + 1] > start[b]) sizes[b] = take_rows_bytes(in, rows_of(b));
-    total += sizes[b];
-  }
-  send.resize(total + nb * 8);
-  std::size_t at = 0;
-  for (int d = 0; d < p; ++d) {
-    const std::size_t begin = at;
-    const std::size_t b0 = static_cast<std::size_t>(d) * static_cast<std::size_t>(nparts);
-    std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
-    at += 8 * static_cast<std::size_t>(nparts);
-    for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
-      if (sizes[b]) take_rows(in, rows_of(b), std::span<std::byte>(send.data() + at, sizes[b]));
-      at += sizes[b];
-    }
-    counts[static_cast<std::size_t>(d)] = at - begin;
-  }
+  lay_out_send(sizes, nparts, send, counts,
+               [&](std::size_t b, std::span<std::byte> out) { take_rows(in, rows_of(b), out); });
 }
 
 /// The device path's packing (frame/kernels/partition.hpp, gather.hpp): buckets from the device route,
@@ -167,39 +176,25 @@ void pack_on_device(TaskContext& ctx, int nparts, const detail::DeviceRouteFn& r
       masks.push_back(in.valid(c) != nullptr);
     }
     std::vector<std::uint64_t> sizes(nb, 0);
-    std::size_t total = 0;
     std::int64_t widest = 0;
     for (std::size_t b = 0; b < nb; ++b) {
       const std::int64_t m = start[b + 1] - start[b];
       if (m > 0) sizes[b] = BatchBuilder::size_for(m, types, masks);
-      total += sizes[b];
       widest = std::max(widest, m);
     }
-    send.resize(total + nb * 8);
     slab::detail::ScratchBytes staging(exec, static_cast<std::size_t>(widest) * 9);
     auto* values = static_cast<std::byte*>(staging.get());
     auto* mask = reinterpret_cast<std::uint8_t*>(values + widest * 8);
-    std::size_t at = 0;
-    for (int d = 0; d < p; ++d) {
-      const std::size_t begin = at;
-      const std::size_t b0 = static_cast<std::size_t>(d) * static_cast<std::size_t>(nparts);
-      std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
-      at += 8 * static_cast<std::size_t>(nparts);
-      for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
-        if (sizes[b]) {
-          const std::int64_t m = start[b + 1] - start[b];
-          BatchBuilder out(std::span<std::byte>(send.data() + at, sizes[b]), m, types, masks);
-          for (std::size_t c = 0; c < types.size(); ++c) {
-            kernels::GatherKernels<B>::column(exec, detail::column_view(in, c), r + start[b], m, values,
-                                              masks[c] ? mask : nullptr);
-            slab::copy(out.data(c), values, static_cast<std::size_t>(m) * element_size(types[c]), context);
-            if (masks[c]) slab::copy(out.valid(c), mask, static_cast<std::size_t>(m), context);
-          }
-        }
-        at += sizes[b];
+    lay_out_send(sizes, nparts, send, counts, [&](std::size_t b, std::span<std::byte> bytes) {
+      const std::int64_t m = start[b + 1] - start[b];
+      BatchBuilder out(bytes, m, types, masks);
+      for (std::size_t c = 0; c < types.size(); ++c) {
+        kernels::GatherKernels<B>::column(exec, detail::column_view(in, c), r + start[b], m, values,
+                                          masks[c] ? mask : nullptr);
+        slab::copy(out.data(c), values, static_cast<std::size_t>(m) * element_size(types[c]), context);
+        if (masks[c]) slab::copy(out.valid(c), mask, static_cast<std::size_t>(m), context);
       }
-      counts[static_cast<std::size_t>(d)] = at - begin;
-    }
+    });
   });
 }
 
