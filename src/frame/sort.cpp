@@ -7,8 +7,15 @@
 #include <memory>
 #include <numeric>
 
+#include "frame/device_paths.hpp"
+#include "frame/kernels/gather.hpp"
+#include "frame/kernels/generate.hpp"
+#include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/key_words_hd.hpp"
+#include "frame/kernels/partition.hpp"
+#include "frame/kernels/sort_perm.hpp"
 #include "frame/partitioner.hpp"
+#include "frame/shuffle_device.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -105,13 +112,127 @@ std::vector<bool> masks_of(const BatchView& b, std::size_t ncols) {
   return m;
 }
 
+// ---- the device path (frame/kernels/key_encode.hpp, sort_perm.hpp, partition.hpp, gather.hpp) ----------------
+
+/// The Encoder's words of `b` without the row index word, in kernel scratch: words[2k] the null word and
+/// words[2k + 1] the value word of key k (KeyKernels::sort_words).
+template <class B>
+struct SortWords {
+  slab::detail::ScratchBytes block;
+  std::vector<std::uint64_t*> words;
+  SortWords(const kernels::Exec& exec, const Encoder& enc, const BatchView& b)
+      : block(exec, 2 * enc.cols.size() * static_cast<std::size_t>(b.nrows()) * 8) {
+    const std::int64_t n = b.nrows();
+    std::vector<kernels::SortColumn> cols;
+    for (std::size_t k = 0; k < enc.cols.size(); ++k)
+      cols.push_back({detail::column_view(b, enc.cols[k]), enc.ascending[k]});
+    for (std::size_t w = 0; w < 2 * enc.cols.size(); ++w)
+      words.push_back(static_cast<std::uint64_t*>(block.get()) + w * static_cast<std::size_t>(n));
+    if (n > 0)
+      kernels::KeyKernels<B>::sort_words(exec, cols.data(), static_cast<int>(cols.size()), enc.nulls_first, n,
+                                         words.data());
+  }
+};
+
+/// sort_sample on the device: the s records of rows (2k + 1) n / (2 s), row index first + row, into the output.
+template <class B>
+void sample_on_device(TaskContext& ctx, const kernels::Exec& exec, const Encoder& enc, const BatchView& in,
+                      std::int64_t first, std::size_t s) {
+  const ExecutionContext& context = ctx.execution();
+  const auto n = static_cast<std::size_t>(in.nrows());
+  const std::size_t K2 = 2 * enc.cols.size(), W = enc.words();
+  SortWords<B> words(exec, enc, in);
+  std::vector<std::int64_t> rows(s);
+  for (std::size_t k = 0; k < s; ++k) rows[k] = static_cast<std::int64_t>((2 * k + 1) * n / (2 * s));
+  slab::detail::ScratchBytes at(exec, s * 8), picked(exec, K2 * s * 8);
+  slab::copy(at.get(), rows.data(), s * 8, context);
+  std::vector<std::uint64_t*> out(K2);
+  for (std::size_t w = 0; w < K2; ++w) out[w] = static_cast<std::uint64_t*>(picked.get()) + w * s;
+  kernels::SortKernels<B>::gather_words(exec, words.words.data(), static_cast<int>(K2),
+                                        static_cast<const std::int64_t*>(at.get()), static_cast<std::int64_t>(s),
+                                        out.data());
+  std::vector<std::uint64_t> host(K2 * s);
+  slab::copy(host.data(), picked.get(), host.size() * 8, context);
+  auto rec = ctx.output_as<std::uint64_t>(s * W);
+  for (std::size_t k = 0; k < s; ++k) {
+    for (std::size_t w = 0; w < K2; ++w) rec[k * W + w] = host[w * s + k];
+    rec[k * W + K2] = static_cast<std::uint64_t>(first + rows[k]);
+  }
+}
+
+/// sort_index on the device: the columns copied, the global row index made by GenerateKernels (first + k).
+template <class B>
+void index_on_device(TaskContext& ctx, const kernels::Exec& exec, const BatchView& in, std::int64_t first,
+                     const std::vector<ElementType>& wire_types, std::size_t ncols) {
+  const ExecutionContext& context = ctx.execution();
+  const std::int64_t n = in.nrows();
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < ncols; ++c) masks.push_back(n && in.valid(c) != nullptr);
+  masks.push_back(false);
+  BatchBuilder b(ctx, n, wire_types, masks);
+  if (n == 0) return;
+  for (std::size_t c = 0; c < ncols; ++c) {
+    slab::copy(b.data(c), in.data(c), static_cast<std::size_t>(n) * element_size(wire_types[c]), context);
+    if (auto* v = b.valid(c)) slab::copy(v, in.valid(c), static_cast<std::size_t>(n), context);
+  }
+  kernels::GenerateKernels<B>::column(exec, ColumnRecipe::affine(first, 1), ElementType::int64, 0, n, b.data(ncols));
+}
+
+/// sort_shuffle's route on the device: each row's record (its words and its row index, the wire's last column,
+/// contiguous from its first row) against the splitters (PartitionKernels::range_buckets).
+void route_on_device(TaskContext& ctx, const kernels::Exec& exec, const Encoder& enc, const detail::Partitioner& part,
+                     std::size_t ncols, const BatchView& b, std::uint32_t* bucket) {
+  const ExecutionContext& context = ctx.execution();
+  const std::int64_t n = b.nrows();
+  std::int64_t first_row = 0;
+  slab::copy(&first_row, b.data(ncols), sizeof first_row, context);
+  const std::vector<std::uint64_t>& split = part.splitters();
+  slab::detail::ScratchBytes splitters(exec, split.size() * 8);
+  if (!split.empty()) slab::copy(splitters.get(), split.data(), split.size() * 8, context);
+  const bool ran = slab::detail::with_device_backend(context, [&](auto tag) {
+    using B = typename decltype(tag)::type;
+    SortWords<B> words(exec, enc, b);
+    kernels::PartitionKernels<B>::range_buckets(exec, words.words.data(), static_cast<int>(words.words.size()), true,
+                                                first_row, n, static_cast<const std::uint64_t*>(splitters.get()),
+                                                static_cast<std::int64_t>(split.size() / enc.words()), bucket);
+  });
+  SLAB_EXPECTS(ran, Error, "sort_values: no device backend at run time although there was one when planned (internal)");
+}
+
+/// The local sort on the device: the records' words and the row index column sorted by a stable radix sort
+/// (SortKernels::permutation: the host's std::sort order, the row index breaking every tie), then one gather per
+/// column.
+template <class B>
+void local_sort_on_device(TaskContext& ctx, const kernels::Exec& exec, const Encoder& enc, const BatchView& mine,
+                          std::size_t ncols, const std::vector<ElementType>& types, int row_bits) {
+  const std::int64_t m = mine.nrows();
+  BatchBuilder b(ctx, m, types, masks_of(mine, ncols));
+  if (m == 0) return;
+  SortWords<B> words(exec, enc, mine);
+  std::vector<const std::uint64_t*> all(words.words.begin(), words.words.end());
+  all.push_back(reinterpret_cast<const std::uint64_t*>(mine.data(ncols)));
+  std::vector<int> bits;
+  for (std::size_t k = 0; k < enc.cols.size(); ++k) {
+    bits.push_back(1);   // the null word: 0 or 1
+    bits.push_back(64);  // the value word
+  }
+  bits.push_back(row_bits);
+  slab::detail::ScratchBytes perm(exec, static_cast<std::size_t>(m) * 8);
+  auto* p = static_cast<std::int64_t*>(perm.get());
+  kernels::SortKernels<B>::permutation(exec, all.data(), static_cast<int>(all.size()), bits.data(), m, p);
+  for (std::size_t c = 0; c < ncols; ++c)
+    kernels::GatherKernels<B>::column(exec, detail::column_view(mine, c), p, m, b.data(c), b.valid(c));
+}
+
 }  // namespace
 
 Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPosition nulls,
                   std::int64_t rows_per_partition) {
   const Schema& schema = frame.schema();
   SLAB_EXPECTS(!keys.empty(), InvalidArgument, "sort_values: no sort columns given");
-  note_host_fallback(frame.engine(), "sort_values");
+  const bool device =
+      detail::takes_device_paths(frame) && 2 * keys.size() + 1 <= static_cast<std::size_t>(kernels::kMaxKeyWords);
+  if (!device) note_host_fallback(frame.engine(), "sort_values");
   auto enc = std::make_shared<Encoder>();
   enc->nulls_first = nulls == NullsPosition::first;
   for (const auto& k : keys) {
@@ -155,8 +276,14 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
     const std::size_t s = n == 0 ? 0 : std::clamp<std::size_t>((want * n + total - 1) / total, 1, n);
     firsts.push_back(first);
     sample_tasks.push_back(
-        engine.tasks().submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W](TaskContext& ctx) {
+        engine.tasks().submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W, device](TaskContext& ctx) {
           if (s == 0) return;
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              sample_on_device<typename decltype(tag)::type>(ctx, exec, *enc, BatchView(ctx.input(0)), first, s);
+            });
+            return;
+          }
           const std::vector<std::uint64_t> rec = enc->encode(BatchView(ctx.input(0)), first, -1);
           auto out = ctx.output_as<std::uint64_t>(s * W);
           for (std::size_t k = 0; k < s; ++k) {
@@ -183,8 +310,14 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   std::vector<Chunk> wired;
   for (std::size_t i = 0; i < rows.size(); ++i)
     wired.push_back(engine.tasks().submit(
-        "sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols](TaskContext& ctx) {
+        "sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols, device](TaskContext& ctx) {
           const BatchView in(ctx.input(0));
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              index_on_device<typename decltype(tag)::type>(ctx, exec, in, f, wire_types, ncols);
+            });
+            return;
+          }
           const std::int64_t n = in.nrows();
           std::vector<bool> masks;
           for (std::size_t c = 0; c < ncols; ++c) masks.push_back(n && in.valid(c) != nullptr);
@@ -199,30 +332,48 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
         }));
   const Frame wire(engine, wire_schema, std::move(wired),
                    std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
-  const Frame routed = shuffle_routed(
-      wire, nparts,
-      [enc, partitioner, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-        const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
-        bucket.resize(static_cast<std::size_t>(b.nrows()));
-        for (std::size_t i = 0; i < bucket.size(); ++i) bucket[i] = partitioner->bucket_of_key(&rec[i * W]);
-      },
-      "sort_shuffle");
+  const Frame routed = device
+                           ? detail::shuffle_routed_on_device(
+                                 wire, nparts,
+                                 [enc, partitioner, ncols](TaskContext& ctx, const kernels::Exec& exec,
+                                                           const BatchView& b, std::uint32_t* bucket) {
+                                   route_on_device(ctx, exec, *enc, *partitioner, ncols, b, bucket);
+                                 },
+                                 "sort_shuffle")
+                           : shuffle_routed(
+                                 wire, nparts,
+                                 [enc, partitioner, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                                   const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
+                                   bucket.resize(static_cast<std::size_t>(b.nrows()));
+                                   for (std::size_t i = 0; i < bucket.size(); ++i)
+                                     bucket[i] = partitioner->bucket_of_key(&rec[i * W]);
+                                 },
+                                 "sort_shuffle");
 
   // Each bucket sorted locally, the row index dropped.
+  const int row_bits = kernels::bits_for(static_cast<std::uint64_t>(std::max<std::int64_t>(total, 1) - 1));
   std::vector<Chunk> parts;
   for (const auto& part : routed.partitions())
-    parts.push_back(engine.tasks().submit("sort_values", {part}, [enc, W, ncols, types](TaskContext& ctx) {
-      const BatchView mine(ctx.input(0));
-      const auto m = static_cast<std::size_t>(mine.nrows());
-      const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
-      std::vector<std::int64_t> order(m);
-      std::iota(order.begin(), order.end(), 0);
-      std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-        return detail::key_less(&keys_m[static_cast<std::size_t>(a) * W], &keys_m[static_cast<std::size_t>(b) * W], W);
-      });
-      BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
-      if (m) copy_rows(mine, order, ncols, b);
-    }));
+    parts.push_back(
+        engine.tasks().submit("sort_values", {part}, [enc, W, ncols, types, device, row_bits](TaskContext& ctx) {
+          const BatchView mine(ctx.input(0));
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              local_sort_on_device<typename decltype(tag)::type>(ctx, exec, *enc, mine, ncols, types, row_bits);
+            });
+            return;
+          }
+          const auto m = static_cast<std::size_t>(mine.nrows());
+          const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
+          std::vector<std::int64_t> order(m);
+          std::iota(order.begin(), order.end(), 0);
+          std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+            return detail::key_less(&keys_m[static_cast<std::size_t>(a) * W], &keys_m[static_cast<std::size_t>(b) * W],
+                                    W);
+          });
+          BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
+          if (m) copy_rows(mine, order, ncols, b);
+        }));
   return Frame(engine, schema, std::move(parts));
 }
 

@@ -27,6 +27,7 @@
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/shuffle.hpp"
+#include "slab/frame/sort.hpp"
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
 #include "test_engine.hpp"
@@ -303,6 +304,12 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   for (const Expr& pred : {col("x") > 0, col("b"), col("s") == "c" | col("y").isnull(),
                            slab::frame::where(col("i") > 0, col("b"), col("y") < 0), col("k").isin({5, 6})})
     add(out, "filter " + pred.to_string(), slab::frame::filter(f, pred).local_table());
+  // sort_values: the same samples and splitters, so each rank's rows come out alike; ties keep row order.
+  using slab::frame::NullsPosition;
+  add(out, "sort s", slab::frame::sort_values(f, {"s"}, true).local_table());
+  add(out, "sort x desc nulls first", slab::frame::sort_values(f, {"x"}, false, NullsPosition::first).local_table());
+  add(out, "sort b i y", slab::frame::sort_values(f, {{"b", true}, {"i", false}, {"y", true}}).local_table());
+  add(out, "sort t k", slab::frame::sort_values(f, {"k", "t"}, true, NullsPosition::last, 700).local_table());
   // shuffle: the same hash route, so each rank's rows come out alike (strings hash by their text).
   add(out, "shuffle s", slab::frame::shuffle(f, {"s"}).local_table());
   add(out, "shuffle i x", slab::frame::shuffle(f, {"i", "x"}, 3).local_table());
@@ -359,7 +366,7 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
   for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby",
-                         "merge", "assign", "filter", "shuffle"})
+                         "merge", "assign", "filter", "shuffle", "sort_values"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
