@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cstring>
 
+#include "frame/device_paths.hpp"
+#include "frame/map_partitions.hpp"
 #include "slab/core/error.hpp"
 #include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"
@@ -38,7 +40,8 @@ Frame project(const Frame& frame, const std::vector<std::size_t>& sources, const
     dicts.push_back(in.dictionary(sources[k]));
   }
   Schema out(std::move(fields), std::move(dicts));
-  return map_partitions(
+  // Columns moved with the memory-kind-aware copy: the same task on the host and on a device context.
+  return detail::map_partitions_with(
       frame, out, "project",
       [sources, out](const BatchView& b, TaskContext& ctx) {
         std::vector<bool> masks;
@@ -47,11 +50,11 @@ Frame project(const Frame& frame, const std::vector<std::size_t>& sources, const
         auto n = static_cast<std::size_t>(b.nrows());
         if (n == 0) return;
         for (std::size_t k = 0; k < sources.size(); ++k) {
-          std::memcpy(w.data(k), b.data(sources[k]), n * element_size(b.type(sources[k])));
-          if (auto* v = w.valid(k)) std::memcpy(v, b.valid(sources[k]), n);
+          slab::copy(w.data(k), b.data(sources[k]), n * element_size(b.type(sources[k])), ctx.execution());
+          if (auto* v = w.valid(k)) slab::copy(v, b.valid(sources[k]), n, ctx.execution());
         }
       },
-      true);
+      true, detail::takes_device_paths(frame));
 }
 
 bool applies(AggOp op, ElementType t) {

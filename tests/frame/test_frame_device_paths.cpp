@@ -329,6 +329,10 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   group({"x"}, {{"y", {AggOp::count, AggOp::sum}}});  // float keys: NaN, +-inf, -0.0
   group({"s", "i"}, {{"y", {AggOp::sum, AggOp::count, AggOp::size}}, {"b", {AggOp::last}}}, false);
   group({"b"}, {{"s", {AggOp::count, AggOp::min, AggOp::last}}}, false);
+  add(out, "named aggregations",  // groupby, then its columns projected under the names asked
+      f.groupby({"s"})
+          .agg(std::vector<slab::frame::NamedAgg>{{"total", "y", "sum"}, {"rows", "i", "count"}})
+          .gather_all());
   group({"t", "b"}, {{"i", {AggOp::max, AggOp::sum}}});
   add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
   for (std::int64_t k : {1, 3, -2, 0, 1500})
@@ -366,7 +370,7 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
   for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby",
-                         "merge", "assign", "filter", "shuffle", "sort_values"})
+                         "merge", "assign", "filter", "shuffle", "sort_values", "project"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
