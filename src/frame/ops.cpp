@@ -11,7 +11,9 @@
 #include "frame/expr_program.hpp"
 #include "frame/kernels/expr.hpp"
 #include "frame/kernels/gather.hpp"
+#include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/ops.hpp"
+#include "frame/kernels/sort_perm.hpp"
 #include "frame/map_partitions.hpp"
 #include "memory/kernel_scratch.hpp"
 #include "slab/comm/comm.hpp"
@@ -559,10 +561,52 @@ bool value_less(const LocalColumn& c, std::size_t a, std::size_t b) {
 
 }  // namespace
 
+/// distinct_rows + take_rows on the device: the keys encoded with their null flags (KeyKernels::encode: nulls,
+/// NaN and code -1 are one null, -0.0 is 0.0, as keys_equal compares), each distinct key's first row
+/// (OpsKernels::unique), those rows put back in row order (SortKernels::permutation), then one gather per column.
+template <class Ops>
+void dedup_on_device(TaskContext& ctx, const kernels::Exec& exec, Ops ops, const BatchView& in,
+                     const std::vector<std::size_t>& keys) {
+  using B = typename Ops::Backend;
+  const std::int64_t n = in.nrows();
+  if (n == 0) return take_rows_on(ctx, exec, ops, in, nullptr, 0);
+  kernels::KeyLayout layout;
+  layout.ncols = static_cast<int>(keys.size());
+  layout.dropna = false;
+  const int W = layout.width();
+  slab::detail::ScratchBytes block(
+      exec, static_cast<std::size_t>(W + 3) * static_cast<std::size_t>(n) * 8 + static_cast<std::size_t>(n));
+  auto* base = static_cast<std::uint64_t*>(block.get());
+  std::vector<std::uint64_t*> words;
+  for (int w = 0; w < W; ++w) words.push_back(base + w * n);
+  auto* first = reinterpret_cast<std::int64_t*>(base + W * n);
+  auto* perm = first + n;
+  auto* rows = perm + n;
+  auto* keep = reinterpret_cast<std::uint8_t*>(rows + n);
+  std::vector<kernels::KeyColumn> cols;
+  for (auto k : keys) cols.push_back({column_view(in, k), nullptr});
+  kernels::KeyKernels<B>::encode(exec, cols.data(), layout, n, words.data(), keep);
+  std::vector<int> bits;
+  for (int w = 0; w < W; ++w) bits.push_back(w % 2 == 0 ? 1 : 64);  // null flag words, value words
+  const std::int64_t g = ops.unique(exec, words.data(), W, bits.data(), n, first, nullptr);
+  const std::uint64_t* by_row[1] = {reinterpret_cast<const std::uint64_t*>(first)};
+  const int row_bits[1] = {kernels::bits_for(static_cast<std::uint64_t>(n - 1))};
+  kernels::SortKernels<B>::permutation(exec, by_row, 1, row_bits, g, perm);
+  kernels::GatherKernels<B>::column(exec, {ElementType::int64, first, nullptr}, perm, g, rows, nullptr);
+  take_rows_on(ctx, exec, ops, in, rows, g);
+}
+
 Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset) {
   const Schema& schema = frame.schema();
   std::vector<std::string> names = subset.empty() ? schema.names() : subset;
   auto keys = schema.indices_of(names);
+  if (takes_device_paths(frame) && keys.size() <= static_cast<std::size_t>(kernels::kMaxKeyColumns)) {
+    auto dedup = [keys](const BatchView& in, TaskContext& ctx) {
+      on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) { dedup_on_device(ctx, exec, ops, in, keys); });
+    };
+    Frame local = detail::map_partitions_with(frame, schema, "drop_duplicates_local", dedup, false, true);
+    return detail::map_partitions_with(shuffle(local, names, 0), schema, "drop_duplicates", dedup, false, true);
+  }
   auto dedup = [schema, keys](const BatchView& in, TaskContext& ctx) {
     auto rows = distinct_rows(in, schema, keys, nullptr);
     take_rows(in, rows, ctx);

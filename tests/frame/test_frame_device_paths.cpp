@@ -310,6 +310,11 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "sort x desc nulls first", slab::frame::sort_values(f, {"x"}, false, NullsPosition::first).local_table());
   add(out, "sort b i y", slab::frame::sort_values(f, {{"b", true}, {"i", false}, {"y", true}}).local_table());
   add(out, "sort t k", slab::frame::sort_values(f, {"k", "t"}, true, NullsPosition::last, 700).local_table());
+  // drop_duplicates: nulls, NaN and -0.0 as keys_equal compares them; first rows in row order.
+  add(out, "drop_duplicates s b", slab::frame::drop_duplicates(f, {"s", "b"}).local_table());
+  add(out, "drop_duplicates x", slab::frame::drop_duplicates(f, {"x"}).local_table());
+  add(out, "drop_duplicates k i y", slab::frame::drop_duplicates(f, {"k", "i", "y"}).local_table());
+  add(out, "unique s", slab::frame::unique(f, "s"));
   // shuffle: the same hash route, so each rank's rows come out alike (strings hash by their text).
   add(out, "shuffle s", slab::frame::shuffle(f, {"s"}).local_table());
   add(out, "shuffle i x", slab::frame::shuffle(f, {"i", "x"}, 3).local_table());
@@ -369,8 +374,9 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op : {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby",
-                         "merge", "assign", "filter", "shuffle", "sort_values", "project"})
+  for (const char* op :
+       {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby", "merge", "assign",
+        "filter", "shuffle", "sort_values", "project", "drop_duplicates_local", "drop_duplicates"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
