@@ -1,9 +1,11 @@
 // Exact quantiles by a distributed sort. See slab/frame/quantile.hpp.
 #include "slab/frame/quantile.hpp"
 
+#include <bit>
 #include <cmath>
 #include <limits>
 
+#include "frame/device_paths.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -21,7 +23,9 @@ double lerp(double a, double b, double t) {
 }  // namespace
 
 std::vector<double> quantile(const Frame& frame, const std::string& column, const std::vector<double>& qs) {
-  note_host_fallback(frame.engine(), "quantile");
+  // select, dropna and sort_values take their device paths where the frame does; the order statistics are then
+  // read with the memory-kind-aware copy, so quantile itself runs no host loop over rows.
+  if (!detail::takes_device_paths(frame)) note_host_fallback(frame.engine(), "quantile");
   const Schema& schema = frame.schema();
   const std::size_t c = schema.index_of(column);
   const ElementType type = schema.type(c);
@@ -51,9 +55,12 @@ std::vector<double> quantile(const Frame& frame, const std::string& column, cons
     for (std::size_t j = 0; j < want.size(); ++j) {
       if (want[j] < row || want[j] >= row + m) continue;
       const auto i = static_cast<std::size_t>(want[j] - row);
-      vals[j] = type == ElementType::float64   ? b.column<double>(0)[i]
-                : type == ElementType::boolean ? static_cast<double>(b.column<std::uint8_t>(0)[i])
-                                               : static_cast<double>(b.column<std::int64_t>(0)[i]);
+      const std::size_t es = element_size(type);
+      std::uint64_t bits = 0;  // the value's bytes (little-endian, so a byte lands in the low bits)
+      slab::copy(&bits, b.data(0) + i * es, es, frame.engine().execution());
+      vals[j] = type == ElementType::float64   ? std::bit_cast<double>(bits)
+                : type == ElementType::boolean ? static_cast<double>(bits & 0xff)
+                                               : static_cast<double>(static_cast<std::int64_t>(bits));
     }
     row += m;
   }

@@ -25,6 +25,7 @@
 #include "slab/frame/groupby.hpp"
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
+#include "slab/frame/quantile.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/frame/sort.hpp"
@@ -315,6 +316,13 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "drop_duplicates x", slab::frame::drop_duplicates(f, {"x"}).local_table());
   add(out, "drop_duplicates k i y", slab::frame::drop_duplicates(f, {"k", "i", "y"}).local_table());
   add(out, "unique s", slab::frame::unique(f, "s"));
+  {  // quantile: the order statistics of the sorted column, read with copies
+    LocalTable q;
+    q.add(LocalColumn::float64("q", slab::frame::quantile(f, "x", {0.0, 0.1, 0.5, 0.75, 1.0})));
+    q.add(LocalColumn::float64("qi", slab::frame::quantile(f, "i", {0.25, 0.5})));
+    q.add(LocalColumn::float64("qb", slab::frame::quantile(f, "b", std::vector<double>{0.3, 0.9})));
+    add(out, "quantile", q);
+  }
   // shuffle: the same hash route, so each rank's rows come out alike (strings hash by their text).
   add(out, "shuffle s", slab::frame::shuffle(f, {"s"}).local_table());
   add(out, "shuffle i x", slab::frame::shuffle(f, {"i", "x"}, 3).local_table());
@@ -376,7 +384,7 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
   }
   for (const char* op :
        {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby", "merge", "assign",
-        "filter", "shuffle", "sort_values", "project", "drop_duplicates_local", "drop_duplicates"})
+        "filter", "shuffle", "sort_values", "project", "drop_duplicates_local", "drop_duplicates", "quantile"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
