@@ -11,6 +11,7 @@
 #include "frame/expr_program.hpp"
 #include "frame/kernels/expr.hpp"
 #include "frame/kernels/gather.hpp"
+#include "frame/kernels/groupby.hpp"
 #include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/ops.hpp"
 #include "frame/kernels/sort_perm.hpp"
@@ -617,9 +618,70 @@ Frame drop_duplicates(const Frame& frame, const std::vector<std::string>& subset
   return map_partitions(shuffle(local, names, 0), schema, "drop_duplicates", dedup);
 }
 
+namespace {
+/// value_counts' result sorted as pandas: by count descending, then value.
+LocalTable sorted_counts(const LocalTable& t);
+}  // namespace
+
+/// value_counts' count_fn on the device: the value's key word (nulls dropped by KeyKernels::encode), one group
+/// per distinct value (GroupbyKernels::aggregate: its first row, its rows, or with counts their sum), then the
+/// first row's value gathered beside the count. The same rows as the host's, in key order instead of first-seen
+/// order (value_counts sorts the gathered result either way).
+template <class Ops>
+void count_on_device(TaskContext& ctx, const kernels::Exec& exec, Ops, const BatchView& in, const Schema& counted,
+                     bool has_counts) {
+  using B = typename Ops::Backend;
+  const std::int64_t n = in.nrows();
+  slab::detail::ScratchBytes block(exec, static_cast<std::size_t>(std::max<std::int64_t>(n, 1)) * 33);
+  auto* word = static_cast<std::uint64_t*>(block.get());
+  auto* first = reinterpret_cast<std::int64_t*>(word + n);
+  auto* size = first + n;
+  auto* sum = reinterpret_cast<std::uint64_t*>(size + n);
+  auto* keep = reinterpret_cast<std::uint8_t*>(sum + n);
+  std::int64_t g = 0;
+  if (n > 0) {
+    kernels::KeyLayout layout;
+    layout.ncols = 1;
+    const kernels::KeyColumn key{column_view(in, 0), nullptr};
+    std::uint64_t* words[1] = {word};
+    kernels::KeyKernels<B>::encode(exec, &key, layout, n, words, keep);
+    const int bits[1] = {64};
+    kernels::AggColumn weights;
+    weights.values = has_counts ? column_view(in, 1) : kernels::ColumnView{};
+    weights.out.sum = sum;
+    kernels::GroupsOut groups;
+    slab::detail::ScratchBytes keys_scratch(exec, static_cast<std::size_t>(n) * 8);  // the groups' key words
+    std::uint64_t* key_out[1] = {static_cast<std::uint64_t*>(keys_scratch.get())};
+    groups.keys = key_out;
+    groups.size = size;
+    groups.first_row = first;
+    const std::uint64_t* const wp[1] = {word};
+    g = kernels::GroupbyKernels<B>::aggregate(exec, wp, 1, bits, n, keep, &weights, has_counts ? 1 : 0, 0, groups);
+  }
+  BatchBuilder b(ctx, g, counted, {});
+  if (g == 0) return;
+  kernels::GatherKernels<B>::column(exec, column_view(in, 0), first, g, b.data(0), nullptr);
+  slab::copy(b.data(1), has_counts ? static_cast<const void*>(sum) : static_cast<const void*>(size),
+             static_cast<std::size_t>(g) * 8, ctx.execution());
+}
+
 LocalTable value_counts(const Frame& frame, const std::string& column) {
   Schema one = frame.schema().select({column});
   Schema counted = one.with_column({"count", ElementType::int64});
+  if (takes_device_paths(frame)) {
+    auto fn = [counted](bool has_counts) {
+      return [counted, has_counts](const BatchView& in, TaskContext& ctx) {
+        on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+          count_on_device(ctx, exec, ops, in, counted, has_counts);
+        });
+      };
+    };
+    Frame local =
+        detail::map_partitions_with(select(frame, {column}), counted, "value_counts_local", fn(false), false, true);
+    Frame reduced =
+        detail::map_partitions_with(shuffle(local, {column}, 0), counted, "value_counts", fn(true), false, true);
+    return sorted_counts(reduced.gather_all());
+  }
   auto count_fn = [counted](const BatchView& in, TaskContext& ctx, bool has_counts) {
     std::vector<std::int64_t> counts;
     // Drop nulls first.
@@ -644,8 +706,11 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
                                [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, false); });
   Frame reduced = map_partitions(shuffle(local, {column}, 0), counted, "value_counts",
                                  [count_fn](const BatchView& in, TaskContext& ctx) { count_fn(in, ctx, true); });
-  LocalTable t = reduced.gather_all();
-  // Sort by count descending, then value.
+  return sorted_counts(reduced.gather_all());
+}
+
+namespace {
+LocalTable sorted_counts(const LocalTable& t) {
   std::vector<std::size_t> order(static_cast<std::size_t>(t.nrows()));
   std::iota(order.begin(), order.end(), std::size_t{0});
   const auto& key = t.columns[0];
@@ -664,6 +729,7 @@ LocalTable value_counts(const Frame& frame, const std::string& column) {
   }
   return out;
 }
+}  // namespace
 
 LocalTable unique(const Frame& frame, const std::string& column) {
   Frame d = drop_duplicates(select(frame, {column}), {column});

@@ -316,6 +316,8 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "drop_duplicates x", slab::frame::drop_duplicates(f, {"x"}).local_table());
   add(out, "drop_duplicates k i y", slab::frame::drop_duplicates(f, {"k", "i", "y"}).local_table());
   add(out, "unique s", slab::frame::unique(f, "s"));
+  for (const char* c : {"s", "k", "x", "b", "i", "t"})
+    add(out, std::string("value_counts ") + c, slab::frame::value_counts(f, c));
   {  // quantile: the order statistics of the sorted column, read with copies
     LocalTable q;
     q.add(LocalColumn::float64("q", slab::frame::quantile(f, "x", {0.0, 0.1, 0.5, 0.75, 1.0})));
@@ -382,9 +384,26 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
       EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
                                         << got[i].what << ", " << first_difference(got[i], host[n][i]);
   }
-  for (const char* op :
-       {"cumsum", "shift", "diff", "select", "dropna", "recipes", "timeseries", "rolling", "groupby", "merge", "assign",
-        "filter", "shuffle", "sort_values", "project", "drop_duplicates_local", "drop_duplicates", "quantile"})
+  for (const char* op : {"cumsum",
+                         "shift",
+                         "diff",
+                         "select",
+                         "dropna",
+                         "recipes",
+                         "timeseries",
+                         "rolling",
+                         "groupby",
+                         "merge",
+                         "assign",
+                         "filter",
+                         "shuffle",
+                         "sort_values",
+                         "project",
+                         "drop_duplicates_local",
+                         "drop_duplicates",
+                         "quantile",
+                         "value_counts_local",
+                         "value_counts"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 
