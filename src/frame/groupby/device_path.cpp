@@ -191,7 +191,8 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
 }  // namespace
 
 bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, const GroupbyOptions& options) {
-  if (!takes_device_paths(frame) || !options.sort || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
+  (void)options;  // sort=False asks for no order: each partition's groups come out in key order, as sorted
+  if (!takes_device_paths(frame) || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
   if (plan.W > kernels::kMaxKeyWords) return false;
   for (const ColAgg& a : plan.proto.aggs)
     if (a.nuniq || !a.holistic.empty()) return false;

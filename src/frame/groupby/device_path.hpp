@@ -21,9 +21,9 @@ class TaskContext;
 
 namespace slab::frame::detail {
 
-/// Whether this groupby takes the device path: a device context, sorted output (the host's unsorted order is
-/// its hash index's first-seen order), no nunique (distinct values cannot merge as counts) and no
-/// median/quantile (their values meet their groups on the host), and at most kMaxKeyColumns keys.
+/// Whether this groupby takes the device path: a device context, no nunique (distinct values cannot merge as
+/// counts) and no median/quantile (their values meet their groups on the host), and at most kMaxKeyColumns keys.
+/// With sort=False (no order asked) the hash-routed partitions' groups come out in key order within each.
 [[nodiscard]] bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan,
                                              const GroupbyOptions& options);
 
