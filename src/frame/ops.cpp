@@ -163,6 +163,7 @@ Frame select(const Frame& frame, const std::vector<std::string>& columns) {
       true, takes_device_paths(frame));
 }
 
+namespace {
 /// A compiled expression evaluated over `in` on backend B: values (out_type's layout) into `values`, validity
 /// bits into `valid` (both backend memory, n rows). Returns the invalid rows' count.
 template <class B>
@@ -196,6 +197,8 @@ Frame filter_on_device(const Frame& frame, std::shared_ptr<const detail::Compile
       },
       false, true);
 }
+
+}  // namespace
 
 Frame filter(const Frame& frame, const Expr& predicate) {
   Schema schema = frame.schema();
@@ -313,6 +316,66 @@ Frame astype(const Frame& frame, const std::string& column, ElementType to) {
       true);
 }
 
+namespace {
+/// fillna's device program for column c (of `in` and `out`, the filled schema).
+detail::CompiledExpr fillna_program(const Schema& in, const Schema& out, std::size_t c, const Scalar& value) {
+  using kernels::ExprKind;
+  using kernels::ExprStepOp;
+  detail::CompiledExpr e;
+  e.type = out.type(c);
+  e.columns = {c};
+  e.program.ncolumns = 1;
+  auto push = [&](kernels::ExprStep st) {
+    e.program.steps[e.program.nsteps] = st;
+    e.mask_rule.push_back(0);
+    return static_cast<std::int16_t>(e.program.nsteps++);
+  };
+  const ElementType t = in.type(c);
+  kernels::ExprStep col;
+  col.op = ExprStepOp::column;
+  col.kind = t == ElementType::string    ? ExprKind::code
+             : t == ElementType::float64 ? ExprKind::float64
+             : t == ElementType::boolean ? ExprKind::boolean
+                                         : ExprKind::int64;
+  const std::int16_t column = push(col);
+  if (t == ElementType::string) {  // each input code's code in the new dictionary; a null becomes the value's
+    const auto& id = *in.dictionary(c);
+    const auto& od = *out.dictionary(c);
+    for (const auto& str : id)
+      e.tables.push_back(static_cast<std::uint64_t>(std::lower_bound(od.begin(), od.end(), str) - od.begin()));
+    kernels::ExprStep remap;
+    remap.op = ExprStepOp::code_table;
+    remap.kind = ExprKind::code;
+    remap.a = column;
+    remap.mode = 1;
+    remap.lo = out.code_of(c, std::get<std::string>(value));
+    push(remap);
+    return e;
+  }
+  kernels::ExprStep isnull;
+  isnull.op = ExprStepOp::isnull;
+  isnull.kind = ExprKind::boolean;
+  isnull.a = column;
+  const std::int16_t cond = push(isnull);
+  kernels::ExprStep lit;
+  lit.op = ExprStepOp::literal;
+  if (auto* i = std::get_if<std::int64_t>(&value))
+    lit.kind = ExprKind::int64, lit.bits = static_cast<std::uint64_t>(*i);
+  else if (auto* d = std::get_if<double>(&value))
+    lit.kind = ExprKind::float64, lit.bits = std::bit_cast<std::uint64_t>(*d);
+  else
+    lit.kind = ExprKind::boolean, lit.bits = std::get<bool>(value) ? 1 : 0;
+  const std::int16_t fill = push(lit);
+  kernels::ExprStep pick;
+  pick.op = ExprStepOp::where;
+  pick.kind = col.kind;
+  pick.a = cond, pick.b = fill, pick.c = column;
+  push(pick);
+  return e;
+}
+
+}  // namespace
+
 Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   std::vector<std::size_t> cols;
@@ -339,6 +402,32 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
       }
       out.set_dictionary(c, make_dictionary(std::move(d)));
     }
+  if (takes_device_paths(frame)) {
+    // One program per filled column: where(isnull(c), value, c), or for strings the codes remapped into the new
+    // dictionary with nulls as the value's code; the other columns copied.
+    auto programs = std::make_shared<std::vector<std::pair<std::size_t, detail::CompiledExpr>>>();
+    for (auto c : cols) programs->emplace_back(c, fillna_program(schema, out, c, value));
+    return detail::map_partitions_with(
+        frame, out, "fillna",
+        [programs, out](const BatchView& in, TaskContext& ctx) {
+          on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+            using B = typename decltype(ops)::Backend;
+            const std::int64_t n = in.nrows();
+            auto m = masks_of(in);
+            for (const auto& pc : *programs) m[pc.first] = false;
+            BatchBuilder b(ctx, n, out, m);
+            std::vector<bool> filled(out.size(), false);
+            for (const auto& pc : *programs) filled[pc.first] = true;
+            for (std::size_t c = 0; c < out.size(); ++c)
+              if (!filled[c]) copy_column_on(ctx.execution(), in, c, b, c);
+            slab::detail::ScratchBytes valid(exec, static_cast<std::size_t>(n));
+            for (const auto& [c, program] : *programs)
+              (void)evaluate_on<B>(ctx, exec, program, in, out.type(c), b.data(c),
+                                   static_cast<std::uint8_t*>(valid.get()));
+          });
+        },
+        true, true);
+  }
   return map_partitions(
       frame, out, "fillna",
       [cols, value, schema, out](const BatchView& in, TaskContext& ctx) {

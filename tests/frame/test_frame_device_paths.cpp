@@ -302,6 +302,12 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   };
   for (const auto& [what, value] : values) add(out, "assign " + what, slab::frame::assign(f, "v", value).local_table());
   add(out, "assign over x", slab::frame::assign(f, "x", col("x") + 1).local_table());
+  // fillna: every fitting column, or the ones named; strings get the value in a new dictionary.
+  add(out, "fillna 2.5", slab::frame::fillna(f, 2.5).local_table());
+  add(out, "fillna int", slab::frame::fillna(f, slab::frame::Scalar{std::int64_t{-7}}, {"i", "y", "t"}).local_table());
+  add(out, "fillna bool", slab::frame::fillna(f, true).local_table());
+  add(out, "fillna string", slab::frame::fillna(f, std::string("bb")).local_table());
+  add(out, "fillna string known", slab::frame::fillna(f, std::string("c"), {"s"}).local_table());
   for (const Expr& pred : {col("x") > 0, col("b"), col("s") == "c" | col("y").isnull(),
                            slab::frame::where(col("i") > 0, col("b"), col("y") < 0), col("k").isin({5, 6})})
     add(out, "filter " + pred.to_string(), slab::frame::filter(f, pred).local_table());

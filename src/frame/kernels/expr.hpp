@@ -37,7 +37,7 @@ enum class ExprStepOp : std::uint8_t {
   round,
   clip,        ///< a clipped to [b, c] (a null bound does not clip)
   where,       ///< b where a else c
-  code_table,  ///< tables[index + code of a] (str.contains, str.len, str.lower)
+  code_table,  ///< tables[index + code of a] (str.contains, str.len, str.lower); a null code: -1, or lo with mode 1
   isnull,
   notnull,
   logical_and,

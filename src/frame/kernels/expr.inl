@@ -280,8 +280,8 @@ struct ExprRow {
         }
         case ExprStepOp::code_table: {
           const std::uint64_t t = na ? 0 : p.tables[st.bits + va];
-          if (st.kind == ExprKind::code) {
-            r = na ? static_cast<std::uint64_t>(std::int64_t{-1}) : t;
+          if (st.kind == ExprKind::code) {  // a null stays null (-1), or with mode 1 becomes code lo (fillna)
+            r = na ? static_cast<std::uint64_t>(st.mode == 1 ? st.lo : std::int64_t{-1}) : t;
           } else {
             r = t;
             valid = !na;
