@@ -278,6 +278,44 @@ Frame astype(const Frame& frame, const std::string& column, ElementType to) {
   SLAB_EXPECTS(from != ElementType::string && to != ElementType::string, TypeError,
                std::string("astype: cannot convert '") + column + "' from " + to_string(from) + " to " + to_string(to));
   Schema out = schema.with_column({column, to});
+  if (takes_device_paths(frame)) {  // the program [column, cast] into the output column and its mask
+    auto e = std::make_shared<detail::CompiledExpr>();
+    e->type = to;
+    e->columns = {c};
+    e->program.ncolumns = 1;
+    e->mask_rule = {0, 0};
+    kernels::ExprStep& load = e->program.steps[0];
+    load.op = kernels::ExprStepOp::column;
+    load.kind = from == ElementType::float64   ? kernels::ExprKind::float64
+                : from == ElementType::boolean ? kernels::ExprKind::boolean
+                                               : kernels::ExprKind::int64;
+    kernels::ExprStep& cast = e->program.steps[1];
+    cast.op = kernels::ExprStepOp::cast;
+    cast.kind = to == ElementType::float64   ? kernels::ExprKind::float64
+                : to == ElementType::boolean ? kernels::ExprKind::boolean
+                                             : kernels::ExprKind::int64;
+    cast.a = 0;
+    e->program.nsteps = 2;
+    const bool nan_to_null = from == ElementType::float64 && to != ElementType::float64 && to != ElementType::boolean;
+    return detail::map_partitions_with(
+        frame, out, "astype",
+        [c, out, e, nan_to_null, to](const BatchView& in, TaskContext& ctx) {
+          on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+            using B = typename decltype(ops)::Backend;
+            const std::int64_t n = in.nrows();
+            auto m = masks_of(in);
+            m.resize(out.size());
+            if (nan_to_null) m[c] = true;
+            BatchBuilder b(ctx, n, out, m);
+            for (std::size_t k = 0; k < out.size(); ++k)
+              if (k != c) copy_column_on(ctx.execution(), in, k, b, k);
+            slab::detail::ScratchBytes valid(exec, b.valid(c) ? 0 : static_cast<std::size_t>(n));
+            auto* v = b.valid(c) ? b.valid(c) : static_cast<std::uint8_t*>(valid.get());
+            (void)evaluate_on<B>(ctx, exec, *e, in, to, b.data(c), v);
+          });
+        },
+        true, true);
+  }
   return map_partitions(
       frame, out, "astype",
       [c, from, to, out](const BatchView& in, TaskContext& ctx) {

@@ -303,6 +303,10 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   for (const auto& [what, value] : values) add(out, "assign " + what, slab::frame::assign(f, "v", value).local_table());
   add(out, "assign over x", slab::frame::assign(f, "x", col("x") + 1).local_table());
   // fillna: every fitting column, or the ones named; strings get the value in a new dictionary.
+  for (const char* column : {"i", "x", "y", "b", "t"})
+    for (ElementType to : {ElementType::int64, ElementType::float64, ElementType::boolean, ElementType::timestamp})
+      add(out, std::string("astype ") + column + " " + std::string(slab::to_string(to)),
+          slab::frame::astype(f, column, to).local_table());
   add(out, "fillna 2.5", slab::frame::fillna(f, 2.5).local_table());
   add(out, "fillna int", slab::frame::fillna(f, slab::frame::Scalar{std::int64_t{-7}}, {"i", "y", "t"}).local_table());
   add(out, "fillna bool", slab::frame::fillna(f, true).local_table());

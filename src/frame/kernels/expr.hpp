@@ -45,6 +45,7 @@ enum class ExprStepOp : std::uint8_t {
   logical_not,
   isin_codes,   ///< a's code among tables[index, index + count) (sorted)
   isin_values,  ///< a as a double among the doubles' bits at tables[index, index + count) (sorted, no NaN)
+  cast,         ///< astype: a in the step's kind (float64, boolean != 0, int64 truncated with NaN invalid)
 };
 
 struct ExprStep {

@@ -310,6 +310,23 @@ struct ExprRow {
           r = !na && sorted_contains(reinterpret_cast<const std::int64_t*>(p.tables + st.bits), st.hi,
                                      static_cast<std::int64_t>(va));
           break;
+        case ExprStepOp::cast: {  // ops.cpp's astype, value for value
+          valid = oa;
+          const bool isf = ka == ExprKind::float64;
+          const double d = bits_double(va);
+          const std::int64_t x = ka == ExprKind::boolean ? static_cast<std::int64_t>(va & 0xff) : static_cast<std::int64_t>(va);
+          if (st.kind == ExprKind::float64) {
+            r = double_bits(isf ? d : static_cast<double>(x));
+          } else if (st.kind == ExprKind::boolean) {
+            r = isf ? (d != 0) : (x != 0);
+          } else if (isf && d != d) {
+            valid = false;
+            r = 0;
+          } else {
+            r = static_cast<std::uint64_t>(isf ? static_cast<std::int64_t>(d) : x);
+          }
+          break;
+        }
         case ExprStepOp::isin_values: {
           bool x = false;
           if (!na) {
