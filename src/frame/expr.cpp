@@ -74,6 +74,29 @@ std::string scalar_string(const Scalar& s) {
   if (auto* t = std::get_if<std::string>(&s)) return "'" + *t + "'";
   return "None";
 }
+/// isin's values as doubles (the non-string literals, in order): what a number is compared with.
+std::vector<double> isin_doubles(const std::vector<Scalar>& values) {
+  std::vector<double> vals;
+  for (const auto& v : values) {
+    if (auto* x = std::get_if<std::int64_t>(&v))
+      vals.push_back(static_cast<double>(*x));
+    else if (auto* d = std::get_if<double>(&v))
+      vals.push_back(*d);
+    else if (auto* b = std::get_if<bool>(&v))
+      vals.push_back(*b);
+  }
+  return vals;
+}
+/// isin's string literals as codes of `dict` (those it holds, in order).
+std::vector<std::int32_t> isin_codes(const std::vector<Scalar>& values, const Dictionary& dict) {
+  std::vector<std::int32_t> codes;
+  for (const auto& v : values)
+    if (auto* str = std::get_if<std::string>(&v)) {
+      auto it = std::lower_bound(dict->begin(), dict->end(), *str);
+      if (it != dict->end() && *it == *str) codes.push_back(static_cast<std::int32_t>(it - dict->begin()));
+    }
+  return codes;
+}
 bool is_null_literal(const Expr& e) {
   return e.node().op == ExprOp::literal && std::holds_alternative<std::monostate>(e.node().value);
 }
@@ -842,25 +865,11 @@ EvalColumn eval(const Expr& e, const Ctx& cx) {
       out.type = ElementType::boolean;
       out.bools.assign(n, 0);
       if (a.type == ElementType::string) {
-        std::vector<std::int32_t> codes;
-        for (const auto& v : nd.values)
-          if (auto* s = std::get_if<std::string>(&v)) {
-            auto it = std::lower_bound(a.dictionary->begin(), a.dictionary->end(), *s);
-            if (it != a.dictionary->end() && *it == *s)
-              codes.push_back(static_cast<std::int32_t>(it - a.dictionary->begin()));
-          }
+        const std::vector<std::int32_t> codes = isin_codes(nd.values, a.dictionary);
         for (std::size_t i = 0; i < n; ++i)
           out.bools[i] = !null_at(a, i) && std::find(codes.begin(), codes.end(), a.codes[i]) != codes.end();
       } else {
-        std::vector<double> vals;
-        for (const auto& v : nd.values) {
-          if (auto* x = std::get_if<std::int64_t>(&v))
-            vals.push_back(static_cast<double>(*x));
-          else if (auto* d = std::get_if<double>(&v))
-            vals.push_back(*d);
-          else if (auto* b = std::get_if<bool>(&v))
-            vals.push_back(*b);
-        }
+        const std::vector<double> vals = isin_doubles(nd.values);
         for (std::size_t i = 0; i < n; ++i)
           out.bools[i] = !null_at(a, i) && std::find(vals.begin(), vals.end(), dbl(a, i)) != vals.end();
       }
@@ -1121,24 +1130,12 @@ struct Compiler {
         st.kind = ExprKind::boolean;
         std::vector<std::uint64_t> set;
         if (nd.args[0].type(schema) == ElementType::string) {
-          const Dictionary dict = string_dictionary(nd.args[0], schema);
-          for (const auto& v : nd.values)
-            if (auto* str = std::get_if<std::string>(&v)) {
-              auto it = std::lower_bound(dict->begin(), dict->end(), *str);
-              if (it != dict->end() && *it == *str) set.push_back(static_cast<std::uint64_t>(it - dict->begin()));
-            }
+          for (std::int32_t code : isin_codes(nd.values, string_dictionary(nd.args[0], schema)))
+            set.push_back(static_cast<std::uint64_t>(code));
           std::sort(set.begin(), set.end());
           st.op = ExprStepOp::isin_codes;
         } else {
-          std::vector<double> vals;
-          for (const auto& v : nd.values) {
-            if (auto* x = std::get_if<std::int64_t>(&v))
-              vals.push_back(static_cast<double>(*x));
-            else if (auto* d = std::get_if<double>(&v))
-              vals.push_back(*d);
-            else if (auto* b = std::get_if<bool>(&v))
-              vals.push_back(*b);
-          }
+          std::vector<double> vals = isin_doubles(nd.values);
           std::erase_if(vals, [](double d) { return std::isnan(d); });  // NaN equals nothing
           std::sort(vals.begin(), vals.end());
           for (double d : vals) set.push_back(std::bit_cast<std::uint64_t>(d));
