@@ -3,6 +3,7 @@
 // frame takes them, a batch column as the kernels see it, and a task body run on its context's device backend
 // with scratch from its memory manager.
 #include <cstddef>
+#include <utility>
 
 #include "frame/kernels/columns.hpp"
 #include "memory/kernel_scratch.hpp"
@@ -26,16 +27,23 @@ inline bool takes_device_paths(const Frame& f) {
   return {b.type(c), b.data(c), b.valid(c)};
 }
 
+/// Call f(slab::detail::BackendTag<B>{}) with `context`'s device backend B. Only for work planned by an operation
+/// that saw takes_device_paths(): a context without one here is an internal error.
+template <class F>
+void with_planned_backend(const ExecutionContext& context, F&& f) {
+  const bool ran = slab::detail::with_device_backend(context, std::forward<F>(f));
+  SLAB_EXPECTS(ran, Error,
+               "frame kernels: no device backend at run time although there was one when planned (internal)");
+}
+
 /// Run f(exec, slab::detail::BackendTag<B>{}) on the task's device backend B, with scratch from its memory
-/// manager. Only for a task planned by an operation that saw takes_device_paths().
+/// manager (with_planned_backend).
 template <class F>
 void on_device_backend(TaskContext& ctx, F&& f) {
-  const bool ran = slab::detail::with_device_backend(ctx.execution(), [&](auto tag) {
+  with_planned_backend(ctx.execution(), [&](auto tag) {
     slab::detail::KernelScratch scratch(ctx.memory());
     f(scratch.exec(ctx.execution()), tag);
   });
-  SLAB_EXPECTS(ran, Error,
-               "frame kernels: no device backend at run time although there was one when planned (internal)");
 }
 
 }  // namespace slab::frame::detail
