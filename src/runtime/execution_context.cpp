@@ -3,6 +3,7 @@
 #include "slab/runtime/execution_context.hpp"
 
 #include <array>
+#include <cstring>
 #include <mutex>
 
 #include "runtime/cuda/execution.hpp"
@@ -58,6 +59,14 @@ void copy(void* dst, const void* src, std::size_t bytes, const ExecutionContext&
     detail::cuda_copy(dst, src, bytes, context.stream());
   else
     detail::host_copy(dst, src, bytes);
+}
+
+void fill(void* dst, unsigned char value, std::size_t bytes, const ExecutionContext& context) {
+  if (bytes == 0) return;
+  if (context.on_device())
+    detail::cuda_fill(dst, value, bytes, context.stream());
+  else
+    std::memset(dst, value, bytes);
 }
 
 }  // namespace slab

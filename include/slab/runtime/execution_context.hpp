@@ -76,4 +76,10 @@ class ExecutionContext {
  */
 void copy(void* dst, const void* src, std::size_t bytes, const ExecutionContext& context);
 
+/**
+ * @brief Set `bytes` bytes at `dst` (host or device memory, as for copy) to `value`, on the context's stream,
+ * complete when it returns. Not collective. @throws CudaError when CUDA fails.
+ */
+void fill(void* dst, unsigned char value, std::size_t bytes, const ExecutionContext& context);
+
 }  // namespace slab

@@ -14,6 +14,12 @@ void cuda_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
   check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy");
 }
 
+void cuda_fill(void* dst, unsigned char value, std::size_t bytes, void* stream) {
+  auto s = static_cast<cudaStream_t>(stream);
+  check_cuda(cudaMemsetAsync(dst, value, bytes, s), "cudaMemsetAsync");
+  check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a fill");
+}
+
 void host_copy(void* dst, const void* src, std::size_t bytes) noexcept { std::memcpy(dst, src, bytes); }
 
 void cuda_stream_synchronize(void* stream) {

@@ -10,6 +10,10 @@ void cuda_copy(void*, const void*, std::size_t, void*) {
   SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
 }
 
+void cuda_fill(void*, unsigned char, std::size_t, void*) {
+  SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
+}
+
 void host_copy(void* dst, const void* src, std::size_t bytes) noexcept { std::memcpy(dst, src, bytes); }
 
 void cuda_stream_synchronize(void*) { SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support"); }
