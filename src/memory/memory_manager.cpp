@@ -534,6 +534,8 @@ bool Buffer::is_pinned() const noexcept {
   return pins_ > 0;
 }
 
+const ExecutionContext& Buffer::execution() const noexcept { return state_->exec; }
+
 Pin::Pin(Pin&& other) noexcept : buffer_(std::move(other.buffer_)), data_(other.data_) { other.data_ = nullptr; }
 
 Pin& Pin::operator=(Pin&& other) noexcept {

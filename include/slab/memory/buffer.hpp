@@ -18,6 +18,7 @@ namespace slab {
 class Buffer;
 class Pin;
 class MemoryManager;
+class ExecutionContext;
 namespace detail {
 class MemoryState;
 }
@@ -69,6 +70,8 @@ class Buffer : public std::enable_shared_from_this<Buffer> {
   [[nodiscard]] std::uint64_t id() const noexcept { return id_; }
   /** @brief Whether at least one Pin on this buffer is alive. Never throws. */
   [[nodiscard]] bool is_pinned() const noexcept;
+  /** @brief The execution context of its manager: a pin's bytes are in that context's device tier. */
+  [[nodiscard]] const ExecutionContext& execution() const noexcept;
 
  private:
   friend class detail::MemoryState;
