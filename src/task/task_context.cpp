@@ -2,14 +2,40 @@
 
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 namespace slab {
 
-const ExecutionContext& TaskContext::execution() const noexcept { return memory_.execution(); }
+TaskContext::TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs,
+                         std::size_t num_outputs, bool staged)
+    : memory_(memory),
+      comm_(comm),
+      tracer_(tracer),
+      inputs_(inputs),
+      outputs_(num_outputs),
+      output_pins_(num_outputs),
+      staged_(staged) {
+  if (!staged_) return;
+  // Host copies of every input, each complete before the function runs (slab::copy returns when done).
+  staged_inputs_.resize(inputs_.size());
+  staged_outputs_.resize(num_outputs);
+  for (std::size_t i = 0; i < inputs_.size(); ++i) {
+    const Pin& pin = inputs_[i];
+    if (pin.size() == 0) continue;
+    staged_inputs_[i].resize(static_cast<std::size_t>(pin.size()));
+    slab::copy(staged_inputs_[i].data(), pin.data(), staged_inputs_[i].size(), memory_.execution());
+    staged_bytes_ += pin.size();
+  }
+}
+
+const ExecutionContext& TaskContext::execution() const noexcept {
+  return staged_ ? ExecutionContext::host() : memory_.execution();
+}
 
 std::span<const std::byte> TaskContext::input(std::size_t i) const {
   SLAB_EXPECTS(i < inputs_.size(), InvalidArgument,
                "task input " + std::to_string(i) + " requested, but the task has " + std::to_string(inputs_.size()));
+  if (staged_) return staged_inputs_[i];
   const Pin& pin = inputs_[i];
   return {pin.data(), static_cast<std::size_t>(pin.size())};
 }
@@ -31,7 +57,20 @@ std::span<std::byte> TaskContext::output(std::uint64_t bytes, std::size_t index)
   check_output(index);
   outputs_[index] = memory_.allocate(bytes, "task output");
   output_pins_[index] = outputs_[index]->pin();
+  if (staged_) {
+    staged_outputs_[index].resize(static_cast<std::size_t>(bytes));
+    return staged_outputs_[index];
+  }
   return {output_pins_[index].data(), static_cast<std::size_t>(bytes)};
+}
+
+void TaskContext::finish() {
+  if (!staged_) return;
+  for (std::size_t k = 0; k < outputs_.size(); ++k)
+    if (output_pins_[k].data() && !staged_outputs_[k].empty()) {
+      slab::copy(output_pins_[k].data(), staged_outputs_[k].data(), staged_outputs_[k].size(), memory_.execution());
+      staged_bytes_ += staged_outputs_[k].size();
+    }
 }
 
 void TaskContext::set_output(BufferPtr buffer, std::size_t index) {

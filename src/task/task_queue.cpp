@@ -68,11 +68,16 @@ struct TaskQueue::Impl {
       else
         pins.emplace_back();
     }
-    TaskContext ctx(memory, comm, tracer, pins, node.num_outputs);
     const double start = tracer.now();
+    TaskContext ctx(memory, comm, tracer, pins, node.num_outputs, stages(node.options.place));
     // An error only this rank has, even inside a collective task, goes up to persist's agreement: the other
     // ranks wait at this task's next collective, whose argument check is an agreement point (see comm.hpp).
     node.fn(ctx);
+    ctx.finish();
+    if (ctx.staged()) {
+      ++counters->stats.staged;
+      counters->stats.staged_bytes += ctx.staged_bytes();
+    }
     auto outs = ctx.take_outputs();
     if (node.multi)
       node.outputs = std::move(outs);
@@ -104,6 +109,10 @@ struct TaskQueue::Impl {
     report_progress(false);
   }
 
+  // Whether a task of this place runs on host copies of its buffers: a host task where the device tier is not
+  // host memory, or on the reference place, which stages as a GPU would (TaskPlace).
+  bool stages(TaskPlace place) const { return place == TaskPlace::host && memory.execution().device_kernels(); }
+
   // Fold the next ready input of a streaming reduction into its accumulator (node.output).
   void fold(TaskNode& node, std::size_t i) {
     NodePtr input = std::move(node.inputs[i]);
@@ -127,7 +136,17 @@ struct TaskQueue::Impl {
                        std::to_string(node.output->size()));
       Pin acc = node.output->pin();
       Pin in = input->output->pin();
-      node.combine(std::span<std::byte>(acc.data(), acc.size()), std::span<const std::byte>(in.data(), in.size()));
+      if (stages(node.options.place)) {
+        std::vector<std::byte> host_acc(acc.size()), host_in(in.size());
+        slab::copy(host_acc.data(), acc.data(), host_acc.size(), memory.execution());
+        slab::copy(host_in.data(), in.data(), host_in.size(), memory.execution());
+        node.combine(host_acc, host_in);
+        slab::copy(acc.data(), host_acc.data(), host_acc.size(), memory.execution());
+        ++counters->stats.staged;
+        counters->stats.staged_bytes += 3 * host_acc.size();
+      } else {
+        node.combine(std::span<std::byte>(acc.data(), acc.size()), std::span<const std::byte>(in.data(), in.size()));
+      }
     }
     tracer.record(node.name, node.options.kind, start, tracer.now() - start, 0);
     // `input` goes out of scope here: its buffer is freed unless a user handle holds it.
@@ -260,7 +279,7 @@ std::vector<Chunk> TaskQueue::submit_multi(std::string name, std::vector<Chunk> 
   return out;
 }
 
-Chunk TaskQueue::reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine) {
+Chunk TaskQueue::reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine, TaskPlace place) {
   SLAB_EXPECTS(!inputs.empty(), ShapeError, "reduce '" + name + "' of no chunks");
   SLAB_EXPECTS(combine, InvalidArgument, "reduce '" + name + "' has no combine function");
   auto node = std::make_shared<TaskNode>();
@@ -273,6 +292,7 @@ Chunk TaskQueue::reduce(std::string name, std::vector<Chunk> inputs, CombineFn c
   }
   inputs.clear();
   node->combine = std::move(combine);
+  node->options.place = place;
   node->counters = impl_->counters;
   impl_->pending.push_back(node);
   ++impl_->counters->stats.submitted;

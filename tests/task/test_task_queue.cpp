@@ -2,7 +2,9 @@
 #include <mpi.h>
 #include <unistd.h>
 
+#include <array>
 #include <cstring>
+#include <memory>
 #include <numeric>
 
 #include "slab/comm/comm.hpp"
@@ -259,4 +261,55 @@ TEST(TaskQueue, MemoryLimitBelowOneChunkIsAClearError) {
     message = err.message();
   }
   EXPECT_FALSE(message.empty());
+}
+
+// TaskPlace: a host task runs on host copies of its buffers where the device tier is not host memory (the reference
+// place stages as a GPU does), a device task on the device tier's own bytes; on a host context nothing is staged.
+TEST(TaskQueue, HostTasksAreStagedWhereTheRankTakesDevicePaths) {
+  for (const bool reference : {false, true}) {
+    slab::EngineOptions options = slab::testing::engine_options();
+    options.reference_kernels = reference;
+    slab::Engine e(options);
+    if (reference && !e.execution().device_kernels()) GTEST_SKIP() << "this build has no reference place";
+    auto& q = e.tasks();
+    slab::Chunk src = q.submit("gen", {}, generate(9, 0, 64));
+    struct Seen {
+      const std::byte* input = nullptr;
+      const std::byte* pinned = nullptr;
+      bool staged = false;
+      bool host_context = false;
+    };
+    auto seen = std::make_shared<std::array<Seen, 2>>();
+    auto look = [seen](int k) {
+      return [seen, k](slab::TaskContext& ctx) {
+        Seen& s = (*seen)[k];
+        s.input = ctx.input(0).data();
+        s.pinned = ctx.input_pin(0).data();
+        s.staged = ctx.staged();
+        s.host_context = ctx.execution().place() == slab::ExecutionPlace::host;
+        const auto x = ctx.input_as<double>(0);
+        auto out = ctx.output_as<double>(x.size());
+        for (std::size_t i = 0; i < x.size(); ++i) out[i] = 2 * x[i] + k;
+      };
+    };
+    slab::Chunk host = q.submit("host", {src}, look(0));
+    slab::Chunk device = q.submit("device", {src}, look(1), slab::device_task());
+    auto folded = q.reduce("fold", {host, device}, add_doubles);  // a host combine: staged there too
+    const auto h = q.compute<double>(host), d = q.compute<double>(device), f = q.compute<double>(folded);
+    const auto s = q.compute<double>(src);
+    ASSERT_EQ(h.size(), 64u);
+    for (std::size_t i = 0; i < 64; ++i) {
+      EXPECT_EQ(h[i], 2 * s[i]) << i;  // the staged output reached the device tier
+      EXPECT_EQ(d[i], 2 * s[i] + 1) << i;
+      EXPECT_EQ(f[i], h[i] + d[i]) << i;  // folded on the host copies, written back
+    }
+    const Seen& hs = (*seen)[0];
+    const Seen& ds = (*seen)[1];
+    EXPECT_EQ(hs.staged, reference);
+    EXPECT_EQ(hs.input != hs.pinned, reference) << "a staged task reads a host copy";
+    EXPECT_TRUE(hs.host_context);
+    EXPECT_FALSE(ds.staged);
+    EXPECT_EQ(ds.input, ds.pinned);
+    EXPECT_EQ(ds.host_context, !reference);
+  }
 }

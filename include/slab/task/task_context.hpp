@@ -21,16 +21,16 @@ class Tracer;
  * @brief Given to a task function. Inputs are pinned on the device tier for the whole call (reloaded
  * transparently if they were spilled). The task writes its output into output(), which is allocated through
  * the memory manager (spilling others first if needed) and stays pinned until the function returns.
+ *
+ * A staged context (a host task where the device tier is not host memory: TaskPlace in task_queue.hpp) gives
+ * host copies of the inputs and host memory for the outputs, which finish() copies to the device tier, and a host
+ * execution context.
  */
 class TaskContext {
  public:
-  TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs, std::size_t num_outputs = 1)
-      : memory_(memory),
-        comm_(comm),
-        tracer_(tracer),
-        inputs_(inputs),
-        outputs_(num_outputs),
-        output_pins_(num_outputs) {}
+  /// `staged`: stage the inputs and outputs through host memory (see above).
+  TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs, std::size_t num_outputs = 1,
+              bool staged = false);
 
   [[nodiscard]] std::size_t num_inputs() const noexcept { return inputs_.size(); }
   /// Input i's bytes (empty for an input task without output).
@@ -42,7 +42,8 @@ class TaskContext {
     check_multiple(i, bytes.size(), sizeof(T));
     return {reinterpret_cast<const T*>(bytes.data()), bytes.size() / sizeof(T)};
   }
-  /// The pinned input itself: a task that folds into its input may write here when it owns it.
+  /// The pinned input itself, on the device tier: a device task that folds into its input may write here when it
+  /// owns it.
   [[nodiscard]] Pin& input_pin(std::size_t i) { return inputs_.at(i); }
 
   /// Outputs of this task: 1, or n for a task of TaskQueue::submit_multi.
@@ -63,8 +64,16 @@ class TaskContext {
   void set_output(BufferPtr buffer, std::size_t index = 0);
 
   [[nodiscard]] MemoryManager& memory() noexcept { return memory_; }
-  /// Where this task computes (host or the rank's GPU), its stream and CUDA library handles.
+  /// Where this task computes (host or the rank's GPU), its stream and CUDA library handles; a host context when
+  /// the task is staged.
   [[nodiscard]] const ExecutionContext& execution() const noexcept;
+  /// Whether the inputs and outputs are staged host copies (see above).
+  [[nodiscard]] bool staged() const noexcept { return staged_; }
+  /// Bytes copied for staging so far (inputs, then outputs at finish()).
+  [[nodiscard]] std::uint64_t staged_bytes() const noexcept { return staged_bytes_; }
+
+  /// @private Copy staged outputs to their device-tier buffers (the queue, after the function returned).
+  void finish();
   [[nodiscard]] Comm& comm() noexcept { return comm_; }
   [[nodiscard]] Tracer& tracer() noexcept { return tracer_; }
 
@@ -81,6 +90,10 @@ class TaskContext {
   std::vector<Pin>& inputs_;
   std::vector<BufferPtr> outputs_;
   std::vector<Pin> output_pins_;
+  bool staged_ = false;
+  std::uint64_t staged_bytes_ = 0;
+  std::vector<std::vector<std::byte>> staged_inputs_;   ///< staged: host copies of the inputs
+  std::vector<std::vector<std::byte>> staged_outputs_;  ///< staged: the outputs as the function writes them
 };
 
 }  // namespace slab

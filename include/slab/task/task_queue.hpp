@@ -20,13 +20,31 @@ namespace slab {
 class MemoryManager;
 class Comm;
 
+/// Where a task's function reads its inputs and writes its outputs.
+enum class TaskPlace : std::uint8_t {
+  /// Host memory: a host kernel (the default, and what users' functions are). Where the device tier is not host
+  /// memory the queue stages the task: its inputs are copied to host memory before it runs and its outputs to the
+  /// device tier after it returns, and TaskContext::execution() is a host context (ExecutionContext::host()). The
+  /// reference place stages too, so that CI runs the staging a GPU run takes.
+  host,
+  /// The device tier as it is (GPU memory on a GPU): the function works on its inputs and outputs with the device
+  /// kernels, slab::copy, comm or the CUDA libraries of TaskContext::execution(), never by reading them on the host.
+  device,
+};
+
 /// How a task runs.
 struct TaskOptions {
   TraceKind kind = TraceKind::compute;  ///< what the trace and the summary call its time
   /// The task calls collectives (MPI/NCCL). Collective tasks run in submission order on every rank, and
   /// every rank first agrees that no task failed since the last agreement (so a failure never hangs).
   bool collective = false;
+  TaskPlace place = TaskPlace::host;  ///< where its function reads and writes (TaskPlace)
 };
+
+/// TaskOptions of a device task (TaskPlace::device) of this kind.
+[[nodiscard]] inline TaskOptions device_task(TraceKind kind = TraceKind::compute, bool collective = false) {
+  return TaskOptions{kind, collective, TaskPlace::device};
+}
 
 /// Counters of one queue.
 struct TaskStats {
@@ -34,6 +52,10 @@ struct TaskStats {
   std::uint64_t executed = 0;
   std::uint64_t released = 0;  ///< outputs freed because nothing needed them any more
   double seconds = 0;          ///< time inside task functions
+  /// Host tasks and combines run on staged host copies (TaskPlace::host where the device tier is not host
+  /// memory), and the bytes copied for them both ways.
+  std::uint64_t staged = 0;
+  std::uint64_t staged_bytes = 0;
 };
 
 /**
@@ -81,10 +103,11 @@ class TaskQueue {
    * When run, each input is folded into the accumulator as soon as it is produced and then released, so at
    * most one accumulator and one input are resident besides what producing the next input needs. The
    * first input becomes the accumulator without a copy when nothing else holds it. Pass inputs by std::move:
-   * handles kept elsewhere keep those chunks alive. Not collective.
+   * handles kept elsewhere keep those chunks alive. `combine` reads and writes where `place` says (TaskPlace: a
+   * host combine is staged where the device tier is not host memory). Not collective.
    * @throws InvalidArgument (at persist) when inputs differ in size; ShapeError when inputs is empty.
    */
-  Chunk reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine);
+  Chunk reduce(std::string name, std::vector<Chunk> inputs, CombineFn combine, TaskPlace place = TaskPlace::host);
 
   /// Collective. Run everything `chunks` depend on. @throws the agreed error of any failing task.
   void persist(std::span<const Chunk> chunks);
