@@ -30,24 +30,16 @@ namespace {
 constexpr std::uint64_t stream_a = 1;
 
 slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, std::int64_t cols) {
-  return queue.submit(
-      "generate_A", {},
-      [e, cols](slab::TaskContext& ctx) {
-        std::vector<double> host;
-        const std::size_t count = std::size_t(e.rows * cols);
-        const bool gpu = ctx.execution().on_device();
-        auto out = ctx.output_as<double>(count);
-        double* dst = out.data();
-        if (gpu) {  // fill on host, the task engine's buffer is device memory: stage through a host array
-          host.resize(count);
-          dst = host.data();
-        }
-        for (std::int64_t i = 0; i < e.rows; ++i)
-          for (std::int64_t j = 0; j < cols; ++j)
-            dst[i * cols + j] = slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols + j));
-        if (gpu) slab::copy(out.data(), host.data(), count * sizeof(double), ctx.execution());
-      },
-      {slab::TraceKind::generate, false});
+  return queue.submit("generate_A", {},
+                      // A host task: on GPU memory the queue copies its output to the device (slab::TaskPlace).
+                      [e, cols](slab::TaskContext& ctx) {
+                        auto out = ctx.output_as<double>(std::size_t(e.rows * cols));
+                        for (std::int64_t i = 0; i < e.rows; ++i)
+                          for (std::int64_t j = 0; j < cols; ++j)
+                            out[std::size_t(i * cols + j)] =
+                                slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols + j));
+                      },
+                      {slab::TraceKind::generate, false});
 }
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }

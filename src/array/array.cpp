@@ -16,6 +16,7 @@
 #include "core/floor_divide.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/memory/host_view.hpp"
 
 namespace slab {
 
@@ -133,7 +134,8 @@ std::vector<T> Array<T>::local_data() const {
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = local_extent(i);
     Pin pin = chunks[i].buffer()->pin();
-    const T* src = reinterpret_cast<const T*>(pin.data());
+    const HostView host(pin);
+    const T* src = host.as<T>().data();
     for (std::int64_t r = 0; r < e.rows; ++r)
       std::memcpy(out.data() + (e.row0 - b.row0 + r) * b.cols + (e.col0 - b.col0), src + r * e.cols,
                   static_cast<std::size_t>(e.cols) * sizeof(T));
@@ -774,14 +776,17 @@ std::optional<Array<double>> created_on_device(Engine& engine, Shape shape, Spli
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
     const ChunkExtent e = l.chunk_extent(rank, i);
-    chunks.push_back(engine.tasks().submit(name, {}, [fill, e](TaskContext& ctx) {
-      auto* out = reinterpret_cast<double*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(double)).data());
-      if (e.size() == 0) return;
-      detail::with_device_backend(ctx.execution(), [&](auto tag) {
-        detail::KernelScratch scratch(ctx.memory());
-        fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
-      });
-    }));
+    chunks.push_back(engine.tasks().submit(
+        name, {},
+        [fill, e](TaskContext& ctx) {
+          auto* out = reinterpret_cast<double*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(double)).data());
+          if (e.size() == 0) return;
+          detail::with_device_backend(ctx.execution(), [&](auto tag) {
+            detail::KernelScratch scratch(ctx.memory());
+            fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
+          });
+        },
+        device_task()));
   }
   return Array<double>(engine, std::move(l), std::move(chunks));
 }

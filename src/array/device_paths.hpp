@@ -115,27 +115,31 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
   for (TaskPlan& plan : plans) {
     std::vector<Chunk> inputs = std::move(plan.inputs);
     plan.inputs.clear();
-    out.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), device](TaskContext& ctx) {
-      const EvalCtx ec = plan.context(ctx);
-      const std::int64_t n = plan.target.size();
-      T* o = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(n) * sizeof(T)).data());
-      if (device) {
-        if (n == 0) return;
-        with_device_backend(ctx.execution(), [&](auto tag) {
-          using B = typename decltype(tag)::type;
-          if constexpr (kernel_element_v<T>) {
-            KernelScratch scratch(ctx.memory());
-            run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, compile_program(*expr, ec, false), o);
+    out.push_back(q.submit(
+        name, std::move(inputs),
+        [expr, plan = std::move(plan), device](TaskContext& ctx) {
+          const EvalCtx ec = plan.context(ctx);
+          const std::int64_t n = plan.target.size();
+          T* o = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(n) * sizeof(T)).data());
+          if (device) {
+            if (n == 0) return;
+            with_device_backend(ctx.execution(), [&](auto tag) {
+              using B = typename decltype(tag)::type;
+              if constexpr (kernel_element_v<T>) {
+                KernelScratch scratch(ctx.memory());
+                run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, compile_program(*expr, ec, false),
+                                         o);
+              }
+            });
+            return;
           }
-        });
-        return;
-      }
-      for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
-        const std::int64_t m = std::min(kTile, n - k0);
-        const T* r = expr->eval(ec, k0, m, o + k0);
-        if (r != o + k0) std::memcpy(o + k0, r, static_cast<std::size_t>(m) * sizeof(T));
-      }
-    }));
+          for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+            const std::int64_t m = std::min(kTile, n - k0);
+            const T* r = expr->eval(ec, k0, m, o + k0);
+            if (r != o + k0) std::memcpy(o + k0, r, static_cast<std::size_t>(m) * sizeof(T));
+          }
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return out;
 }
@@ -187,39 +191,41 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
   for (TaskPlan& plan : plans) {
     std::vector<Chunk> inputs = std::move(plan.inputs);
     plan.inputs.clear();
-    partials.push_back(q.submit(name, std::move(inputs), [expr, plan = std::move(plan), identity, tile, device, kind,
-                                                           global_cols](TaskContext& ctx) {
-      (void)kind, (void)global_cols;  // read only by the device path, which a host-only build does not instantiate
-      const EvalCtx ec = plan.context(ctx);
-      const std::int64_t n = plan.target.size();
-      P p = identity;
-      if (device && n > 0) {
-        with_device_backend(ctx.execution(), [&](auto tag) {
-          using B = typename decltype(tag)::type;
-          if constexpr (kernel_element_v<T>) {
-            KernelScratch scratch(ctx.memory());
-            const kernels::Exec exec = scratch.exec(ctx.execution());
-            const auto program = compile_program(*expr, ec, false);
-            const T* x = program ? direct_operand(*program, plan.target) : nullptr;
-            std::optional<ScratchBytes> values;
-            if (!x) {  // a lazy expression: evaluated into scratch first (one more pass over the chunk)
-              values.emplace(exec, static_cast<std::size_t>(n) * sizeof(T));
-              run_device_program<B, T>(exec, *expr, ec, program, static_cast<T*>(values->get()));
-              x = static_cast<const T*>(values->get());
+    partials.push_back(q.submit(
+        name, std::move(inputs),
+        [expr, plan = std::move(plan), identity, tile, device, kind, global_cols](TaskContext& ctx) {
+          (void)kind, (void)global_cols;  // read only by the device path, which a host-only build does not instantiate
+          const EvalCtx ec = plan.context(ctx);
+          const std::int64_t n = plan.target.size();
+          P p = identity;
+          if (device && n > 0) {
+            with_device_backend(ctx.execution(), [&](auto tag) {
+              using B = typename decltype(tag)::type;
+              if constexpr (kernel_element_v<T>) {
+                KernelScratch scratch(ctx.memory());
+                const kernels::Exec exec = scratch.exec(ctx.execution());
+                const auto program = compile_program(*expr, ec, false);
+                const T* x = program ? direct_operand(*program, plan.target) : nullptr;
+                std::optional<ScratchBytes> values;
+                if (!x) {  // a lazy expression: evaluated into scratch first (one more pass over the chunk)
+                  values.emplace(exec, static_cast<std::size_t>(n) * sizeof(T));
+                  run_device_program<B, T>(exec, *expr, ec, program, static_cast<T*>(values->get()));
+                  x = static_cast<const T*>(values->get());
+                }
+                device_partial<B, T, P>(kind, exec, x, n, plan.target, global_cols, p);
+              }
+            });
+          } else if (!device) {
+            std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
+            for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
+              const std::int64_t m = std::min(kTile, n - k0);
+              tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
             }
-            device_partial<B, T, P>(kind, exec, x, n, plan.target, global_cols, p);
           }
-        });
-      } else if (!device) {
-        std::vector<T> scratch(static_cast<std::size_t>(std::min(n, kTile)));
-        for (std::int64_t k0 = 0; k0 < n; k0 += kTile) {
-          const std::int64_t m = std::min(kTile, n - k0);
-          tile(p, expr->eval(ec, k0, m, scratch.data()), m, plan.target, k0);
-        }
-      }
-      auto out = ctx.output(sizeof(P));
-      slab::copy(out.data(), &p, sizeof(P), ctx.execution());
-    }));
+          auto out = ctx.output(sizeof(P));
+          slab::copy(out.data(), &p, sizeof(P), ctx.execution());
+        },
+        device ? device_task() : TaskOptions{}));
   }
   q.persist(std::span<const Chunk>(partials));
   P acc = identity;

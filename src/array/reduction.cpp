@@ -12,6 +12,7 @@
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/engine/host_fallback.hpp"
+#include "slab/memory/host_view.hpp"
 
 namespace slab {
 namespace {
@@ -279,7 +280,8 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       const ChunkExtent e = a.local_extent(i);
       Pin pin = chunks[i].buffer()->pin();
-      const T* x = reinterpret_cast<const T*>(pin.data());
+      const HostView host(pin);
+      const T* x = host.as<T>().data();
       if (axis == 1) {
         for (std::int64_t r = 0; r < e.rows; ++r) {
           StatsP<T> s;

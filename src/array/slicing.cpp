@@ -96,23 +96,26 @@ Array<T> select_cols(const Array<T>& a, const std::vector<std::int64_t>& columns
   auto cols = std::make_shared<const std::vector<std::int64_t>>(columns);
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.engine().tasks().submit("select_cols", {chunks[i]}, [e, cols, device](TaskContext& ctx) {
-      const T* x = ctx.input_as<T>(0).data();
-      const auto k = static_cast<std::int64_t>(cols->size());
-      T* o = ctx.output_as<T>(static_cast<std::size_t>(e.rows * k)).data();
-      if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
-            // One strided copy per run of consecutive source columns.
-            for (std::int64_t c = 0; c < k;) {
-              std::int64_t run = 1;
-              while (c + run < k && (*cols)[c + run] == (*cols)[c] + run) ++run;
-              layout.copy_2d(exec, move_ptr(x) + (*cols)[c], e.cols, e.rows, run, move_ptr(o) + c, k);
-              c += run;
-            }
-          }))
-        return;
-      for (std::int64_t r = 0; r < e.rows; ++r)
-        for (std::int64_t c = 0; c < k; ++c) o[r * k + c] = x[r * e.cols + (*cols)[c]];
-    }));
+    res.push_back(a.engine().tasks().submit(
+        "select_cols", {chunks[i]},
+        [e, cols, device](TaskContext& ctx) {
+          const T* x = ctx.input_as<T>(0).data();
+          const auto k = static_cast<std::int64_t>(cols->size());
+          T* o = ctx.output_as<T>(static_cast<std::size_t>(e.rows * k)).data();
+          if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                // One strided copy per run of consecutive source columns.
+                for (std::int64_t c = 0; c < k;) {
+                  std::int64_t run = 1;
+                  while (c + run < k && (*cols)[c + run] == (*cols)[c] + run) ++run;
+                  layout.copy_2d(exec, move_ptr(x) + (*cols)[c], e.cols, e.rows, run, move_ptr(o) + c, k);
+                  c += run;
+                }
+              }))
+            return;
+          for (std::int64_t r = 0; r < e.rows; ++r)
+            for (std::int64_t c = 0; c < k; ++c) o[r * k + c] = x[r * e.cols + (*cols)[c]];
+        },
+        device ? device_task() : TaskOptions{}));
   }
   if (out.cols == 0) res.clear();
   return Array<T>(a.engine(), std::move(out), std::move(res));
@@ -150,45 +153,51 @@ std::vector<Chunk> detail::transpose_chunks(const Array<T>& a) {
   std::vector<Chunk> res;
   if (l.split == Split::none) {
     if (out.size() > 0)
-      res.push_back(a.engine().tasks().submit("transpose", chunks, [l, n = chunks.size(), device](TaskContext& ctx) {
-        T* o = ctx.output_as<T>(static_cast<std::size_t>(l.size())).data();
-        // Chunk i (rows [row0, row0 + rows) of every column) becomes columns [row0, row0 + rows) of the output:
-        // transposed into scratch, then one strided copy into place (direct where it is the whole array).
-        if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
-              for (std::size_t i = 0; i < n; ++i) {
-                const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
-                const T* x = ctx.input_as<T>(i).data();
-                if (e.rows == l.rows) {
-                  layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
-                  continue;
-                }
-                ScratchBytes t(exec, static_cast<std::size_t>(e.size()) * sizeof(T));
-                auto* tp = static_cast<MoveAs<T>*>(t.get());
-                layout.transpose(exec, move_ptr(x), e.rows, e.cols, tp);
-                layout.copy_2d(exec, tp, e.rows, e.cols, e.rows, move_ptr(o) + e.row0, l.rows);
-              }
-            }))
-          return;
-        for (std::size_t i = 0; i < n; ++i) {
-          const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
-          const T* x = ctx.input_as<T>(i).data();
-          for (std::int64_t r = 0; r < e.rows; ++r)
-            for (std::int64_t c = 0; c < e.cols; ++c) o[c * l.rows + e.row0 + r] = x[r * e.cols + c];
-        }
-      }));
+      res.push_back(a.engine().tasks().submit(
+          "transpose", chunks,
+          [l, n = chunks.size(), device](TaskContext& ctx) {
+            T* o = ctx.output_as<T>(static_cast<std::size_t>(l.size())).data();
+            // Chunk i (rows [row0, row0 + rows) of every column) becomes columns [row0, row0 + rows) of the output:
+            // transposed into scratch, then one strided copy into place (direct where it is the whole array).
+            if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                  for (std::size_t i = 0; i < n; ++i) {
+                    const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
+                    const T* x = ctx.input_as<T>(i).data();
+                    if (e.rows == l.rows) {
+                      layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
+                      continue;
+                    }
+                    ScratchBytes t(exec, static_cast<std::size_t>(e.size()) * sizeof(T));
+                    auto* tp = static_cast<MoveAs<T>*>(t.get());
+                    layout.transpose(exec, move_ptr(x), e.rows, e.cols, tp);
+                    layout.copy_2d(exec, tp, e.rows, e.cols, e.rows, move_ptr(o) + e.row0, l.rows);
+                  }
+                }))
+              return;
+            for (std::size_t i = 0; i < n; ++i) {
+              const ChunkExtent e = l.chunk_extent(0, static_cast<std::int64_t>(i));
+              const T* x = ctx.input_as<T>(i).data();
+              for (std::int64_t r = 0; r < e.rows; ++r)
+                for (std::int64_t c = 0; c < e.cols; ++c) o[c * l.rows + e.row0 + r] = x[r * e.cols + c];
+            }
+          },
+          device ? device_task() : TaskOptions{}));
     return res;
   }
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    res.push_back(a.engine().tasks().submit("transpose", {chunks[i]}, [e, device](TaskContext& ctx) {
-      const T* x = ctx.input_as<T>(0).data();
-      T* o = ctx.output_as<T>(static_cast<std::size_t>(e.size())).data();
-      if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
-            layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
-          }))
-        return;
-      transpose_block(x, e.rows, e.cols, o);
-    }));
+    res.push_back(a.engine().tasks().submit(
+        "transpose", {chunks[i]},
+        [e, device](TaskContext& ctx) {
+          const T* x = ctx.input_as<T>(0).data();
+          T* o = ctx.output_as<T>(static_cast<std::size_t>(e.size())).data();
+          if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                layout.transpose(exec, move_ptr(x), e.rows, e.cols, move_ptr(o));
+              }))
+            return;
+          transpose_block(x, e.rows, e.cols, o);
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return res;
 }

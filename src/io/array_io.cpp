@@ -72,7 +72,7 @@ Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& d
             read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
           }
         },
-        {TraceKind::io, false}));
+        device_task(TraceKind::io)));
   }
   Array<T> out(engine, std::move(layout), std::move(chunks));
   out.set_source(std::make_shared<const DatasetSource>(info));

@@ -106,14 +106,15 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
   Chunk block;
   if (!mine.empty()) {
     const std::uint64_t j0 = mine[0] * k, w = width(mine[0]);
-    block = tasks.submit("gram.read", {},
-                         [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
-                           const double t0 = MPI_Wtime();
-                           auto out = ctx.output(n * w * sizeof(double));
-                           read_columns(x, n, j0, w, ctx.execution(), out.data());
-                           rep->read_seconds += MPI_Wtime() - t0;
-                         },
-                         {TraceKind::io, false});
+    block = tasks.submit(
+        "gram.read", {},
+        [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
+          const double t0 = MPI_Wtime();
+          auto out = ctx.output(n * w * sizeof(double));
+          read_columns(x, n, j0, w, ctx.execution(), out.data());
+          rep->read_seconds += MPI_Wtime() - t0;
+        },
+        device_task(TraceKind::io, false));
   }
   for (std::size_t i = 0; i < mine.size(); ++i) {
     const std::uint64_t w = width(mine[i]);
@@ -180,11 +181,11 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
     };
     std::vector<Chunk> inputs{std::move(acc), std::move(block)};
     if (more) {
-      std::vector<Chunk> out = tasks.submit_multi("gram.syrk", std::move(inputs), 2, step);
+      std::vector<Chunk> out = tasks.submit_multi("gram.syrk", std::move(inputs), 2, step, device_task());
       acc = std::move(out[0]);
       block = std::move(out[1]);
     } else {
-      acc = tasks.submit("gram.syrk", std::move(inputs), step);
+      acc = tasks.submit("gram.syrk", std::move(inputs), step, device_task());
       block = Chunk();
     }
   }
@@ -255,12 +256,15 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   // The accumulator lives for the whole pass: reserve it now, so the blocks are read into what is left.
   auto acc_room = std::make_shared<Reservation>();
   comm.run_collectively([&] { *acc_room = memory.reserve("gram accumulator", n * n * sizeof(double)); });
-  Chunk acc = tasks.submit("gram.zero", {}, [n, use_gpu, stream, acc_room](TaskContext& ctx) {
-    BufferPtr out = acc_room->allocate(n * n * sizeof(double), "gram accumulator");
-    Pin pin = out->pin();
-    zero(use_gpu, stream, pin.data(), pin.size());
-    ctx.set_output(std::move(out));
-  });
+  Chunk acc = tasks.submit(
+      "gram.zero", {},
+      [n, use_gpu, stream, acc_room](TaskContext& ctx) {
+        BufferPtr out = acc_room->allocate(n * n * sizeof(double), "gram accumulator");
+        Pin pin = out->pin();
+        zero(use_gpu, stream, pin.data(), pin.size());
+        ctx.set_output(std::move(out));
+      },
+      device_task());
   const double tp = MPI_Wtime();
   pass(tasks, x, rep, use_gpu, stream, options.overlap, acc);
   tasks.persist(acc);
@@ -306,18 +310,24 @@ std::vector<double> gram_ata(const Array<double>& a) {
   const bool use_gpu = tasks.memory().execution().on_device();
   void* stream = tasks.memory().execution().stream();
   const std::uint64_t m = static_cast<std::uint64_t>(a.cols());
-  Chunk acc = tasks.submit("gram.zero", {}, [m, use_gpu, stream](TaskContext& ctx) {
-    auto out = ctx.output(m * m * sizeof(double));
-    zero(use_gpu, stream, out.data(), out.size());
-  });
+  Chunk acc = tasks.submit(
+      "gram.zero", {},
+      [m, use_gpu, stream](TaskContext& ctx) {
+        auto out = ctx.output(m * m * sizeof(double));
+        zero(use_gpu, stream, out.data(), out.size());
+      },
+      device_task());
   for (std::size_t i = 0; i < a.num_local_chunks(); ++i) {
     const std::uint64_t r = static_cast<std::uint64_t>(a.local_extent(i).rows);
-    acc = tasks.submit("gram.ata_syrk", {std::move(acc), a.local_chunk(i)}, [m, r, use_gpu, stream](TaskContext& ctx) {
-      Pin& p = ctx.input_pin(0);
-      auto blk = ctx.input_as<double>(1);
-      syrk(use_gpu, stream, m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
-      ctx.set_output(p.buffer());
-    });
+    acc = tasks.submit(
+        "gram.ata_syrk", {std::move(acc), a.local_chunk(i)},
+        [m, r, use_gpu, stream](TaskContext& ctx) {
+          Pin& p = ctx.input_pin(0);
+          auto blk = ctx.input_as<double>(1);
+          syrk(use_gpu, stream, m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
+          ctx.set_output(p.buffer());
+        },
+        device_task());
   }
   tasks.persist(acc);
   // Each rank's rows of the sum, then every rank gathers all of them (the result is wanted whole everywhere).
@@ -338,14 +348,17 @@ void gram_syrk(const ExecutionContext& exec, std::uint64_t n, std::uint64_t k, c
 }
 
 Chunk zero_accumulator(TaskQueue& tasks, std::uint64_t count, const char* purpose) {
-  return tasks.submit("gram.zero", {}, [count, purpose = std::string(purpose)](TaskContext& ctx) {
-    const std::uint64_t bytes = count * sizeof(double);
-    Reservation room = ctx.memory().reserve(purpose, bytes);
-    BufferPtr out = room.allocate(bytes, purpose);
-    Pin pin = out->pin();
-    zero(ctx.execution().on_device(), ctx.execution().stream(), pin.data(), pin.size());
-    ctx.set_output(std::move(out));
-  });
+  return tasks.submit(
+      "gram.zero", {},
+      [count, purpose = std::string(purpose)](TaskContext& ctx) {
+        const std::uint64_t bytes = count * sizeof(double);
+        Reservation room = ctx.memory().reserve(purpose, bytes);
+        BufferPtr out = room.allocate(bytes, purpose);
+        Pin pin = out->pin();
+        zero(ctx.execution().on_device(), ctx.execution().stream(), pin.data(), pin.size());
+        ctx.set_output(std::move(out));
+      },
+      device_task());
 }
 
 Array<double> reduce_scatter_rows(Engine& engine, Chunk acc, std::uint64_t rows, std::uint64_t cols, bool symmetric,
@@ -384,18 +397,21 @@ Array<double> reduce_scatter_rows(Engine& engine, Chunk acc, std::uint64_t rows,
           slab::copy(reinterpret_cast<double*>(pin.data()) + *offset, mine.data(), mine.size() * sizeof(double), exec);
         ctx.set_output(pin.buffer());  // in place: the accumulator holds this rank's rows now
       },
-      {TraceKind::comm, true});
+      device_task(TraceKind::comm, true));
   std::vector<Chunk> chunks;
   const ChunkExtent block = target.block_extent(rank);
   for (std::int64_t i = 0; i < target.num_chunks(rank); ++i) {
     const ChunkExtent e = target.chunk_extent(rank, i);
     const auto off = static_cast<std::size_t>((e.row0 - block.row0) * target.cols);
     const auto count = static_cast<std::size_t>(e.size());
-    chunks.push_back(tasks.submit(name + ".rows", {reduced}, [offset, off, count](TaskContext& ctx) {
-      const double* in = ctx.input_as<double>(0).data();
-      double* out = ctx.output_as<double>(count).data();
-      slab::copy(out, in + *offset + off, count * sizeof(double), ctx.execution());
-    }));
+    chunks.push_back(tasks.submit(
+        name + ".rows", {reduced},
+        [offset, off, count](TaskContext& ctx) {
+          const double* in = ctx.input_as<double>(0).data();
+          double* out = ctx.output_as<double>(count).data();
+          slab::copy(out, in + *offset + off, count * sizeof(double), ctx.execution());
+        },
+        device_task()));
   }
   return Array<double>(engine, std::move(target), std::move(chunks));
 }

@@ -81,11 +81,14 @@ std::vector<Piece> overlapping(const Layout& b, int rank, std::int64_t row0, std
 Chunk zeros(Engine& engine, std::size_t count, const char* name) {
   TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
-  return q.submit(name, {}, [count, d](TaskContext& ctx) {
-    auto out = ctx.output_as<double>(count);
-    std::vector<double> z(count, 0.0);
-    from_host(out.data(), z.data(), count, d);
-  });
+  return q.submit(
+      name, {},
+      [count, d](TaskContext& ctx) {
+        auto out = ctx.output_as<double>(count);
+        std::vector<double> z(count, 0.0);
+        from_host(out.data(), z.data(), count, d);
+      },
+      device_task());
 }
 
 TaskQueue::CombineFn add_combine(const Device& d) {
@@ -104,16 +107,17 @@ TaskQueue::CombineFn add_combine(const Device& d) {
 Chunk allreduce_sum(Engine& engine, Chunk local, std::size_t count, const char* name) {
   TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
-  return q.submit(name, {std::move(local)},
-                  [count, d](TaskContext& ctx) {
-                    auto in = ctx.input_as<double>(0);
-                    auto host = to_host(in.data(), count, d);
-                    std::vector<double> sum(count);
-                    ctx.comm().reduce(std::span<const double>(host), std::span<double>(sum), ReduceOp::sum, 0);
-                    ctx.comm().bcast(std::span<double>(sum), 0);
-                    from_host(ctx.output_as<double>(count).data(), sum.data(), count, d);
-                  },
-                  {TraceKind::compute, true});
+  return q.submit(
+      name, {std::move(local)},
+      [count, d](TaskContext& ctx) {
+        auto in = ctx.input_as<double>(0);
+        auto host = to_host(in.data(), count, d);
+        std::vector<double> sum(count);
+        ctx.comm().reduce(std::span<const double>(host), std::span<double>(sum), ReduceOp::sum, 0);
+        ctx.comm().bcast(std::span<double>(sum), 0);
+        from_host(ctx.output_as<double>(count).data(), sum.data(), count, d);
+      },
+      device_task(TraceKind::compute, true));
 }
 
 // R of a RowSource: local QR per chunk, streamed combine over the rank's chunks, tree across ranks.
@@ -125,40 +129,46 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
   std::vector<Chunk> rs;
   for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
     const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
-    rs.push_back(q.submit("tsqr_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
-      auto in = ctx.input_as<double>(0);
-      auto out = ctx.output_as<double>(n * n);
-      if (d.gpu() && rows >= n) {
-        detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
-      } else if (d.gpu()) {
-        auto a = to_host(in.data(), rows * n, d);
-        std::vector<double> r(n * n);
-        local_qr_r(a.data(), rows, n, r.data());
-        from_host(out.data(), r.data(), n * n, d);
-      } else {
-        local_qr_r(in.data(), rows, n, out.data());
-      }
-    }));
+    rs.push_back(q.submit(
+        "tsqr_local", {src.chunk(std::size_t(i))},
+        [rows, n, d](TaskContext& ctx) {
+          auto in = ctx.input_as<double>(0);
+          auto out = ctx.output_as<double>(n * n);
+          if (d.gpu() && rows >= n) {
+            detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
+          } else if (d.gpu()) {
+            auto a = to_host(in.data(), rows * n, d);
+            std::vector<double> r(n * n);
+            local_qr_r(a.data(), rows, n, r.data());
+            from_host(out.data(), r.data(), n * n, d);
+          } else {
+            local_qr_r(in.data(), rows, n, out.data());
+          }
+        },
+        device_task()));
   }
   if (rs.empty()) rs.push_back(zeros(engine, n * n, "tsqr_empty"));
   Chunk local = rs.size() == 1 ? rs[0]
-                               : q.reduce("tsqr_combine", std::move(rs),
-                                          [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
-                                            auto* a = reinterpret_cast<double*>(acc.data());
-                                            const auto* b = reinterpret_cast<const double*>(in.data());
-                                            if (!d.gpu()) return combine_r(a, b, n);
-                                            auto ha = to_host(a, n * n, d), hb = to_host(b, n * n, d);
-                                            combine_r(ha.data(), hb.data(), n);
-                                            from_host(a, ha.data(), n * n, d);
-                                          });
+                               : q.reduce(
+                                     "tsqr_combine", std::move(rs),
+                                     [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
+                                       auto* a = reinterpret_cast<double*>(acc.data());
+                                       const auto* b = reinterpret_cast<const double*>(in.data());
+                                       if (!d.gpu()) return combine_r(a, b, n);
+                                       auto ha = to_host(a, n * n, d), hb = to_host(b, n * n, d);
+                                       combine_r(ha.data(), hb.data(), n);
+                                       from_host(a, ha.data(), n * n, d);
+                                     },
+                                     TaskPlace::device);
   rs.clear();
-  Chunk r = q.submit("tsqr_tree", {std::move(local)},
-                     [n, d](TaskContext& ctx) {
-                       auto in = ctx.input_as<double>(0);
-                       auto r = tree_r(ctx.comm(), to_host(in.data(), n * n, d), n);
-                       from_host(ctx.output_as<double>(n * n).data(), r.data(), n * n, d);
-                     },
-                     {TraceKind::compute, true});
+  Chunk r = q.submit(
+      "tsqr_tree", {std::move(local)},
+      [n, d](TaskContext& ctx) {
+        auto in = ctx.input_as<double>(0);
+        auto r = tree_r(ctx.comm(), to_host(in.data(), n * n, d), n);
+        from_host(ctx.output_as<double>(n * n).data(), r.data(), n * n, d);
+      },
+      device_task(TraceKind::compute, true));
   auto out = q.compute<double>(r);
   if (d.gpu()) out = to_host(out.data(), out.size(), Device{});  // compute() copied the pinned bytes out
   return out;
@@ -175,32 +185,36 @@ std::vector<double> cholesky_r_impl(Engine& engine, const RowSource& src) {
   std::vector<Chunk> gs;
   for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
     const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
-    gs.push_back(q.submit("gram_local", {src.chunk(std::size_t(i))}, [rows, n, d](TaskContext& ctx) {
-      auto in = ctx.input_as<double>(0);
-      auto out = ctx.output_as<double>(n * n);
-      if (d.gpu())
-        detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), *d.exec);
-      else
-        local_gram(in.data(), rows, n, out.data(), false);
-    }));
+    gs.push_back(q.submit(
+        "gram_local", {src.chunk(std::size_t(i))},
+        [rows, n, d](TaskContext& ctx) {
+          auto in = ctx.input_as<double>(0);
+          auto out = ctx.output_as<double>(n * n);
+          if (d.gpu())
+            detail::gpu_dsyrk_ata(in.data(), rows, n, out.data(), *d.exec);
+          else
+            local_gram(in.data(), rows, n, out.data(), false);
+        },
+        device_task()));
   }
   if (gs.empty()) gs.push_back(zeros(engine, n * n, "gram_empty"));
-  Chunk local = gs.size() == 1 ? gs[0] : q.reduce("gram_sum", std::move(gs), add_combine(d));
+  Chunk local = gs.size() == 1 ? gs[0] : q.reduce("gram_sum", std::move(gs), add_combine(d), TaskPlace::device);
   gs.clear();
-  Chunk r = q.submit("cholesky_tree", {std::move(local)},
-                     [n, d](TaskContext& ctx) {
-                       auto g = to_host(ctx.input_as<double>(0).data(), n * n, d);
-                       const int ok = cholesky_r(g.data(), n) ? 1 : 0;
-                       auto out = ctx.output_as<double>(n * n);
-                       if (ctx.comm().allreduce(ok, ReduceOp::min) == 0) {
-                         std::vector<double> nan(n * n, std::nan(""));
-                         from_host(out.data(), nan.data(), n * n, d);
-                         return;
-                       }
-                       auto rr = tree_r(ctx.comm(), std::move(g), n);
-                       from_host(out.data(), rr.data(), n * n, d);
-                     },
-                     {TraceKind::compute, true});
+  Chunk r = q.submit(
+      "cholesky_tree", {std::move(local)},
+      [n, d](TaskContext& ctx) {
+        auto g = to_host(ctx.input_as<double>(0).data(), n * n, d);
+        const int ok = cholesky_r(g.data(), n) ? 1 : 0;
+        auto out = ctx.output_as<double>(n * n);
+        if (ctx.comm().allreduce(ok, ReduceOp::min) == 0) {
+          std::vector<double> nan(n * n, std::nan(""));
+          from_host(out.data(), nan.data(), n * n, d);
+          return;
+        }
+        auto rr = tree_r(ctx.comm(), std::move(g), n);
+        from_host(out.data(), rr.data(), n * n, d);
+      },
+      device_task(TraceKind::compute, true));
   auto out = q.compute<double>(r);
   if (d.gpu()) out = to_host(out.data(), out.size(), Device{});
   if (out.empty() || std::isnan(out[0])) return {};
@@ -223,41 +237,47 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
   const std::size_t local_rows = std::size_t(src.layout.local_rows(rank));
   std::vector<Chunk> inputs;
   for (std::int64_t i = 0; i < nchunks; ++i) inputs.push_back(src.chunk(std::size_t(i)));
-  Chunk both = q.submit("tsqr_explicit", std::move(inputs),
-                        [n, local_rows, d](TaskContext& ctx) {
-                          std::vector<double> a(local_rows * n);
-                          std::size_t off = 0;
-                          for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
-                            auto in = ctx.input_as<double>(i);
-                            auto h =
-                                d.gpu() ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
-                            std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
-                            off += h.size();
-                          }
-                          std::vector<double> qr(n * n + local_rows * n);
-                          auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
-                          std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
-                          from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
-                        },
-                        {TraceKind::compute, true});
+  Chunk both = q.submit(
+      "tsqr_explicit", std::move(inputs),
+      [n, local_rows, d](TaskContext& ctx) {
+        std::vector<double> a(local_rows * n);
+        std::size_t off = 0;
+        for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+          auto in = ctx.input_as<double>(i);
+          auto h = d.gpu() ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
+          std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
+          off += h.size();
+        }
+        std::vector<double> qr(n * n + local_rows * n);
+        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
+        std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
+        from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
+      },
+      device_task(TraceKind::compute, true));
   std::vector<Chunk> qchunks;
   std::size_t off = n * n;
   for (std::int64_t i = 0; i < nchunks; ++i) {
     const std::size_t count = std::size_t(src.layout.chunk_extent(rank, i).rows) * n;
-    qchunks.push_back(q.submit("tsqr_q_slice", {both}, [off, count, d](TaskContext& ctx) {
-      auto in = ctx.input_as<double>(0);
-      auto out = ctx.output_as<double>(count);
-      if (d.gpu())
-        slab::copy(out.data(), in.data() + off, count * sizeof(double), *d.exec);
-      else
-        std::memcpy(out.data(), in.data() + off, count * sizeof(double));
-    }));
+    qchunks.push_back(q.submit(
+        "tsqr_q_slice", {both},
+        [off, count, d](TaskContext& ctx) {
+          auto in = ctx.input_as<double>(0);
+          auto out = ctx.output_as<double>(count);
+          if (d.gpu())
+            slab::copy(out.data(), in.data() + off, count * sizeof(double), *d.exec);
+          else
+            std::memcpy(out.data(), in.data() + off, count * sizeof(double));
+        },
+        device_task()));
     off += count;
   }
-  Chunk rchunk = q.submit("tsqr_r_slice", {both}, [n, d](TaskContext& ctx) {
-    auto in = ctx.input_as<double>(0);
-    from_host(ctx.output_as<double>(n * n).data(), to_host(in.data(), n * n, d).data(), n * n, d);
-  });
+  Chunk rchunk = q.submit(
+      "tsqr_r_slice", {both},
+      [n, d](TaskContext& ctx) {
+        auto in = ctx.input_as<double>(0);
+        from_host(ctx.output_as<double>(n * n).data(), to_host(in.data(), n * n, d).data(), n * n, d);
+      },
+      device_task());
   both = Chunk();
   auto r = q.compute<double>(rchunk);
   if (d.gpu()) r = to_host(r.data(), r.size(), Device{});
@@ -276,16 +296,19 @@ Array<double> matmul_source(Engine& engine, const RowSource& src, std::vector<do
   std::vector<Chunk> out;
   for (std::int64_t i = 0; i < src.layout.num_chunks(rank); ++i) {
     const std::size_t rows = std::size_t(src.layout.chunk_extent(rank, i).rows);
-    out.push_back(q.submit("matmul", {src.chunk(std::size_t(i))}, [rows, k, n, bp, d](TaskContext& ctx) {
-      auto in = ctx.input_as<double>(0);
-      auto c = ctx.output_as<double>(rows * n);
-      if (d.gpu()) {
-        auto b_dev = resident(ctx, *bp, d);
-        detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), *d.exec);
-      } else {
-        local_matmul(in.data(), rows, k, bp->data(), n, c.data());
-      }
-    }));
+    out.push_back(q.submit(
+        "matmul", {src.chunk(std::size_t(i))},
+        [rows, k, n, bp, d](TaskContext& ctx) {
+          auto in = ctx.input_as<double>(0);
+          auto c = ctx.output_as<double>(rows * n);
+          if (d.gpu()) {
+            auto b_dev = resident(ctx, *bp, d);
+            detail::gpu_dgemm(false, false, rows, n, k, 1.0, in.data(), b_dev.data, 0.0, c.data(), *d.exec);
+          } else {
+            local_matmul(in.data(), rows, k, bp->data(), n, c.data());
+          }
+        },
+        device_task()));
   }
   Layout l = src.layout;
   l.cols = std::int64_t(n);
@@ -363,10 +386,13 @@ Array<double> rows_of(Engine& engine, Layout layout, std::vector<double> q) {
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
-    chunks.push_back(engine.tasks().submit("replicated_rows", {}, [data, e, d](TaskContext& ctx) {
-      const auto count = static_cast<std::size_t>(e.size());
-      from_host(ctx.output_as<double>(count).data(), data->data() + e.row0 * e.cols, count, d);
-    }));
+    chunks.push_back(engine.tasks().submit(
+        "replicated_rows", {},
+        [data, e, d](TaskContext& ctx) {
+          const auto count = static_cast<std::size_t>(e.size());
+          from_host(ctx.output_as<double>(count).data(), data->data() + e.row0 * e.cols, count, d);
+        },
+        device_task()));
   }
   return Array<double>(engine, std::move(layout), std::move(chunks));
 }
@@ -476,29 +502,33 @@ std::vector<double> at_b(const Array<double>& a, const Array<double>& b) {
     auto pieces = overlapping(b.layout(), rank, e.row0, e.rows);
     std::vector<Chunk> inputs{a.local_chunk(i)};
     for (auto& p : pieces) inputs.push_back(b.local_chunk(p.chunk));
-    parts.push_back(q.submit("at_b_partial", std::move(inputs), [na, nb, pieces, d](TaskContext& ctx) {
-      auto in = ctx.input_as<double>(0);
-      auto c = ctx.output_as<double>(na * nb);
-      std::size_t row = 0;
-      for (std::size_t p = 0; p < pieces.size(); ++p) {
-        const double* bp = ctx.input_as<double>(p + 1).data() + pieces[p].first_row * nb;
-        const double* ap = in.data() + row * na;
-        const double beta = p == 0 ? 0.0 : 1.0;
-        if (d.gpu())
-          detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), *d.exec);
-        else
-          cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(na), int(nb), int(pieces[p].rows), 1.0, ap, int(na),
-                      bp, int(nb), beta, c.data(), int(nb));
-        row += pieces[p].rows;
-      }
-      if (pieces.empty()) {
-        std::vector<double> z(na * nb, 0.0);
-        from_host(c.data(), z.data(), z.size(), d);
-      }
-    }));
+    parts.push_back(q.submit(
+        "at_b_partial", std::move(inputs),
+        [na, nb, pieces, d](TaskContext& ctx) {
+          auto in = ctx.input_as<double>(0);
+          auto c = ctx.output_as<double>(na * nb);
+          std::size_t row = 0;
+          for (std::size_t p = 0; p < pieces.size(); ++p) {
+            const double* bp = ctx.input_as<double>(p + 1).data() + pieces[p].first_row * nb;
+            const double* ap = in.data() + row * na;
+            const double beta = p == 0 ? 0.0 : 1.0;
+            if (d.gpu())
+              detail::gpu_dgemm(true, false, na, nb, pieces[p].rows, 1.0, ap, bp, beta, c.data(), *d.exec);
+            else
+              cblas_dgemm(CblasRowMajor, CblasTrans, CblasNoTrans, int(na), int(nb), int(pieces[p].rows), 1.0, ap,
+                          int(na), bp, int(nb), beta, c.data(), int(nb));
+            row += pieces[p].rows;
+          }
+          if (pieces.empty()) {
+            std::vector<double> z(na * nb, 0.0);
+            from_host(c.data(), z.data(), z.size(), d);
+          }
+        },
+        device_task()));
   }
   if (parts.empty()) parts.push_back(zeros(engine, na * nb, "at_b_empty"));
-  Chunk local = parts.size() == 1 ? parts[0] : q.reduce("at_b_sum", std::move(parts), add_combine(d));
+  Chunk local =
+      parts.size() == 1 ? parts[0] : q.reduce("at_b_sum", std::move(parts), add_combine(d), TaskPlace::device);
   parts.clear();
   auto out = q.compute<double>(allreduce_sum(engine, std::move(local), na * nb, "at_b_allreduce"));
   if (d.gpu()) out = to_host(out.data(), out.size(), Device{});
@@ -593,20 +623,23 @@ std::vector<double> lstsq(const Array<double>& a, const Array<double>& b) {
     std::vector<Chunk> inputs{a.local_chunk(i)};
     for (auto& p : pieces) inputs.push_back(b.local_chunk(p.chunk));
     const std::size_t rows = std::size_t(e.rows);
-    return q.submit("lstsq_augment", std::move(inputs), [rows, n, pieces, d](TaskContext& ctx) {
-      auto ah = to_host(ctx.input_as<double>(0).data(), rows * n, d);
-      std::vector<double> out(rows * (n + 1));
-      std::size_t row = 0;
-      for (std::size_t p = 0; p < pieces.size(); ++p) {
-        auto bh = ctx.input_as<double>(p + 1);
-        auto bv = to_host(bh.data() + pieces[p].first_row, pieces[p].rows, d);
-        for (std::size_t r = 0; r < pieces[p].rows; ++r, ++row) {
-          std::memcpy(out.data() + row * (n + 1), ah.data() + row * n, n * sizeof(double));
-          out[row * (n + 1) + n] = bv[r];
-        }
-      }
-      from_host(ctx.output_as<double>(out.size()).data(), out.data(), out.size(), d);
-    });
+    return q.submit(
+        "lstsq_augment", std::move(inputs),
+        [rows, n, pieces, d](TaskContext& ctx) {
+          auto ah = to_host(ctx.input_as<double>(0).data(), rows * n, d);
+          std::vector<double> out(rows * (n + 1));
+          std::size_t row = 0;
+          for (std::size_t p = 0; p < pieces.size(); ++p) {
+            auto bh = ctx.input_as<double>(p + 1);
+            auto bv = to_host(bh.data() + pieces[p].first_row, pieces[p].rows, d);
+            for (std::size_t r = 0; r < pieces[p].rows; ++r, ++row) {
+              std::memcpy(out.data() + row * (n + 1), ah.data() + row * n, n * sizeof(double));
+              out[row * (n + 1) + n] = bv[r];
+            }
+          }
+          from_host(ctx.output_as<double>(out.size()).data(), out.data(), out.size(), d);
+        },
+        device_task());
   };
   auto r = tsqr_r_impl(engine, aug);
   const std::size_t n1 = n + 1;

@@ -49,21 +49,22 @@ std::vector<std::int64_t> block_bounds(const Layout& l) {
 
 // A lazy read of the extent `e` of the float64 dataset `info`, not tied to any array.
 Chunk read_chunk(TaskQueue& q, const io::DatasetInfo& info, const ChunkExtent& e) {
-  return q.submit("hdf5.read", {},
-                  [info, e](TaskContext& ctx) {
-                    const auto count = static_cast<std::size_t>(e.size());
-                    auto out = ctx.output_as<double>(count);
-                    const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
-                    const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
-                    if (ctx.execution().on_device()) {
-                      std::vector<double> host(count);
-                      io::read_block(info, r0, nr, c0, nc, ElementType::float64, host.data());
-                      slab::copy(out.data(), host.data(), count * sizeof(double), ctx.execution());
-                    } else {
-                      io::read_block(info, r0, nr, c0, nc, ElementType::float64, out.data());
-                    }
-                  },
-                  {TraceKind::io, false});
+  return q.submit(
+      "hdf5.read", {},
+      [info, e](TaskContext& ctx) {
+        const auto count = static_cast<std::size_t>(e.size());
+        auto out = ctx.output_as<double>(count);
+        const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
+        const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
+        if (ctx.execution().on_device()) {
+          std::vector<double> host(count);
+          io::read_block(info, r0, nr, c0, nc, ElementType::float64, host.data());
+          slab::copy(out.data(), host.data(), count * sizeof(double), ctx.execution());
+        } else {
+          io::read_block(info, r0, nr, c0, nc, ElementType::float64, out.data());
+        }
+      },
+      device_task(TraceKind::io, false));
 }
 
 // An array read afresh from its dataset in `layout`.
@@ -147,12 +148,15 @@ Array<double> contract(Engine& engine, KSide a, KSide b, bool gram, std::int64_t
     const auto lda = static_cast<std::size_t>(a.storage.local_extent(i).cols);
     if (gram) {  // X X^T of column blocks (n x kc), or A^T A of row blocks (kc x n): dsyrk, upper triangle
       const bool trans = a.k_rows;
-      acc = q.submit("gram.syrk", {std::move(acc), std::move(achunks[i])}, [mm, kan, lda, trans](TaskContext& ctx) {
-        Pin& c = ctx.input_pin(0);
-        detail::gram_syrk(ctx.execution(), mm, static_cast<std::uint64_t>(kan), ctx.input_as<double>(1).data(), lda,
-                          reinterpret_cast<double*>(c.data()), trans);
-        ctx.set_output(c.buffer());  // fold in place
-      });
+      acc = q.submit(
+          "gram.syrk", {std::move(acc), std::move(achunks[i])},
+          [mm, kan, lda, trans](TaskContext& ctx) {
+            Pin& c = ctx.input_pin(0);
+            detail::gram_syrk(ctx.execution(), mm, static_cast<std::uint64_t>(kan), ctx.input_as<double>(1).data(), lda,
+                              reinterpret_cast<double*>(c.data()), trans);
+            ctx.set_output(c.buffer());  // fold in place
+          },
+          device_task());
       continue;
     }
     struct Piece {
@@ -169,19 +173,22 @@ Array<double> contract(Engine& engine, KSide a, KSide b, bool gram, std::int64_t
       inputs.push_back(bchunks[j]);
     }
     const bool ta = a.k_rows, tb = !b.k_rows;
-    acc = q.submit("matmul.contract", std::move(inputs), [mm, nn, lda, ta, tb, pieces, d](TaskContext& ctx) {
-      Pin& c = ctx.input_pin(0);
-      const double* ap = ctx.input_as<double>(1).data();
-      for (std::size_t t = 0; t < pieces.size(); ++t) {
-        const Piece& pc = pieces[t];
-        const double* bp = ctx.input_as<double>(t + 2).data();
-        // op(A)[:, lo:hi]: A's chunk is m x kc (columns are k) or, transposed, kc x m (rows are k); likewise B.
-        const double* a0 = ap + (pc.lo - pc.ka0) * (ta ? lda : 1);
-        const double* b0 = bp + (pc.lo - pc.kb0) * (tb ? 1 : pc.ldb);
-        gemm_acc(d, ta, tb, mm, nn, pc.hi - pc.lo, a0, lda, b0, pc.ldb, reinterpret_cast<double*>(c.data()), nn);
-      }
-      ctx.set_output(c.buffer());
-    });
+    acc = q.submit(
+        "matmul.contract", std::move(inputs),
+        [mm, nn, lda, ta, tb, pieces, d](TaskContext& ctx) {
+          Pin& c = ctx.input_pin(0);
+          const double* ap = ctx.input_as<double>(1).data();
+          for (std::size_t t = 0; t < pieces.size(); ++t) {
+            const Piece& pc = pieces[t];
+            const double* bp = ctx.input_as<double>(t + 2).data();
+            // op(A)[:, lo:hi]: A's chunk is m x kc (columns are k) or, transposed, kc x m (rows are k); likewise B.
+            const double* a0 = ap + (pc.lo - pc.ka0) * (ta ? lda : 1);
+            const double* b0 = bp + (pc.lo - pc.kb0) * (tb ? 1 : pc.ldb);
+            gemm_acc(d, ta, tb, mm, nn, pc.hi - pc.lo, a0, lda, b0, pc.ldb, reinterpret_cast<double*>(c.data()), nn);
+          }
+          ctx.set_output(c.buffer());
+        },
+        device_task());
   }
   return detail::reduce_scatter_rows(engine, std::move(acc), std::uint64_t(m), std::uint64_t(n), gram,
                                      std::move(target), gram ? "gram" : "matmul");
@@ -263,10 +270,13 @@ Array<double> stream(Engine& engine, const Array<double>& a, const Array<double>
     for (std::size_t i = g0; i < g1; ++i) {
       rows.push_back(rows_of_chunk(A.storage.local_extent(i)));
       const std::size_t count = rows.back() * N;
-      c.push_back(q.submit("matmul.zero", {}, [count, d](TaskContext& ctx) {
-        std::vector<double> z(count, 0.0);
-        from_host(ctx.output_as<double>(count).data(), z.data(), count, d);
-      }));
+      c.push_back(q.submit(
+          "matmul.zero", {},
+          [count, d](TaskContext& ctx) {
+            std::vector<double> z(count, 0.0);
+            from_host(ctx.output_as<double>(count).data(), z.data(), count, d);
+          },
+          device_task()));
     }
     for (const Source& src : sources) {
       Chunk piece;
@@ -276,22 +286,23 @@ Array<double> stream(Engine& engine, const Array<double>& a, const Array<double>
         std::vector<Chunk> from;
         if (src.owner == rank) from.push_back(bchunks[src.j]);
         const bool wanted = nci > 0;
-        piece = q.submit("matmul.bcast", std::move(from),
-                         [owner = src.owner, count = src.count, wanted, d](TaskContext& ctx) {
-                           std::vector<double> host = ctx.num_inputs() > 0
-                                                          ? to_host(ctx.input_as<double>(0).data(), count, d)
-                                                          : std::vector<double>(count);
-                           ctx.comm().bcast(std::span<double>(host), owner);
-                           if (wanted) from_host(ctx.output_as<double>(count).data(), host.data(), count, d);
-                         },
-                         {TraceKind::comm, true});
+        piece = q.submit(
+            "matmul.bcast", std::move(from),
+            [owner = src.owner, count = src.count, wanted, d](TaskContext& ctx) {
+              std::vector<double> host =
+                  ctx.num_inputs() > 0 ? to_host(ctx.input_as<double>(0).data(), count, d) : std::vector<double>(count);
+              ctx.comm().bcast(std::span<double>(host), owner);
+              if (wanted) from_host(ctx.output_as<double>(count).data(), host.data(), count, d);
+            },
+            device_task(TraceKind::comm, true));
       }
       if (nci == 0) continue;
       std::vector<Chunk> inputs = std::move(c);
       inputs.insert(inputs.end(), achunks.begin() + std::ptrdiff_t(g0), achunks.begin() + std::ptrdiff_t(g1));
       inputs.push_back(std::move(piece));
       c = q.submit_multi(
-          "matmul.update", std::move(inputs), nci, [nci, rows, pc = src.piece, K, N, ta, tb, d](TaskContext& ctx) {
+          "matmul.update", std::move(inputs), nci,
+          [nci, rows, pc = src.piece, K, N, ta, tb, d](TaskContext& ctx) {
             const double* bp = ctx.input_as<double>(2 * nci).data();
             const std::size_t ldb = tb ? pc.kc : pc.nc;
             for (std::size_t i = 0; i < nci; ++i) {
@@ -301,7 +312,8 @@ Array<double> stream(Engine& engine, const Array<double>& a, const Array<double>
               gemm_acc(d, ta, tb, rows[i], pc.nc, pc.kc, ap + pc.k0 * (ta ? lda : 1), lda, bp, ldb, ci, N);
             }
             for (std::size_t i = 0; i < nci; ++i) ctx.set_output(ctx.input_pin(i).buffer(), i);
-          });
+          },
+          device_task());
     }
     result.insert(result.end(), c.begin(), c.end());
   }
