@@ -5,7 +5,8 @@
 #   scripts/device_check.sh bundle [BUILD_DIR] [BUNDLE]   # here, after a -DSLAB_ENABLE_CUDA=ON build of slab-info,
 #                                                         # slab-gram, slab-svd, test_gpu, test_runtime (and, when
 #                                                         # built, slab-kernel-check, test_kernels_device,
-#                                                         # slab-reduce, slab-groupby): pack them,
+#                                                         # test_frame_device_paths, slab-reduce,
+#                                                         # slab-groupby): pack them,
 #                                                         # libslab, every library they load except glibc's and
 #                                                         # CUDA's, and a relocatable Open MPI 4.1 (mpirun, MCA
 #                                                         # plugins, help texts) into BUNDLE/bundle.tar.xz
@@ -86,7 +87,7 @@ make_bundle() {
   for exe in slab-kernel-check slab-reduce slab-groupby; do  # optional: their steps SKIP where absent
     [ -x "$bindir/$exe" ] && cp "$bindir/$exe" "$B/bin/"
   done
-  for exe in test_gpu test_runtime test_kernels_device; do
+  for exe in test_gpu test_runtime test_kernels_device test_frame_device_paths; do
     local t
     t=$(find "$build/tests" -type f -name "$exe" -perm -u+x | head -1)
     [ -n "$t" ] && cp "$t" "$B/bin/"
@@ -329,7 +330,7 @@ PY
 }
 
 # Array and frame apps on device memory (W6 reduce_stats, W3 groupby, small sizes): whether they run there, and
-# their host fallbacks (frames refuse GPU memory by name until their batch headers live on the host).
+# their host fallbacks (frames on GPU memory: device tasks read batch headers through copies, host tasks are staged).
 device_apps_step() {
   local log=$OUT/07-apps.log
   : >"$log"
@@ -348,10 +349,7 @@ device_apps_step() {
     note_fallbacks "$app device" "$OUT/tmp.log"
     local fb
     fb=$(grep -o '"fallbacks":{"ops":{[^}]*},"total":[0-9]*}' "$OUT/tmp.log" | tail -1)
-    if grep -q "frames need the device tier in host memory" "$OUT/tmp.log"; then
-      # Frames refuse GPU memory by name (their batch headers are read on the host; README, GPU section).
-      result "$app device" SKIP "frames refuse --device-memory by name (batch headers are read on the host)"
-    elif [ $rc -eq 0 ] && [ -n "$fb" ]; then
+    if [ $rc -eq 0 ] && [ -n "$fb" ]; then
       result "$app device" "$([ "$DEVICE_COUNT" = 0 ] && echo SKIP || echo PASS)" \
         "$([ "$DEVICE_COUNT" = 0 ] && echo 'no CUDA device (ran on the host); ')$fb"
     else
@@ -630,6 +628,15 @@ run_checks() {
 
   # b2. the device kernels against their reference instantiations, then their throughput.
   kernels_step
+
+  # b3. frames on GPU memory against the host kernels, bitwise (1 rank, and 2 sharing the GPU).
+  if [ -x "$B/bin/test_frame_device_paths" ]; then
+    for n in 1 2; do
+      gtest_step test_frame_device_paths $n "$tests_log" --gtest_filter='FrameDevicePaths.GpuMemory*'
+    done
+  else
+    result "test_frame_device_paths" SKIP "not in the bundle (build test_frame_device_paths before bundling)"
+  fi
 
   # c. gram benchmark: slab host vs device memory, and torch/cupy.
   gram_step

@@ -232,6 +232,10 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
       world.allreduce(std::span<const std::uint64_t>(&spilled, 1), std::span<std::uint64_t>(&spilled_total, 1),
                       ReduceOp::sum);
       const nlohmann::json fallbacks = gather_fallbacks(world, engine->tracer());
+      // Host tasks run on staged copies (slab::TaskPlace): the most tasks any rank staged, and all ranks' bytes.
+      const TaskStats& ts = engine->tasks().stats();
+      const std::uint64_t staged_tasks = world.allreduce(ts.staged, ReduceOp::max),
+                          staged_bytes = world.allreduce(ts.staged_bytes, ReduceOp::sum);
       if (rank == 0) {
         nlohmann::json checks = nlohmann::json::object();
         for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
@@ -248,6 +252,7 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
                               {"peak_bytes", {{"device", peaks[0]}, {"host", peaks[1]}, {"disk", peaks[2]}}},
                               {"spilled_bytes", spilled_total},
                               {"fallbacks", fallbacks},
+                              {"staged", {{"tasks", staged_tasks}, {"bytes", staged_bytes}}},
                               {"checks", checks}};
         for (const auto& [k, v] : ctx.reports()) out[k] = nlohmann::json::parse(v);
         std::cout << out.dump() << std::endl;

@@ -2,12 +2,24 @@
 
 #include <cmath>
 
+#include "slab/runtime/execution_context.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
 
 namespace {
 constexpr std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_t{7}; }
+
+// Whether bytes in `where`'s device tier are read as a GPU's would be: through copies (the reference place too,
+// so that CI takes the path a GPU takes).
+bool device_resident(const ExecutionContext* where) { return where && where->place() != ExecutionPlace::host; }
+
+BatchHeader checked_header(const BatchHeader& h, std::size_t bytes) {
+  SLAB_EXPECTS(h.magic == BatchHeader{}.magic, InvalidArgument, "BatchView: not a batch (bad magic)");
+  SLAB_EXPECTS(bytes >= sizeof(BatchHeader) + h.ncols * sizeof(ColumnHeader), InvalidArgument,
+               "BatchView: buffer too short for its column headers");
+  return h;
+}
 }  // namespace
 
 BatchView::BatchView(std::span<const std::byte> bytes) : bytes_(bytes) {
@@ -15,17 +27,54 @@ BatchView::BatchView(std::span<const std::byte> bytes) : bytes_(bytes) {
   SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader), InvalidArgument, "BatchView: buffer too short for a batch");
   BatchHeader h;
   std::memcpy(&h, bytes.data(), sizeof h);
-  SLAB_EXPECTS(h.magic == BatchHeader{}.magic, InvalidArgument, "BatchView: not a batch (bad magic)");
-  SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader) + h.ncols * sizeof(ColumnHeader), InvalidArgument,
-               "BatchView: buffer too short for its column headers");
+  checked_header(h, bytes.size());
   nrows_ = h.nrows;
   ncols_ = h.ncols;
+  headers_ = reinterpret_cast<const ColumnHeader*>(bytes_.data() + sizeof(BatchHeader));
 }
+
+BatchView::BatchView(std::span<const std::byte> bytes, const ExecutionContext& where) {
+  if (!device_resident(&where)) {
+    *this = BatchView(bytes);
+    return;
+  }
+  bytes_ = bytes;
+  host_readable_ = false;
+  if (bytes.empty()) return;
+  SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader), InvalidArgument, "BatchView: buffer too short for a batch");
+  BatchHeader h;
+  slab::copy(&h, bytes.data(), sizeof h, where);
+  checked_header(h, bytes.size());
+  nrows_ = h.nrows;
+  ncols_ = h.ncols;
+  auto headers = std::make_shared<std::vector<std::byte>>(ncols_ * sizeof(ColumnHeader));
+  slab::copy(headers->data(), bytes.data() + sizeof(BatchHeader), headers->size(), where);
+  headers_ = reinterpret_cast<const ColumnHeader*>(headers->data());
+  owned_ = std::move(headers);
+}
+
+BatchView BatchView::copied_to_host(std::span<const std::byte> bytes, const ExecutionContext& where) {
+  if (!where.on_device()) return BatchView(bytes);
+  auto host = std::make_shared<std::vector<std::byte>>(bytes.size());
+  slab::copy(host->data(), bytes.data(), bytes.size(), where);
+  BatchView view{std::span<const std::byte>(*host)};
+  view.owned_ = std::move(host);
+  return view;
+}
+
+BatchView input_batch(const TaskContext& ctx, std::size_t i) { return BatchView(ctx.input(i), ctx.execution()); }
 
 const ColumnHeader& BatchView::header(std::size_t i) const {
   SLAB_EXPECTS(i < ncols_, InvalidArgument,
                "BatchView: column " + std::to_string(i) + " out of range (" + std::to_string(ncols_) + " columns)");
-  return reinterpret_cast<const ColumnHeader*>(bytes_.data() + sizeof(BatchHeader))[i];
+  return headers_[i];
+}
+
+void BatchView::check_host_read(const char* what) const {
+  SLAB_EXPECTS(host_readable_, Error,
+               std::string("BatchView::") + what +
+                   ": the batch is in device memory; a host kernel reads it in a host task (TaskPlace::host, "
+                   "staged) or through view_chunk (internal)");
 }
 
 ElementType BatchView::type(std::size_t i) const { return static_cast<ElementType>(header(i).type); }
@@ -37,6 +86,7 @@ void BatchView::check_elem(std::size_t i, std::size_t size) const {
 }
 
 bool BatchView::is_valid(std::size_t i, std::int64_t row) const {
+  check_host_read("is_valid");
   const auto* v = valid(i);
   if (v && !v[row]) return false;
   if (type(i) == ElementType::string) return reinterpret_cast<const std::int32_t*>(data(i))[row] >= 0;
@@ -74,11 +124,19 @@ BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& s
                            const std::vector<bool>& has_validity)
     : BatchBuilder(ctx, nrows, types_of(schema), has_validity) {}
 
-BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<ElementType>& types,
-                           const std::vector<bool>& has_validity, std::size_t output)
-    : out_(ctx.output(size_for(nrows, types, has_validity), output)) {
+BatchBuilder::BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<ElementType>& types,
+                           const std::vector<bool>& has_validity, const ExecutionContext& where)
+    : out_(out), where_(&where) {
   init(nrows, types, has_validity);
 }
+
+BatchBuilder::BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<ElementType>& types,
+                           const std::vector<bool>& has_validity, std::size_t output)
+    : out_(ctx.output(size_for(nrows, types, has_validity), output)), where_(&ctx.execution()) {
+  init(nrows, types, has_validity);
+}
+
+BatchView BatchBuilder::view() const { return where_ ? BatchView(out_, *where_) : BatchView(out_); }
 
 BatchBuilder::BatchBuilder(std::vector<std::byte>& storage, std::int64_t nrows, const std::vector<ElementType>& types,
                            const std::vector<bool>& has_validity) {
@@ -95,29 +153,33 @@ void BatchBuilder::init(std::int64_t nrows, const std::vector<ElementType>& type
                "BatchBuilder: output of " + std::to_string(out_.size()) + " bytes, need " + std::to_string(need));
   nrows_ = nrows;
   types_ = types;
+  // Headers and fills are written through slab::copy / slab::fill, so that the same code writes a batch in host
+  // or GPU memory (where_; host memory when null).
+  const ExecutionContext& where = where_ ? *where_ : ExecutionContext::host();
   BatchHeader h;
   h.nrows = nrows;
   h.ncols = types.size();
-  std::memcpy(out_.data(), &h, sizeof h);
   std::uint64_t n = static_cast<std::uint64_t>(nrows);
   std::uint64_t offset = sizeof(BatchHeader) + types.size() * sizeof(ColumnHeader);
-  auto* hdr = headers();
+  headers_.assign(types.size(), ColumnHeader{});
   for (std::size_t i = 0; i < types.size(); ++i) {
-    hdr[i].type = static_cast<std::uint64_t>(types[i]);
-    hdr[i].data_offset = offset;
+    headers_[i].type = static_cast<std::uint64_t>(types[i]);
+    headers_[i].data_offset = offset;
     std::uint64_t bytes = n * element_size(types[i]);
-    std::memset(out_.data() + offset + bytes, 0, align8(bytes) - bytes);  // deterministic padding
+    slab::fill(out_.data() + offset + bytes, 0, align8(bytes) - bytes, where);  // deterministic padding
     offset += align8(bytes);
-    hdr[i].validity_offset = 0;
   }
   for (std::size_t i = 0; i < types.size(); ++i) {
     if (i < has_validity.size() && has_validity[i]) {
-      hdr[i].validity_offset = offset;
-      std::memset(out_.data() + offset, 1, n);
-      std::memset(out_.data() + offset + n, 0, align8(n) - n);
+      headers_[i].validity_offset = offset;
+      slab::fill(out_.data() + offset, 1, n, where);
+      slab::fill(out_.data() + offset + n, 0, align8(n) - n, where);
       offset += align8(n);
     }
   }
+  slab::copy(out_.data(), &h, sizeof h, where);
+  if (!headers_.empty())
+    slab::copy(out_.data() + sizeof h, headers_.data(), headers_.size() * sizeof(ColumnHeader), where);
 }
 
 std::vector<ElementType> types_of(const Schema& schema) {
@@ -149,6 +211,7 @@ void gather_values(const std::byte* src, std::byte* dst, std::span<const std::in
 /// `alloc(bytes)` returns the span the batch is written to.
 template <class Alloc>
 void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, Alloc&& alloc) {
+  SLAB_EXPECTS(in.host_readable(), Error, "take_rows: the batch is in device memory (internal)");
   std::vector<ElementType> types;
   std::vector<bool> masks;
   take_layout(in, rows, types, masks);
@@ -175,10 +238,11 @@ void take_rows_impl(const BatchView& in, std::span<const std::int64_t> rows, All
   }
 }
 
-template <class Alloc>
-void concat_impl(std::span<const BatchView> in, const std::vector<ElementType>& types, Alloc&& alloc) {
+/// concat_batches' row count and masks.
+std::int64_t concat_layout(std::span<const BatchView> in, const std::vector<ElementType>& types,
+                           std::vector<bool>& masks) {
   std::int64_t n = 0;
-  std::vector<bool> masks(types.size(), false);
+  masks.assign(types.size(), false);
   for (const auto& b : in) {
     if (b.ncols() == 0 && b.nrows() == 0) continue;
     SLAB_EXPECTS(b.ncols() == types.size(), ShapeError, "concat_batches: column counts differ");
@@ -188,15 +252,28 @@ void concat_impl(std::span<const BatchView> in, const std::vector<ElementType>& 
       if (b.valid(c)) masks[c] = true;
     }
   }
-  BatchBuilder out_b(alloc(BatchBuilder::size_for(n, types, masks)), n, types, masks);
+  return n;
+}
+
+/// Copies go through slab::copy on `where` (host memory: memcpy), so inputs and output may each be host or device
+/// memory where `where` is a GPU's context (only the headers are read on the host).
+template <class Alloc>
+void concat_impl(std::span<const BatchView> in, const std::vector<ElementType>& types, Alloc&& alloc,
+                 const ExecutionContext& where) {
+  std::vector<bool> masks;
+  const std::int64_t n = concat_layout(in, types, masks);
+  const bool host = where.place() == ExecutionPlace::host;
+  for (const auto& b : in)
+    SLAB_EXPECTS(!host || b.host_readable(), Error, "concat_batches: a batch is in device memory (internal)");
+  BatchBuilder out_b(alloc(BatchBuilder::size_for(n, types, masks)), n, types, masks, where);
   for (std::size_t c = 0; c < types.size(); ++c) {
     std::size_t es = element_size(types[c]);
     std::int64_t at = 0;
     for (const auto& b : in) {
       if (b.nrows() == 0) continue;
-      std::memcpy(out_b.data(c) + at * es, b.data(c), static_cast<std::size_t>(b.nrows()) * es);
+      slab::copy(out_b.data(c) + at * es, b.data(c), static_cast<std::size_t>(b.nrows()) * es, where);
       if (auto* v = out_b.valid(c)) {
-        if (const auto* iv = b.valid(c)) std::memcpy(v + at, iv, static_cast<std::size_t>(b.nrows()));
+        if (const auto* iv = b.valid(c)) slab::copy(v + at, iv, static_cast<std::size_t>(b.nrows()), where);
       }
       at += b.nrows();
     }
@@ -236,11 +313,28 @@ std::uint64_t take_rows_bytes(const BatchView& in, std::span<const std::int64_t>
 }
 void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types, TaskContext& ctx,
                     std::size_t output) {
-  concat_impl(in, types, to_output(ctx, output));
+  concat_impl(in, types, to_output(ctx, output), ctx.execution());
 }
 void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types,
                     std::vector<std::byte>& storage) {
-  concat_impl(in, types, to_vector(storage));
+  concat_impl(in, types, to_vector(storage), ExecutionContext::host());
+}
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types, std::span<std::byte> out,
+                    const ExecutionContext& where) {
+  concat_impl(
+      in, types,
+      [out](std::uint64_t bytes) {
+        SLAB_EXPECTS(
+            bytes == out.size(), InvalidArgument,
+            "concat_batches: output of " + std::to_string(out.size()) + " bytes, need " + std::to_string(bytes));
+        return out;
+      },
+      where);
+}
+std::uint64_t concat_batches_bytes(std::span<const BatchView> in, const std::vector<ElementType>& types) {
+  std::vector<bool> masks;
+  const std::int64_t n = concat_layout(in, types, masks);
+  return BatchBuilder::size_for(n, types, masks);
 }
 
 }  // namespace slab::frame

@@ -30,7 +30,7 @@ namespace {
 /// balanced contiguous blocks; each is one task of make_task(first_row, end_row).
 template <class MakeTask>
 Frame generate_partitions(Engine& engine, Schema schema, std::int64_t nrows, std::int64_t rows_per_partition,
-                          const std::string& name, MakeTask make_task) {
+                          const std::string& name, MakeTask make_task, TaskPlace place = TaskPlace::host) {
   SLAB_EXPECTS(nrows >= 0, InvalidArgument, "datasets: negative row count");
   std::int64_t per = rows_per_partition > 0 ? rows_per_partition : std::max<std::int64_t>(nrows, 1);
   std::int64_t nparts = (nrows + per - 1) / per;
@@ -42,7 +42,7 @@ Frame generate_partitions(Engine& engine, Schema schema, std::int64_t nrows, std
   std::vector<std::optional<std::int64_t>> rows;
   for (std::int64_t k = first; k < first + count; ++k) {
     std::int64_t b = k * per, e = std::min(nrows, b + per);
-    parts.push_back(engine.tasks().submit(name, {}, make_task(b, e)));
+    parts.push_back(engine.tasks().submit(name, {}, make_task(b, e), TaskOptions{TraceKind::compute, false, place}));
     rows.emplace_back(e - b);
   }
   return Frame(engine, std::move(schema), std::move(parts), std::move(rows));
@@ -143,12 +143,12 @@ Frame generate(Engine& engine, Schema schema, std::int64_t nrows, std::int64_t r
   if (!device) note_host_fallback(engine, name);  // the recipes' host loop (recorded only where it is a fallback)
   auto types = types_of(schema);
   auto recipes = std::make_shared<const std::vector<ColumnRecipe>>(std::move(columns));
-  return generate_partitions(engine, std::move(schema), nrows, rows_per_partition, name,
-                             [recipes, types, device](std::int64_t b, std::int64_t e) {
-                               return [recipes, types, device, b, e](TaskContext& ctx) {
-                                 make_partition(ctx, *recipes, types, device, b, e);
-                               };
-                             });
+  return generate_partitions(
+      engine, std::move(schema), nrows, rows_per_partition, name,
+      [recipes, types, device](std::int64_t b, std::int64_t e) {
+        return [recipes, types, device, b, e](TaskContext& ctx) { make_partition(ctx, *recipes, types, device, b, e); };
+      },
+      device ? TaskPlace::device : TaskPlace::host);
 }
 
 Frame timeseries(Engine& engine, std::string_view start, std::string_view end, std::string_view freq,

@@ -26,11 +26,6 @@ struct Frame::State {
 Frame::Frame(Engine& engine, Schema schema, std::vector<Chunk> partitions,
              std::vector<std::optional<std::int64_t>> rows)
     : state_(std::make_shared<State>()) {
-  // A batch's header lives in its own buffer and the host reads it (batch.hpp): on GPU memory every frame task
-  // would read device pointers on the host. Refused by name, on every rank alike (the same options everywhere).
-  SLAB_EXPECTS(engine.tasks().memory().execution().place() != ExecutionPlace::cuda, InvalidArgument,
-               "frames need the device tier in host memory (their batch headers are read on the host): run without "
-               "--device-memory / SLAB_DEVICE_MEMORY=1; arrays and linear algebra use GPU memory there");
   SLAB_EXPECTS(
       rows.empty() || rows.size() == partitions.size(), ShapeError,
       "Frame: " + std::to_string(rows.size()) + " row counts for " + std::to_string(partitions.size()) + " partitions");
@@ -58,7 +53,7 @@ std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
   SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
                std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
   Pin pin = buffer->pin();
-  BatchView view(std::span<const std::byte>(pin.data(), pin.size()));
+  BatchView view = BatchView::copied_to_host(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
   return {std::move(pin), view};
 }
 
@@ -426,10 +421,13 @@ Frame detail::map_partitions_with(const Frame& frame, Schema out, std::string na
   std::vector<Chunk> parts;
   auto fnp = std::make_shared<PartitionFn>(std::move(fn));
   for (const auto& p : frame.partitions())
-    parts.push_back(frame.engine().tasks().submit(name, {p}, [fnp](TaskContext& ctx) {
-      BatchView in(ctx.input(0));
-      (*fnp)(in, ctx);
-    }));
+    parts.push_back(frame.engine().tasks().submit(
+        name, {p},
+        [fnp](TaskContext& ctx) {
+          BatchView in = input_batch(ctx, 0);
+          (*fnp)(in, ctx);
+        },
+        TaskOptions{TraceKind::compute, false, device_path ? TaskPlace::device : TaskPlace::host}));
   std::vector<std::optional<std::int64_t>> rows;
   if (keeps_rows) rows = frame.partition_rows();
   return Frame(frame.engine(), std::move(out), std::move(parts), std::move(rows));

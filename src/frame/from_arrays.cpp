@@ -198,7 +198,7 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
         engine.tasks().submit("to_array", std::move(inputs), [e, pieces, col, type, name](TaskContext& ctx) {
           auto out = ctx.output_as<T>(static_cast<std::size_t>(e.rows));
           for (const Piece& p : pieces) {
-            const BatchView b(ctx.input(p.input));
+            const BatchView b = input_batch(ctx, p.input);
             const std::uint8_t* valid = b.valid(col);
             T* dst = out.data() + (p.row0 - e.row0);
             const std::int64_t skip = p.row0 - p.chunk_row0;

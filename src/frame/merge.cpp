@@ -22,6 +22,7 @@
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
+#include "slab/memory/host_view.hpp"
 #include "slab/memory/memory_manager.hpp"
 
 namespace slab::frame {
@@ -45,6 +46,8 @@ struct OutSpec {
 struct BuildTable {
   std::vector<std::byte> bytes;  // the build batch (8-aligned storage)
   BatchView batch;
+  /// The device path's copy of the build batch in the device tier, made once per merge (accounted, spillable).
+  BufferPtr on_device;
   std::unique_ptr<GroupIndex> index;
   /// One int64/timestamp key over a dense range: group of key lo + k is direct[k] (-1 none); no index.
   std::int64_t lo = 0;
@@ -343,9 +346,9 @@ void join_on_device(TaskContext& ctx, const kernels::Exec& exec, const JoinPlan&
       const auto n = static_cast<std::uint64_t>(nb);
       direct = span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27);
       if (direct) {
-        const kernels::JoinDirectKeys pk{np ? probe.column<std::int64_t>(pc).data() : nullptr,
+        const kernels::JoinDirectKeys pk{np ? reinterpret_cast<const std::int64_t*>(probe.data(pc)) : nullptr,
                                          np ? probe.valid(pc) : nullptr, np};
-        const kernels::JoinDirectKeys bk{build.column<std::int64_t>(bc).data(), build.valid(bc), nb};
+        const kernels::JoinDirectKeys bk{reinterpret_cast<const std::int64_t*>(build.data(bc)), build.valid(bc), nb};
         pairs = Join::count_direct(exec, pk, bk, lo, static_cast<std::uint64_t>(span), kind, workspace.get());
       }
     }
@@ -440,7 +443,7 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
     std::vector<Chunk> tasks;
     for (const auto& part : f.partitions())
       tasks.push_back(engine.tasks().submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
-        const BatchView b(ctx.input(0));
+        const BatchView b = input_batch(ctx, 0);
         std::vector<std::int64_t> rows;
         for (std::int64_t i = 0; i < b.nrows(); i += stride) rows.push_back(i);
         if (rows.empty()) return;
@@ -455,8 +458,8 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
     for (const auto& t : tasks)
       if (t.buffer()) {
         const Pin pin = t.buffer()->pin();
-        const auto* w = reinterpret_cast<const std::uint64_t*>(pin.data());
-        mine.insert(mine.end(), w, w + pin.size() / 8);
+        const auto w = HostView(pin).as<std::uint64_t>();
+        mine.insert(mine.end(), w.begin(), w.end());
       }
     engine.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
     for (auto h : all) est[s][h] += stride;
@@ -490,7 +493,7 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
   std::vector<Chunk> tasks;
   for (const auto& part : f.partitions())
     tasks.push_back(engine.tasks().submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
-      const BatchView b(ctx.input(0));
+      const BatchView b = input_batch(ctx, 0);
       const auto h = hash_rows(b, schema, keys);
       std::vector<std::int64_t> rows;
       for (std::size_t i = 0; i < h.size(); ++i) {
@@ -613,7 +616,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
         std::vector<Chunk> tasks;
         for (const auto& p : f.partitions())
           tasks.push_back(engine.tasks().submit("merge-ranges", {p}, [plan, s, &mins, &maxs](TaskContext& ctx) {
-            plan->enc[s].update_ranges(BatchView(ctx.input(0)), mins, maxs);
+            plan->enc[s].update_ranges(input_batch(ctx, 0), mins, maxs);
           }));
         engine.tasks().persist(tasks);
       }
@@ -674,19 +677,33 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
     bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
     if (!device) build_table(*plan, *bt);
+    if (device && !bt->bytes.empty()) {  // the build side in the device tier once, for every probe task
+      bt->on_device = engine.memory().allocate(bt->bytes.size(), "merge build side");
+      const Pin pin = bt->on_device->pin();
+      slab::copy(pin.data(), bt->bytes.data(), bt->bytes.size(), engine.execution());
+    }
     for (const auto& p : probe_frame.partitions()) {
-      outputs.push_back(engine.tasks().submit("merge-probe", {p}, [plan, bt, device](TaskContext& ctx) {
-        BatchView b(ctx.input(0));
-        if (device) {
-          detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-            join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, b, bt->batch);
-          });
-          return;
-        }
-        thread_local std::vector<std::int64_t> pi, bi;
-        probe_pairs(*plan, *bt, b, pi, bi, nullptr);
-        write_output(*plan, b, *bt, pi, bi, ctx);
-      }));
+      outputs.push_back(engine.tasks().submit(
+          "merge-probe", {p},
+          [plan, bt, device](TaskContext& ctx) {
+            BatchView b = input_batch(ctx, 0);
+            if (device) {
+              Pin pin;
+              BatchView build = bt->batch;
+              if (bt->on_device) {
+                pin = bt->on_device->pin();
+                build = BatchView(std::span<const std::byte>(pin.data(), pin.size()), ctx.execution());
+              }
+              detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+                join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, b, build);
+              });
+              return;
+            }
+            thread_local std::vector<std::int64_t> pi, bi;
+            probe_pairs(*plan, *bt, b, pi, bi, nullptr);
+            write_output(*plan, b, *bt, pi, bi, ctx);
+          },
+          device ? device_task() : TaskOptions{}));
     }
     stats.probe_rows = probe_frame.local_len();
   } else {
@@ -766,16 +783,25 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
            device](TaskContext& ctx) {
             // Replicated hot rows join this pair's side.
             std::vector<std::byte> ps, bs;
-            auto with = [](const BatchView& part, const std::shared_ptr<const std::vector<std::byte>>& extra,
-                           const std::vector<ElementType>& types, std::vector<std::byte>& store) {
+            std::vector<Pin> held;  // the device path's concatenations, in the device tier while the task runs
+            auto with = [&ctx, &held, device](const BatchView& part,
+                                              const std::shared_ptr<const std::vector<std::byte>>& extra,
+                                              const std::vector<ElementType>& types, std::vector<std::byte>& store) {
               if (!extra || extra->empty()) return part;
               const BatchView both[2] = {part, BatchView(std::span<const std::byte>(*extra))};
+              if (device) {
+                const std::uint64_t bytes = concat_batches_bytes(both, types);
+                held.push_back(ctx.memory().allocate(bytes, "merge hot rows")->pin());
+                const std::span<std::byte> out(held.back().data(), bytes);
+                concat_batches(both, types, out, ctx.execution());
+                return BatchView(out, ctx.execution());
+              }
               concat_batches(both, types, store);
               return BatchView(std::span<const std::byte>(store));
             };
-            const BatchView probe = with(BatchView(ctx.input(0)), rp, tp, ps);
+            const BatchView probe = with(input_batch(ctx, 0), rp, tp, ps);
             BuildTable t;
-            t.batch = with(BatchView(ctx.input(1)), rb, tb, bs);
+            t.batch = with(input_batch(ctx, 1), rb, tb, bs);
             if (device) {
               detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
                 join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, probe, t.batch);
@@ -792,7 +818,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
                   bi.push_back(static_cast<std::int64_t>(i));
                 }
             write_output(*plan, probe, t, pi, bi, ctx);
-          }));
+          },
+          device ? device_task() : TaskOptions{}));
     stats.build_rows = -1;
     stats.probe_rows = -1;
   }

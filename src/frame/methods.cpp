@@ -201,8 +201,8 @@ Frame Frame::assign(const std::string& name, const Series& values) const {
   for (std::size_t k = 0; k < partitions().size(); ++k) {
     parts.push_back(engine().tasks().submit(
         "assign_series", {partitions()[k], column.partitions()[k]}, [out, target, ncols_in](TaskContext& ctx) {
-          BatchView a(ctx.input(0));
-          BatchView b(ctx.input(1));
+          BatchView a = input_batch(ctx, 0);
+          BatchView b = input_batch(ctx, 1);
           SLAB_EXPECTS(a.nrows() == b.nrows(), InvalidArgument,
                        "assign(series): a partition of " + std::to_string(a.nrows()) + " rows met one of " +
                            std::to_string(b.nrows()));

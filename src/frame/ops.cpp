@@ -916,17 +916,20 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
     TaskQueue& tasks = frame.engine().tasks();
     std::vector<Chunk> totals;
     for (const auto& p : frame.partitions())
-      totals.push_back(tasks.submit("cumsum-total", {p}, [cols](TaskContext& ctx) {
-        const BatchView in(ctx.input(0));
-        std::vector<std::uint64_t> t(cols.size() + 1, 0);  // + 1: never an empty output
-        if (in.nrows() > 0)
-          on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
-            for (std::size_t k = 0; k < cols.size(); ++k)
-              t[k] = ops.column_sum(exec, column_view(in, cols[k]), in.nrows());
-          });
-        auto out = ctx.output(t.size() * sizeof(std::uint64_t));
-        slab::copy(out.data(), t.data(), out.size(), ctx.execution());
-      }));
+      totals.push_back(tasks.submit(
+          "cumsum-total", {p},
+          [cols](TaskContext& ctx) {
+            const BatchView in = input_batch(ctx, 0);
+            std::vector<std::uint64_t> t(cols.size() + 1, 0);  // + 1: never an empty output
+            if (in.nrows() > 0)
+              on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+                for (std::size_t k = 0; k < cols.size(); ++k)
+                  t[k] = ops.column_sum(exec, column_view(in, cols[k]), in.nrows());
+              });
+            auto out = ctx.output(t.size() * sizeof(std::uint64_t));
+            slab::copy(out.data(), t.data(), out.size(), ctx.execution());
+          },
+          device_task()));
     tasks.persist(std::span<const Chunk>(totals));
     for (const Chunk& c : totals) {
       std::vector<std::uint64_t> t(nc + 1);
@@ -983,8 +986,9 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
     auto fo = foff;
     auto io = ioff;
     parts.push_back(frame.engine().tasks().submit(
-        "cumsum", {frame.partitions()[j]}, [schema, cols, fo, io, device](TaskContext& ctx) {
-          BatchView in(ctx.input(0));
+        "cumsum", {frame.partitions()[j]},
+        [schema, cols, fo, io, device](TaskContext& ctx) {
+          BatchView in = input_batch(ctx, 0);
           BatchBuilder b(ctx, in.nrows(), schema, masks_of(in));
           if (device && in.nrows() > 0) {  // the other columns copied, each scanned one by OpsKernels::cumsum
             on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
@@ -1017,7 +1021,8 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
                 b.column<std::int64_t>(c)[ui] = is += in.column<std::int64_t>(c)[ui];
             }
           }
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
     for (std::size_t k = 0; k < nc; ++k) {
       foff[k] += fsum[j][k];
       ioff[k] += isum[j][k];
@@ -1097,9 +1102,10 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
   std::vector<Chunk> parts;
   for (std::size_t j = 0; j < frame.partitions().size(); ++j) {
     std::size_t g = first_global + j;
-    parts.push_back(
-        frame.engine().tasks().submit(diff ? "diff" : "shift", {frame.partitions()[j]}, [=](TaskContext& ctx) {
-          BatchView in(ctx.input(0));
+    parts.push_back(frame.engine().tasks().submit(
+        diff ? "diff" : "shift", {frame.partitions()[j]},
+        [=](TaskContext& ctx) {
+          BatchView in = input_batch(ctx, 0);
           std::int64_t n = in.nrows();
           // The halo: k rows before (periods > 0) or after (periods < 0) this partition, nearest last/first.
           std::vector<BatchView> halo_parts;  // in global order
@@ -1175,7 +1181,8 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
               }
             }
           }
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return Frame(frame.engine(), schema, std::move(parts), frame.partition_rows());
 }

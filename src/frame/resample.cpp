@@ -286,7 +286,7 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
       const std::int64_t m = std::min(piece_rows, count - j0);
       parts.push_back(
           engine.tasks().submit("resample-fill", {g.partitions()[k]}, [lo, m, freq, shared_ops, out](TaskContext& ctx) {
-            fill_bins(BatchView(ctx.input(0)), lo, m, freq, *shared_ops, out, ctx);
+            fill_bins(input_batch(ctx, 0), lo, m, freq, *shared_ops, out, ctx);
           }));
       part_rows.emplace_back(m);
     }

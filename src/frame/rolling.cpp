@@ -715,7 +715,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     std::vector<Chunk> out = engine.tasks().submit_multi(
         "rolling", {frame.partitions()[k], carry}, 2,
         [types, ops, window, minp, time, cx, ct, xtype, device](TaskContext& ctx) {
-          const BatchView in(ctx.input(0)), prev(ctx.input(1));
+          const BatchView in = input_batch(ctx, 0), prev = input_batch(ctx, 1);
           if (device) {
             detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
               rolling_on_device<typename decltype(tag)::type>(ctx, exec, in, prev, types, ops, window, minp, time, cx,
@@ -748,7 +748,8 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
               rolling_kernel_rows(x.data(), halo_rows, n, static_cast<std::size_t>(window.rows), minp, ops[j], res);
           }
           write_carry(x, t, carry_from(x, t, window), time, ctx, 1);
-        });
+        },
+        device ? device_task() : TaskOptions{});
     parts.push_back(out[0]);
     carry = out[1];
     known.emplace_back(rows[k]);

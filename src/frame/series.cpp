@@ -107,7 +107,7 @@ Frame move_rows(const Frame& frame, const std::vector<std::int64_t>& starts, con
     std::int64_t start = starts[k];
     parts.push_back(
         engine.tasks().submit(name + ".position", {frame.partitions()[k]}, [with_pos, pos, start](TaskContext& ctx) {
-          BatchView in(ctx.input(0));
+          BatchView in = input_batch(ctx, 0);
           std::vector<bool> masks;
           for (std::size_t c = 0; c < in.ncols(); ++c) masks.push_back(in.nrows() > 0 && in.valid(c) != nullptr);
           masks.push_back(false);
@@ -157,7 +157,7 @@ Frame move_rows(const Frame& frame, const std::vector<std::int64_t>& starts, con
   std::vector<std::optional<std::int64_t>> rows;
   for (std::size_t k = 0; k < target.size(); ++k) {
     result.push_back(engine.tasks().submit(name + ".order", {moved.partitions()[k]}, [out, pos](TaskContext& ctx) {
-      BatchView in(ctx.input(0));
+      BatchView in = input_batch(ctx, 0);
       std::vector<std::int64_t> perm(static_cast<std::size_t>(in.nrows()));
       std::iota(perm.begin(), perm.end(), 0);
       if (!perm.empty()) {

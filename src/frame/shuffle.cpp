@@ -67,17 +67,17 @@ namespace {
 /// A round's send buffer for one destination: nparts u64 batch sizes, then the batches (8-byte multiples;
 /// size 0 = no rows). A piece (one output partition's share of a round): u64 nranks, nranks u64 sizes, then
 /// the batches received from each source rank in rank order.
-std::vector<BatchView> piece_batches(std::span<const std::byte> piece) {
+std::vector<BatchView> piece_batches(std::span<const std::byte> piece, const ExecutionContext& where) {
   std::vector<BatchView> out;
   if (piece.empty()) return out;
   std::uint64_t p = 0;
-  std::memcpy(&p, piece.data(), 8);
+  slab::copy(&p, piece.data(), 8, where);
+  std::vector<std::uint64_t> sizes(p);
+  slab::copy(sizes.data(), piece.data() + 8, 8 * p, where);
   std::size_t at = 8 * (1 + p);
   for (std::uint64_t s = 0; s < p; ++s) {
-    std::uint64_t size = 0;
-    std::memcpy(&size, piece.data() + 8 * (1 + s), 8);
-    out.emplace_back(piece.subspan(at, size));
-    at += size;
+    out.emplace_back(piece.subspan(at, sizes[s]), where);
+    at += sizes[s];
   }
   return out;
 }
@@ -118,7 +118,7 @@ void pack_on_host(TaskContext& ctx, int nparts, const RouteFn& route, std::vecto
                   std::vector<std::size_t>& counts) {
   const int p = ctx.comm().size();
   const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
-  const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
+  const BatchView in = ctx.num_inputs() ? input_batch(ctx, 0) : BatchView();
   const auto n = static_cast<std::size_t>(in.nrows());
   std::vector<std::uint32_t> bucket;
   if (n) route(in, bucket);
@@ -153,7 +153,7 @@ void pack_on_device(TaskContext& ctx, int nparts, const detail::DeviceRouteFn& r
                     std::vector<std::size_t>& counts) {
   const int p = ctx.comm().size();
   const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
-  const BatchView in = ctx.num_inputs() ? BatchView(ctx.input(0)) : BatchView();
+  const BatchView in = ctx.num_inputs() ? input_batch(ctx, 0) : BatchView();
   const std::int64_t n = in.nrows();
   const ExecutionContext& context = ctx.execution();
   detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
@@ -228,11 +228,13 @@ void shuffle_round(TaskContext& ctx, int nparts, Pack&& pack, RoundBuffers& buff
       }
       BufferPtr piece = ctx.memory().allocate(bytes, "shuffle piece");
       {
+        // The piece is a device-tier buffer, whether or not the task is staged: copied with the memory's context.
+        const ExecutionContext& memory = ctx.memory().execution();
         Pin out = piece->pin();
-        std::memcpy(out.data(), header.data(), 8 * header.size());
+        slab::copy(out.data(), header.data(), 8 * header.size(), memory);
         std::size_t at = 8 * header.size();
         for (int s = 0; s < p; ++s) {
-          if (header[1 + s]) std::memcpy(out.data() + at, recv.data() + cursor[s], header[1 + s]);
+          if (header[1 + s]) slab::copy(out.data() + at, recv.data() + cursor[s], header[1 + s], memory);
           at += header[1 + s];
           cursor[s] += header[1 + s];
         }
@@ -247,7 +249,7 @@ void shuffle_round(TaskContext& ctx, int nparts, Pack&& pack, RoundBuffers& buff
 namespace {
 /// shuffle_routed with the packing `pack(ctx, nparts, send, counts)` of each round.
 template <class Pack>
-Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string& name) {
+Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string& name, TaskPlace place) {
   SLAB_EXPECTS(nparts >= 1, InvalidArgument, name + ": nparts must be >= 1");
   Engine& engine = frame.engine();
   const auto types = types_of(frame.schema());
@@ -263,21 +265,25 @@ Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string&
     auto out = engine.tasks().submit_multi(
         name, std::move(inputs), static_cast<std::size_t>(nparts),
         [nparts, packp, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *packp, *buffers); },
-        TaskOptions{TraceKind::comm, true});
+        TaskOptions{TraceKind::comm, true, place});
     for (int j = 0; j < nparts; ++j) pieces[j].push_back(std::move(out[j]));
   }
   std::vector<Chunk> parts;
   for (int j = 0; j < nparts; ++j)
-    parts.push_back(engine.tasks().submit(name + "_concat", std::move(pieces[j]), [types](TaskContext& ctx) {
-      // By source rank, then round (= the source's partition order).
-      std::vector<std::vector<BatchView>> per_round;
-      for (std::size_t r = 0; r < ctx.num_inputs(); ++r) per_round.push_back(piece_batches(ctx.input(r)));
-      std::vector<BatchView> views;
-      const std::size_t p = per_round.empty() ? 0 : per_round[0].size();
-      for (std::size_t s = 0; s < p; ++s)
-        for (const auto& r : per_round) views.push_back(r[s]);
-      concat_batches(views, types, ctx);
-    }));
+    parts.push_back(engine.tasks().submit(
+        name + "_concat", std::move(pieces[j]),
+        [types](TaskContext& ctx) {
+          // By source rank, then round (= the source's partition order).
+          std::vector<std::vector<BatchView>> per_round;
+          for (std::size_t r = 0; r < ctx.num_inputs(); ++r)
+            per_round.push_back(piece_batches(ctx.input(r), ctx.execution()));
+          std::vector<BatchView> views;
+          const std::size_t p = per_round.empty() ? 0 : per_round[0].size();
+          for (std::size_t s = 0; s < p; ++s)
+            for (const auto& r : per_round) views.push_back(r[s]);
+          concat_batches(views, types, ctx);
+        },
+        TaskOptions{TraceKind::compute, false, place}));
   return Frame(engine, frame.schema(), std::move(parts));
 }
 }  // namespace
@@ -287,7 +293,7 @@ Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::s
       frame, nparts,
       [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
                                  std::vector<std::size_t>& counts) { pack_on_host(ctx, parts, route, send, counts); },
-      name);
+      name, TaskPlace::host);
 }
 
 Frame detail::shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRouteFn route, const std::string& name) {
@@ -295,7 +301,7 @@ Frame detail::shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRou
       frame, nparts,
       [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
                                  std::vector<std::size_t>& counts) { pack_on_device(ctx, parts, route, send, counts); },
-      name);
+      name, TaskPlace::device);
 }
 
 int choose_nparts(const Frame& frame, int at_least) {

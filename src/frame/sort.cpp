@@ -20,6 +20,7 @@
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
+#include "slab/memory/host_view.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame {
@@ -274,23 +275,25 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
     const auto n = static_cast<std::size_t>(rows[i]);
     const std::size_t s = n == 0 ? 0 : std::clamp<std::size_t>((want * n + total - 1) / total, 1, n);
     firsts.push_back(first);
-    sample_tasks.push_back(
-        engine.tasks().submit("sort_sample", {frame.partitions()[i]}, [enc, first, n, s, W, device](TaskContext& ctx) {
+    sample_tasks.push_back(engine.tasks().submit(
+        "sort_sample", {frame.partitions()[i]},
+        [enc, first, n, s, W, device](TaskContext& ctx) {
           if (s == 0) return;
           if (device) {
             detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-              sample_on_device<typename decltype(tag)::type>(ctx, exec, *enc, BatchView(ctx.input(0)), first, s);
+              sample_on_device<typename decltype(tag)::type>(ctx, exec, *enc, input_batch(ctx, 0), first, s);
             });
             return;
           }
-          const std::vector<std::uint64_t> rec = enc->encode(BatchView(ctx.input(0)), first, -1);
+          const std::vector<std::uint64_t> rec = enc->encode(input_batch(ctx, 0), first, -1);
           auto out = ctx.output_as<std::uint64_t>(s * W);
           for (std::size_t k = 0; k < s; ++k) {
             const std::size_t row = (2 * k + 1) * n / (2 * s);
             std::copy_n(rec.begin() + static_cast<std::ptrdiff_t>(row * W), W,
                         out.begin() + static_cast<std::ptrdiff_t>(k * W));
           }
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
     first += rows[i];
   }
   engine.tasks().persist(sample_tasks);
@@ -298,8 +301,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   for (const auto& t : sample_tasks)
     if (t.buffer()) {
       const Pin pin = t.buffer()->pin();
-      const auto* w = reinterpret_cast<const std::uint64_t*>(pin.data());
-      samples.insert(samples.end(), w, w + pin.size() / 8);
+      const auto w = HostView(pin).as<std::uint64_t>();
+      samples.insert(samples.end(), w.begin(), w.end());
     }
   sample_tasks.clear();
   auto partitioner = std::make_shared<const detail::Partitioner>(
@@ -309,8 +312,9 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   std::vector<Chunk> wired;
   for (std::size_t i = 0; i < rows.size(); ++i)
     wired.push_back(engine.tasks().submit(
-        "sort_index", {frame.partitions()[i]}, [f = firsts[i], wire_types, ncols, device](TaskContext& ctx) {
-          const BatchView in(ctx.input(0));
+        "sort_index", {frame.partitions()[i]},
+        [f = firsts[i], wire_types, ncols, device](TaskContext& ctx) {
+          const BatchView in = input_batch(ctx, 0);
           if (device) {
             detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
               index_on_device<typename decltype(tag)::type>(ctx, exec, in, f, wire_types, ncols);
@@ -328,7 +332,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
           }
           auto r = b.column<std::int64_t>(ncols);
           for (std::int64_t k = 0; k < n; ++k) r[static_cast<std::size_t>(k)] = f + k;
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
   const Frame wire(engine, wire_schema, std::move(wired),
                    std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
   const Frame routed = device
@@ -353,9 +358,10 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   const int row_bits = kernels::bits_for(static_cast<std::uint64_t>(std::max<std::int64_t>(total, 1) - 1));
   std::vector<Chunk> parts;
   for (const auto& part : routed.partitions())
-    parts.push_back(
-        engine.tasks().submit("sort_values", {part}, [enc, W, ncols, types, device, row_bits](TaskContext& ctx) {
-          const BatchView mine(ctx.input(0));
+    parts.push_back(engine.tasks().submit(
+        "sort_values", {part},
+        [enc, W, ncols, types, device, row_bits](TaskContext& ctx) {
+          const BatchView mine = input_batch(ctx, 0);
           if (device) {
             detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
               local_sort_on_device<typename decltype(tag)::type>(ctx, exec, *enc, mine, ncols, types, row_bits);
@@ -372,7 +378,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
           });
           BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
           if (m) copy_rows(mine, order, ncols, b);
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
   return Frame(engine, schema, std::move(parts));
 }
 

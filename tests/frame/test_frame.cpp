@@ -6,6 +6,7 @@
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/print.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 using namespace slab::frame;
 using frame_test::Engine;
@@ -51,6 +52,45 @@ TEST(Frame, BatchRoundTrip) {
   EXPECT_TRUE(v.is_null(2, 0));
   EXPECT_EQ(v.column<std::int64_t>(0)[2], 3);
   EXPECT_THROW((void)v.column<double>(1), slab::TypeError);
+}
+
+// A batch written and read through a non-host context (the reference place: host memory, read as a GPU's would be):
+// the same bytes as on the host, the headers read through copies, and host reads of the values refused.
+TEST(Frame, BatchInDeviceMemoryIsTheSameBytesAndRefusesHostReads) {
+  const std::vector<ElementType> types{ElementType::int64, ElementType::boolean, ElementType::string};
+  const std::vector<bool> masks{true, false, true};
+  const slab::ExecutionContext reference(slab::ExecutionPlace::reference, -1, nullptr);
+  for (std::int64_t n : {0, 1, 5}) {
+    std::vector<std::byte> host, device(BatchBuilder::size_for(n, types, masks), std::byte{0xAB});
+    BatchBuilder h(host, n, types, masks);
+    BatchBuilder d(device, n, types, masks, reference);
+    for (std::int64_t i = 0; i < n; ++i) {
+      h.column<std::int64_t>(0)[i] = d.column<std::int64_t>(0)[i] = i * 7 - 3;
+      h.column<std::uint8_t>(1)[i] = d.column<std::uint8_t>(1)[i] = static_cast<std::uint8_t>(i % 2);
+      h.column<std::int32_t>(2)[i] = d.column<std::int32_t>(2)[i] = static_cast<std::int32_t>(i) - 1;
+    }
+    EXPECT_EQ(host, device) << "n = " << n;  // headers, padding and all-valid masks alike
+    const BatchView v(device, reference);
+    EXPECT_FALSE(v.host_readable());
+    EXPECT_EQ(v.nrows(), n);
+    ASSERT_EQ(v.ncols(), 3u);
+    EXPECT_EQ(v.type(2), ElementType::string);
+    EXPECT_NE(v.valid(0), nullptr);
+    EXPECT_EQ(v.valid(1), nullptr);
+    EXPECT_EQ(v.data(2) - device.data(), BatchView(host).data(2) - host.data());
+    EXPECT_THROW((void)v.column<std::int64_t>(0), slab::Error);
+    if (n > 0) EXPECT_THROW((void)v.is_null(0, 0), slab::Error);
+    // concat_batches reads and writes it through the same context; the result is the host's concatenation.
+    std::vector<std::byte> both_host, both_device;
+    const BatchView hv(host), two_host[2] = {hv, hv}, two_device[2] = {v, hv};
+    concat_batches(two_host, types, both_host);
+    EXPECT_THROW(concat_batches(two_device, types, both_device), slab::Error);  // a host concatenation: refused
+    both_device.resize(concat_batches_bytes(two_device, types));
+    concat_batches(two_device, types, both_device, reference);
+    EXPECT_EQ(both_host, both_device) << "n = " << n;
+    const BatchView copied = BatchView::copied_to_host(device, reference);  // host memory already: a plain view
+    EXPECT_TRUE(copied.host_readable());
+  }
 }
 
 // Each rank contributes different rows and different strings; the dictionary is the sorted union.

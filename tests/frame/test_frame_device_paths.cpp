@@ -383,21 +383,22 @@ std::vector<std::int64_t> sizes() {
 
 }  // namespace
 
-TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
-  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+namespace {
+// Every operation of compute() on `e` (the reference place, or a GPU with its device tier in GPU memory) against
+// the host kernels, bitwise, and none of those with a device path recorded as a fallback.
+void expect_bitwise_the_host_kernels(slab::Engine& e) {
   std::map<std::int64_t, std::vector<Result>> host;
   {
-    slab::Engine e(options_for(false));
-    for (std::int64_t n : sizes()) host[n] = compute(e, n);
+    slab::Engine h(options_for(false));
+    ASSERT_FALSE(h.execution().device_kernels());
+    for (std::int64_t n : sizes()) host[n] = compute(h, n);
   }
-  slab::Engine e(options_for(true));
-  ASSERT_EQ(e.execution().place(), slab::ExecutionPlace::reference);
   for (std::int64_t n : sizes()) {
     const std::vector<Result> got = compute(e, n);
     ASSERT_EQ(got.size(), host[n].size()) << "n = " << n;
     for (std::size_t i = 0; i < got.size(); ++i)
-      EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the reference place differs from the host in "
-                                        << got[i].what << ", " << first_difference(got[i], host[n][i]);
+      EXPECT_TRUE(got[i] == host[n][i]) << "n = " << n << ": the device paths differ from the host in " << got[i].what
+                                        << ", " << first_difference(got[i], host[n][i]);
   }
   for (const char* op : {"cumsum",
                          "shift",
@@ -420,6 +421,26 @@ TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
                          "value_counts_local",
                          "value_counts"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
+}
+}  // namespace
+
+TEST(FrameDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  slab::Engine e(options_for(true));
+  ASSERT_EQ(e.execution().place(), slab::ExecutionPlace::reference);
+  expect_bitwise_the_host_kernels(e);
+}
+
+// The same on a GPU with frames in GPU memory (--device-memory): device tasks read their batches there, host tasks
+// run on staged copies. Ranks sharing one GPU are fine (each has its own stream and pool).
+TEST(FrameDevicePaths, GpuMemoryIsBitwiseTheHostKernels) {
+  slab::EngineOptions options = slab::testing::engine_options();
+  options.device_memory = true;
+  slab::Engine e(options);
+  if (e.execution().place() != slab::ExecutionPlace::cuda)
+    GTEST_SKIP() << "no CUDA device on this machine (or no CUDA build): frames on GPU memory are compiled but not "
+                    "run here";
+  expect_bitwise_the_host_kernels(e);
 }
 
 // A time window's std: the host slides one compensated variance over the whole partition and never recomputes

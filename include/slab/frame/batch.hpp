@@ -3,6 +3,11 @@
 /// @brief A Batch: one partition of a frame (every column), serialised into ONE task-queue buffer so that
 /// it spills as a unit. BatchView reads one (non-owning, over pinned bytes); BatchBuilder writes one.
 ///
+/// A batch in GPU memory (a device task's input or output, where the device tier is GPU memory) is read and
+/// written with its execution context: the view keeps a host copy of the headers, the builder writes them with
+/// slab::copy, and column pointers are device pointers for the device kernels. Such a view refuses host reads
+/// (column(), is_valid(), is_null()); the reference place builds its views the same way, so CI finds them.
+///
 /// Layout (all offsets in bytes from the start of the buffer, every array 8-byte aligned):
 ///   BatchHeader { magic, nrows, ncols }
 ///   ColumnHeader[ncols] { type, data offset, validity offset (0 = all valid) }
@@ -13,6 +18,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <span>
 #include <vector>
 
@@ -21,6 +27,7 @@
 
 namespace slab {
 class TaskContext;
+class ExecutionContext;
 }
 
 namespace slab::frame {
@@ -42,8 +49,16 @@ class BatchView {
   BatchView() = default;
   /// @throws InvalidArgument when the bytes are not a batch (bad magic, too short). Empty bytes = 0x0 batch.
   explicit BatchView(std::span<const std::byte> bytes);
+  /// A batch in the memory of `where`'s device tier: its headers are copied to the host where that is not host
+  /// memory (or is the reference place), and the view then refuses host reads of its values.
+  BatchView(std::span<const std::byte> bytes, const ExecutionContext& where);
+  /// A view that owns a host copy of the batch at `bytes` in `where`'s memory (one copy on a GPU; none, and a
+  /// plain view, where the bytes are host memory).
+  [[nodiscard]] static BatchView copied_to_host(std::span<const std::byte> bytes, const ExecutionContext& where);
 
   [[nodiscard]] std::int64_t nrows() const noexcept { return nrows_; }
+  /// Whether the host may read the values (false for a view of a device-resident batch).
+  [[nodiscard]] bool host_readable() const noexcept { return host_readable_; }
   [[nodiscard]] std::size_t ncols() const noexcept { return ncols_; }
   [[nodiscard]] ElementType type(std::size_t i) const;
   [[nodiscard]] std::span<const std::byte> bytes() const noexcept { return bytes_; }
@@ -53,9 +68,10 @@ class BatchView {
   [[nodiscard]] std::span<const T> column(std::size_t i) const {
     const ColumnHeader& h = header(i);
     check_elem(i, sizeof(T));
+    check_host_read("column");
     return {reinterpret_cast<const T*>(bytes_.data() + h.data_offset), static_cast<std::size_t>(nrows_)};
   }
-  /// Column i's raw value bytes (nrows * dtype_size).
+  /// Column i's raw value bytes (nrows * dtype_size), where the batch lives (a device pointer on a GPU).
   [[nodiscard]] const std::byte* data(std::size_t i) const { return bytes_.data() + header(i).data_offset; }
   /// Column i's validity mask (1 = valid), or nullptr when every value is valid.
   [[nodiscard]] const std::uint8_t* valid(std::size_t i) const {
@@ -70,10 +86,17 @@ class BatchView {
  private:
   [[nodiscard]] const ColumnHeader& header(std::size_t i) const;
   void check_elem(std::size_t i, std::size_t size) const;
+  void check_host_read(const char* what) const;
   std::span<const std::byte> bytes_;
   std::int64_t nrows_ = 0;
   std::size_t ncols_ = 0;
+  const ColumnHeader* headers_ = nullptr;
+  bool host_readable_ = true;
+  std::shared_ptr<const std::vector<std::byte>> owned_;  ///< headers copied from the device, or a host copy
 };
+
+/// Input i of a task as a batch, where the task's context has it (BatchView(bytes, ctx.execution())).
+[[nodiscard]] BatchView input_batch(const TaskContext& ctx, std::size_t i);
 
 /**
  * @brief Writes a batch: the size for (nrows, types, which columns have validity), then the header, then
@@ -86,10 +109,14 @@ class BatchBuilder {
                                               const std::vector<bool>& has_validity);
   [[nodiscard]] static std::uint64_t size_for(std::int64_t nrows, const Schema& schema,
                                               const std::vector<bool>& has_validity);
-  /// Write the header into `out` (at least size_for(...) bytes). has_validity empty = no masks.
+  /// Write the header into `out` (at least size_for(...) bytes, host memory). has_validity empty = no masks.
   BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<ElementType>& types,
                const std::vector<bool>& has_validity);
-  /// Allocate ctx.output(size_for(...)) and write the header there.
+  /// The same into `out` in the memory of `where`'s device tier (see the file's comment).
+  BatchBuilder(std::span<std::byte> out, std::int64_t nrows, const std::vector<ElementType>& types,
+               const std::vector<bool>& has_validity, const ExecutionContext& where);
+  /// Allocate ctx.output(size_for(...)) and write the header there (with ctx.execution(): a device task's output
+  /// is in the device tier).
   BatchBuilder(TaskContext& ctx, std::int64_t nrows, const Schema& schema, const std::vector<bool>& has_validity);
   /// Same into output `output` of a multi-output task.
   BatchBuilder(TaskContext& ctx, std::int64_t nrows, const std::vector<ElementType>& types,
@@ -100,26 +127,28 @@ class BatchBuilder {
 
   [[nodiscard]] std::int64_t nrows() const noexcept { return nrows_; }
   [[nodiscard]] std::size_t ncols() const noexcept { return types_.size(); }
+  /// Column i's values, where the batch is written (device memory for a device-resident batch: for kernels).
   template <class T>
   [[nodiscard]] std::span<T> column(std::size_t i) {
     SLAB_EXPECTS(sizeof(T) == element_size(types_.at(i)), TypeError, "BatchBuilder::column: wrong element size");
-    return {reinterpret_cast<T*>(out_.data() + headers()[i].data_offset), static_cast<std::size_t>(nrows_)};
+    return {reinterpret_cast<T*>(out_.data() + headers_.at(i).data_offset), static_cast<std::size_t>(nrows_)};
   }
-  [[nodiscard]] std::byte* data(std::size_t i) { return out_.data() + headers()[i].data_offset; }
+  [[nodiscard]] std::byte* data(std::size_t i) { return out_.data() + headers_.at(i).data_offset; }
   /// Column i's mask (all 1 initially), or nullptr when built without one.
   [[nodiscard]] std::uint8_t* valid(std::size_t i) {
-    auto off = headers()[i].validity_offset;
+    auto off = headers_.at(i).validity_offset;
     return off ? reinterpret_cast<std::uint8_t*>(out_.data() + off) : nullptr;
   }
   [[nodiscard]] std::span<std::byte> bytes() const noexcept { return out_; }
-  [[nodiscard]] BatchView view() const { return BatchView(out_); }
+  [[nodiscard]] BatchView view() const;
 
  private:
   void init(std::int64_t nrows, const std::vector<ElementType>& types, const std::vector<bool>& has_validity);
-  ColumnHeader* headers() { return reinterpret_cast<ColumnHeader*>(out_.data() + sizeof(BatchHeader)); }
   std::span<std::byte> out_;
   std::int64_t nrows_ = 0;
   std::vector<ElementType> types_;
+  std::vector<ColumnHeader> headers_;        ///< as written into out_ (kept on the host)
+  const ExecutionContext* where_ = nullptr;  ///< out_'s memory; null: host memory
 };
 
 /// The column types of a schema.
@@ -140,5 +169,11 @@ void concat_batches(std::span<const BatchView> in, const std::vector<ElementType
                     std::size_t output = 0);
 void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types,
                     std::vector<std::byte>& storage);
+/// The same into `out` (exactly concat_batches_bytes(in, types) bytes) in `where`'s device tier; on a GPU's context
+/// the inputs may each be in host or device memory.
+void concat_batches(std::span<const BatchView> in, const std::vector<ElementType>& types, std::span<std::byte> out,
+                    const ExecutionContext& where);
+/// The bytes concat_batches writes for these batches.
+[[nodiscard]] std::uint64_t concat_batches_bytes(std::span<const BatchView> in, const std::vector<ElementType>& types);
 
 }  // namespace slab::frame

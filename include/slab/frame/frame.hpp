@@ -167,7 +167,8 @@ using PartitionFn = std::function<void(const BatchView& in, TaskContext& ctx)>;
 [[nodiscard]] Frame map_partitions(const Frame& frame, Schema out, std::string name, PartitionFn fn,
                                    bool keeps_rows = false);
 
-/// Pin a ready chunk and view its batch (keep the returned Pin alive while using the view). Not collective.
+/// Pin a ready chunk and view its batch on the host (keep the returned Pin alive while using the view): where the
+/// device tier is GPU memory the view owns a host copy. Not collective.
 [[nodiscard]] std::pair<Pin, BatchView> view_chunk(const Chunk& chunk);
 
 /// This rank's (computed) partitions concatenated, in order, into one batch held by `storage`; returns a view

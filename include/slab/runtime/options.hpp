@@ -37,7 +37,7 @@ struct RuntimeOptions {
   LogLevel log_level = LogLevel::warn;
   bool verbose = false;
   bool quiet = false;
-  bool device_memory = false;  ///< device tier in GPU memory (experimental: linalg and comm only)
+  bool device_memory = false;  ///< device tier in GPU memory (experimental; README, "--device-memory")
   /// Without a GPU in use, run the operations' device paths on the host (ExecutionPlace::reference): the device
   /// kernels' CPU instantiations, for testing the device wiring where no GPU exists. --kernels reference.
   bool reference_kernels = false;

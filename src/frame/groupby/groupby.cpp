@@ -216,11 +216,13 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     auto samples = std::make_shared<std::vector<std::vector<std::uint64_t>>>(parts.size());
     std::vector<Chunk> all;
     for (std::size_t p = 0; p < parts.size(); ++p) {
-      pieces.push_back(
-          engine.tasks().submit_multi("groupby-local", {parts[p]}, 1, [=, rank = comm.rank()](TaskContext& ctx) {
+      pieces.push_back(engine.tasks().submit_multi(
+          "groupby-local", {parts[p]}, 1,
+          [=, rank = comm.rank()](TaskContext& ctx) {
             (*written)[p] =
-                detail::aggregate_partition_on_device(ctx, *plan, BatchView(ctx.input(0)), p, rank, (*samples)[p]);
-          }));
+                detail::aggregate_partition_on_device(ctx, *plan, input_batch(ctx, 0), p, rank, (*samples)[p]);
+          },
+          device_task()));
       all.insert(all.end(), pieces.back().begin(), pieces.back().end());
     }
     engine.tasks().persist(all);
@@ -233,18 +235,17 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     value_rows->assign(parts.size() + 1, 0);
     std::vector<Chunk> all;
     for (std::size_t p = 0; p < parts.size(); ++p) {
-      pieces.push_back(engine.tasks().submit_multi(
-          "groupby-local", {parts[p]}, outputs, [=](TaskContext& ctx) {
-            const BatchView in(ctx.input(0));
-            st->fold(in, p);
-            if (nhol) (*value_rows)[p] = detail::write_values(*st, in, W, ctx, values_out);
-            const std::uint64_t bytes = st->state_bytes(R);
-            if (bytes <= room->size() || (bytes <= cap && room->try_grow(bytes - room->size()))) return empty(ctx);
-            const std::int64_t before = st->written;
-            detail::write_partials(*st, W, R, direct, ctx);
-            (*written)[p] = st->written - before;
-            room->release();
-          }));
+      pieces.push_back(engine.tasks().submit_multi("groupby-local", {parts[p]}, outputs, [=](TaskContext& ctx) {
+        const BatchView in = input_batch(ctx, 0);
+        st->fold(in, p);
+        if (nhol) (*value_rows)[p] = detail::write_values(*st, in, W, ctx, values_out);
+        const std::uint64_t bytes = st->state_bytes(R);
+        if (bytes <= room->size() || (bytes <= cap && room->try_grow(bytes - room->size()))) return empty(ctx);
+        const std::int64_t before = st->written;
+        detail::write_partials(*st, W, R, direct, ctx);
+        (*written)[p] = st->written - before;
+        room->release();
+      }));
       all.insert(all.end(), pieces.back().begin(), pieces.back().end());
     }
     // What is left of the state, written out the same way.
@@ -317,30 +318,33 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     std::vector<Chunk> in{shuffled.partitions()[j]};
     if (has_pairs) in.push_back(shuffled_pairs.partitions()[j]);
     if (nhol) in.push_back(shuffled_values.partitions()[j]);
-    outs.push_back(engine.tasks().submit("groupby-combine", std::move(in), [=](TaskContext& ctx) {
-      if (device) {
-        const BatchView records(ctx.input(0));
-        *groups += detail::combine_records_on_device(ctx, *plan, records);
-        *received += records.nrows();
-        return;
-      }
-      std::vector<std::uint64_t> recs = row_major(BatchView(ctx.input(0)), R);
-      const std::size_t nrec = recs.size() / static_cast<std::size_t>(R);
-      detail::GroupbyState fin;
-      detail::combine_records(*st, W, R, direct, recs.data(), nrec, fin);
-      std::vector<std::uint64_t>().swap(recs);
-      if (has_pairs) {
-        const std::vector<std::uint64_t> pw = row_major(BatchView(ctx.input(pairs_out)), W + 2);
-        detail::count_distinct(fin, W, pw.data(), pw.size() / static_cast<std::size_t>(W + 2));
-      }
-      if (nhol) detail::combine_values(fin, W, BatchView(ctx.input(values_out)), ctx);
-      std::vector<std::byte> storage;
-      detail::write_result(fin, plan->out_cols, plan->out_schema, sort, storage);
-      auto dst = ctx.output(storage.size());
-      std::memcpy(dst.data(), storage.data(), storage.size());
-      *received += static_cast<std::int64_t>(nrec);
-      *groups += static_cast<std::int64_t>(fin.index->size());
-    }));
+    outs.push_back(engine.tasks().submit(
+        "groupby-combine", std::move(in),
+        [=](TaskContext& ctx) {
+          if (device) {
+            const BatchView records = input_batch(ctx, 0);
+            *groups += detail::combine_records_on_device(ctx, *plan, records);
+            *received += records.nrows();
+            return;
+          }
+          std::vector<std::uint64_t> recs = row_major(input_batch(ctx, 0), R);
+          const std::size_t nrec = recs.size() / static_cast<std::size_t>(R);
+          detail::GroupbyState fin;
+          detail::combine_records(*st, W, R, direct, recs.data(), nrec, fin);
+          std::vector<std::uint64_t>().swap(recs);
+          if (has_pairs) {
+            const std::vector<std::uint64_t> pw = row_major(input_batch(ctx, pairs_out), W + 2);
+            detail::count_distinct(fin, W, pw.data(), pw.size() / static_cast<std::size_t>(W + 2));
+          }
+          if (nhol) detail::combine_values(fin, W, input_batch(ctx, values_out), ctx);
+          std::vector<std::byte> storage;
+          detail::write_result(fin, plan->out_cols, plan->out_schema, sort, storage);
+          auto dst = ctx.output(storage.size());
+          std::memcpy(dst.data(), storage.data(), storage.size());
+          *received += static_cast<std::int64_t>(nrec);
+          *groups += static_cast<std::int64_t>(fin.index->size());
+        },
+        device ? device_task() : TaskOptions{}));
   }
   Frame result(engine, plan->out_schema, std::move(outs));
   // In memory the result is computed now, as one partition per rank; out of core its partitions are lazy, but

@@ -138,7 +138,7 @@ void plan_key_ranges(GroupbyPlan& plan, const Frame& frame) {
       std::vector<Chunk> tasks;
       for (const auto& p : frame.partitions())
         tasks.push_back(engine.tasks().submit("groupby-ranges", {p}, [&enc, &mins, &maxs](TaskContext& ctx) {
-          enc.update_ranges(BatchView(ctx.input(0)), mins, maxs);
+          enc.update_ranges(input_batch(ctx, 0), mins, maxs);
         }));
       engine.tasks().persist(tasks);
       comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);

@@ -187,7 +187,7 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
     tagged.push_back(
         engine.tasks().submit("groupby-transform-tag", {frame.partitions()[k]},
                               [encp, tag_schema, W, has_value, vcol, start](TaskContext& ctx) {
-                                const BatchView in(ctx.input(0));
+                                const BatchView in = input_batch(ctx, 0);
                                 std::vector<std::vector<std::uint64_t>> words;
                                 std::vector<std::uint8_t> keep;
                                 const std::int64_t kept = in.nrows() > 0 ? encp->encode(in, words, keep) : 0;
@@ -246,7 +246,7 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   for (const Chunk& p : by_key.partitions()) {
     results.push_back(
         engine.tasks().submit("groupby-transform", {p}, [what, W, has_value, res_types, res_masks](TaskContext& ctx) {
-          const BatchView in(ctx.input(0));
+          const BatchView in = input_batch(ctx, 0);
           const auto n = static_cast<std::size_t>(in.nrows());
           // Scratch outside the task's buffers: group ids, the order, group starts and a group's values.
           Reservation room = ctx.memory().reserve("groupby transform scratch", n * 28 + 64);
@@ -330,7 +330,7 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
     const std::int64_t start = starts[k], m = rows[k];
     parts.push_back(engine.tasks().submit("groupby-transform-scatter", {back.partitions()[k]},
                                           [out_schema, out_type, out_masked, start, m](TaskContext& ctx) {
-                                            const BatchView in(ctx.input(0));
+                                            const BatchView in = input_batch(ctx, 0);
                                             BatchBuilder out(ctx, m, out_schema, {out_masked});
                                             detail::ResultColumn res{out_type, out.data(0), out.valid(0)};
                                             for (std::size_t i = 0; i < static_cast<std::size_t>(m); ++i)
