@@ -84,7 +84,7 @@ make_bundle() {
   mkdir -p "$B/bin" "$B/lib/openmpi3" "$B/lib/pmix" "$B/share" "$B/etc"
   local exe
   for exe in slab-info slab-gram slab-svd; do cp "$bindir/$exe" "$B/bin/"; done
-  for exe in slab-kernel-check slab-reduce slab-groupby; do  # optional: their steps SKIP where absent
+  for exe in slab-kernel-check slab-reduce slab-groupby slab-merge slab-rolling; do  # optional: SKIP where absent
     [ -x "$bindir/$exe" ] && cp "$bindir/$exe" "$B/bin/"
   done
   for exe in test_gpu test_runtime test_kernels_device test_frame_device_paths; do
@@ -335,27 +335,47 @@ device_apps_step() {
   local log=$OUT/07-apps.log
   : >"$log"
   local run app
-  for run in "slab-reduce --generate --n 4000000" "slab-groupby --generate --rows 400000"; do
+  # Each app on the host, then on GPU memory at 1 rank and at 2 ranks sharing the GPU: the same "checks" (the
+  # frame apps' are exact; W6's sums may differ in the last bits, so its checks are compared to 1e-12 relative).
+  for run in "slab-reduce --generate --n 4000000" "slab-groupby --generate --rows 400000" \
+    "slab-merge --generate --rows 400000 --right-rows 100000" "slab-rolling --generate --rows 400000 --window 1h"; do
     app=${run%% *}
     if [ ! -x "$B/bin/$app" ]; then
       result "$app device" SKIP "not in the bundle"
       continue
     fi
-    note "$run --device-memory --json at 1 rank" | tee -a "$log"
     # shellcheck disable=SC2086  # $run is the program and its flags
-    mpi 1 "$B/bin/$app" ${run#* } --device-memory --json >"$OUT/tmp.log" 2>&1
-    local rc=$?
-    cat "$OUT/tmp.log" >>"$log"
-    note_fallbacks "$app device" "$OUT/tmp.log"
-    local fb
-    fb=$(grep -o '"fallbacks":{"ops":{[^}]*},"total":[0-9]*}' "$OUT/tmp.log" | tail -1)
-    if [ $rc -eq 0 ] && [ -n "$fb" ]; then
-      result "$app device" "$([ "$DEVICE_COUNT" = 0 ] && echo SKIP || echo PASS)" \
-        "$([ "$DEVICE_COUNT" = 0 ] && echo 'no CUDA device (ran on the host); ')$fb"
-    else
-      result "$app device" FAIL "rc=$rc ${fb:-no --json line} (see 07-apps.log)"
-    fi
+    mpi 1 "$B/bin/$app" ${run#* } --json >"$OUT/host.log" 2>&1
+    local n
+    for n in 1 2; do
+      note "$run --device-memory --json at $n rank(s)" | tee -a "$log"
+      # shellcheck disable=SC2086
+      mpi $n "$B/bin/$app" ${run#* } --device-memory --json >"$OUT/tmp.log" 2>&1
+      local rc=$?
+      cat "$OUT/tmp.log" >>"$log"
+      note_fallbacks "$app device -n $n" "$OUT/tmp.log"
+      local fb same
+      fb=$(grep -o '"fallbacks":{"ops":{[^}]*},"total":[0-9]*}' "$OUT/tmp.log" | tail -1)
+      same=$(python3 - "$OUT/host.log" "$OUT/tmp.log" <<'PY'
+import json, math, sys
+def checks(path):
+    lines = [l for l in open(path) if l.startswith("{")]
+    return json.loads(lines[-1])["checks"] if lines else None
+a, b = checks(sys.argv[1]), checks(sys.argv[2])
+ok = a is not None and b is not None and a.keys() == b.keys() and all(
+    a[k] == b[k] or (isinstance(a[k], float) and math.isclose(a[k], b[k], rel_tol=1e-12)) for k in a)
+print("same checks as the host" if ok else "checks differ from the host: %s vs %s" % (b, a))
+PY
+)
+      if [ $rc -eq 0 ] && [ -n "$fb" ] && [[ $same == same* ]]; then
+        result "$app device -n $n" "$([ "$DEVICE_COUNT" = 0 ] && echo SKIP || echo PASS)" \
+          "$([ "$DEVICE_COUNT" = 0 ] && echo 'no CUDA device (ran on the host); ')$fb; $same"
+      else
+        result "$app device -n $n" FAIL "rc=$rc ${fb:-no --json line}; $same (see 07-apps.log)"
+      fi
+    done
   done
+  rm -f "$OUT/host.log"
   rm -f "$OUT/tmp.log"
 }
 

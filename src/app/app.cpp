@@ -239,8 +239,12 @@ int App::run(int argc, char** argv, const std::function<void(AppContext&)>& body
       if (rank == 0) {
         nlohmann::json checks = nlohmann::json::object();
         for (const auto& [k, v] : ctx.checks()) checks[k] = to_json(v);
+        const ExecutionPlace place = engine->execution().place();
         nlohmann::json out = {{"app", name_},
                               {"ranks", engine->size()},
+                              {"place", place == ExecutionPlace::cuda        ? "cuda"
+                                        : place == ExecutionPlace::reference ? "reference"
+                                                                             : "host"},
                               {"seconds", ctx.job_seconds()},
                               {"phases",
                                {{"generate", phases[0]},

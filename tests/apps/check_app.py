@@ -160,7 +160,8 @@ def main():
         if not ok:
             failures.append(f"{name}: {detail}")
 
-    for key in ("app", "ranks", "seconds", "phases", "peak_bytes", "spilled_bytes", "fallbacks", "checks"):
+    for key in ("app", "ranks", "place", "seconds", "phases", "peak_bytes", "spilled_bytes", "fallbacks", "staged",
+                "checks"):
         expect("json", key in out, f"missing '{key}'")
     # Host fallbacks (slab/engine/host_fallback.hpp): recorded only on a rank that takes device paths (a CUDA
     # device; --kernels reference, whose apps here have a device path for every operation), so a host run reports
@@ -169,6 +170,14 @@ def main():
     expect("fallbacks", isinstance(fb.get("ops"), dict) and fb.get("total") == sum(fb["ops"].values()), fb)
     if "--device-memory" not in cmd:
         expect("fallbacks.total", fb.get("total") == 0, f"{fb} on a host run")
+    # On a GPU (--device-memory, "place": "cuda") every operation of these apps has a device path: none falls back.
+    on_gpu = out.get("place") == "cuda"
+    if on_gpu:
+        expect("fallbacks.total", fb.get("total") == 0, f"{fb} on the GPU")
+    st = out.get("staged", {})
+    expect("staged", isinstance(st.get("tasks"), int) and isinstance(st.get("bytes"), int), st)
+    if out.get("place") == "host":
+        expect("staged.tasks", st.get("tasks") == 0, f"{st} where the device tier is host memory")
     arg = lambda flag: int(cmd[cmd.index(flag) + 1])
     if "--memory-limit" in cmd:  # the reported device high-water stays within the limit
         text = cmd[cmd.index("--memory-limit") + 1]
@@ -229,6 +238,10 @@ def main():
     if failures:
         print("FAILED:\n  " + "\n  ".join(str(f) for f in failures) + "\n" + lines[0])
         return 1
+    if "--device-memory" in cmd and not on_gpu:
+        # The checks above held on the host; the GPU run they are for did not happen (ctest: SKIP_REGULAR_EXPRESSION).
+        print(f"SKIPPED: no CUDA device here (place {out.get('place')}): {workload} on GPU memory is not run")
+        return 0
     print(f"ok: {workload} checks agree ({out['ranks']} ranks, {out['seconds']:.3f} s)")
     return 0
 
