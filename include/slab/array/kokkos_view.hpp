@@ -5,9 +5,11 @@
 
 #include <Kokkos_Core.hpp>
 #include <cstdint>
+#include <type_traits>
 
 #include "slab/array/array.hpp"
 #include "slab/memory/buffer.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 namespace slab {
 
@@ -24,13 +26,20 @@ struct ChunkView {
  * @brief Pin local chunk `i` of `a` and view it as extent.rows x extent.cols (row-major). The chunk must
  * have been computed (call a.persist() first, which is collective). Writing through the view changes the
  * chunk in place for every array sharing it. Not collective.
- * @throws InvalidArgument when the chunk has not run yet; as Buffer::pin when reloading fails.
+ * @throws InvalidArgument when the chunk has not run yet, or when it is in GPU memory (--device-memory) and
+ * Kokkos' default memory space is host memory (a Kokkos without CUDA cannot read it); as Buffer::pin when
+ * reloading fails.
  */
 template <class T>
 [[nodiscard]] ChunkView<T> local_view(const Array<T>& a, std::size_t i) {
   const Chunk& c = a.local_chunk(i);
   SLAB_EXPECTS(c.ready() && c.buffer(), InvalidArgument,
                std::string("local_view: chunk '") + c.name() + "' has not been computed (call persist())");
+  constexpr bool host_kokkos = std::is_same_v<Kokkos::DefaultExecutionSpace::memory_space, Kokkos::HostSpace>;
+  SLAB_EXPECTS(!(host_kokkos && c.buffer()->execution().on_device()), InvalidArgument,
+               std::string("local_view: chunk '") + c.name() +
+                   "' is in GPU memory (--device-memory) and this Kokkos computes in host memory: run without "
+                   "--device-memory, or use a Kokkos built with CUDA");
   ChunkView<T> out;
   out.extent = a.local_extent(i);
   out.pin = c.buffer()->pin();
