@@ -14,43 +14,29 @@ constexpr std::uint64_t align8(std::uint64_t n) { return (n + 7) & ~std::uint64_
 // so that CI takes the path a GPU takes).
 bool device_resident(const ExecutionContext* where) { return where && where->place() != ExecutionPlace::host; }
 
-BatchHeader checked_header(const BatchHeader& h, std::size_t bytes) {
-  SLAB_EXPECTS(h.magic == BatchHeader{}.magic, InvalidArgument, "BatchView: not a batch (bad magic)");
-  SLAB_EXPECTS(bytes >= sizeof(BatchHeader) + h.ncols * sizeof(ColumnHeader), InvalidArgument,
-               "BatchView: buffer too short for its column headers");
-  return h;
-}
 }  // namespace
 
-BatchView::BatchView(std::span<const std::byte> bytes) : bytes_(bytes) {
-  if (bytes.empty()) return;
-  SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader), InvalidArgument, "BatchView: buffer too short for a batch");
-  BatchHeader h;
-  std::memcpy(&h, bytes.data(), sizeof h);
-  checked_header(h, bytes.size());
-  nrows_ = h.nrows;
-  ncols_ = h.ncols;
-  headers_ = reinterpret_cast<const ColumnHeader*>(bytes_.data() + sizeof(BatchHeader));
-}
+BatchView::BatchView(std::span<const std::byte> bytes) : BatchView(bytes, ExecutionContext::host()) {}
 
-BatchView::BatchView(std::span<const std::byte> bytes, const ExecutionContext& where) {
-  if (!device_resident(&where)) {
-    *this = BatchView(bytes);
-    return;
-  }
-  bytes_ = bytes;
-  host_readable_ = false;
+BatchView::BatchView(std::span<const std::byte> bytes, const ExecutionContext& where)
+    : bytes_(bytes), host_readable_(!device_resident(&where)) {
   if (bytes.empty()) return;
   SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader), InvalidArgument, "BatchView: buffer too short for a batch");
   BatchHeader h;
   slab::copy(&h, bytes.data(), sizeof h, where);
-  checked_header(h, bytes.size());
+  SLAB_EXPECTS(h.magic == BatchHeader{}.magic, InvalidArgument, "BatchView: not a batch (bad magic)");
+  SLAB_EXPECTS(bytes.size() >= sizeof(BatchHeader) + h.ncols * sizeof(ColumnHeader), InvalidArgument,
+               "BatchView: buffer too short for its column headers");
   nrows_ = h.nrows;
   ncols_ = h.ncols;
-  auto headers = std::make_shared<std::vector<std::byte>>(ncols_ * sizeof(ColumnHeader));
-  slab::copy(headers->data(), bytes.data() + sizeof(BatchHeader), headers->size(), where);
-  headers_ = reinterpret_cast<const ColumnHeader*>(headers->data());
-  owned_ = std::move(headers);
+  const std::byte* at = bytes.data() + sizeof(BatchHeader);
+  if (!host_readable_) {  // the column headers read on the host, from a copy
+    auto headers = std::make_shared<std::vector<std::byte>>(ncols_ * sizeof(ColumnHeader));
+    slab::copy(headers->data(), at, headers->size(), where);
+    at = headers->data();
+    owned_ = std::move(headers);
+  }
+  headers_ = reinterpret_cast<const ColumnHeader*>(at);
 }
 
 BatchView BatchView::copied_to_host(std::span<const std::byte> bytes, const ExecutionContext& where) {

@@ -9,6 +9,7 @@
 
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/memory/host_view.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "task/task_node.hpp"
 
@@ -341,13 +342,7 @@ void TaskQueue::copy_out(const Chunk& chunk, const std::function<void(std::span<
     return;
   }
   Pin pin = buffer->pin();
-  if (impl_->memory.execution().on_device()) {
-    std::vector<std::byte> host(pin.size());
-    slab::copy(host.data(), pin.data(), pin.size(), impl_->memory.execution());
-    reader(host);
-  } else {
-    reader({pin.data(), static_cast<std::size_t>(pin.size())});
-  }
+  reader(HostView(pin).bytes());
 }
 
 }  // namespace slab
