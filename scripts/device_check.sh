@@ -345,7 +345,7 @@ device_apps_step() {
       continue
     fi
     # shellcheck disable=SC2086  # $run is the program and its flags
-    mpi 1 "$B/bin/$app" ${run#* } --json >"$OUT/host.log" 2>&1
+    mpi 1 "$B/bin/$app" ${run#* } --device-memory=off --json >"$OUT/host.log" 2>&1
     local n
     for n in 1 2; do
       note "$run --device-memory --json at $n rank(s)" | tee -a "$log"
@@ -397,7 +397,7 @@ gram_step() {
   threads=$(nproc)
   local mode
   for mode in host device; do
-    local flag=""
+    local flag=--device-memory=off
     [ $mode = device ] && flag=--device-memory
     note "gram: slab-gram 1 rank, $mode memory ($threads BLAS threads on the host path)" | tee -a "$log"
     t0=$SECONDS
@@ -530,7 +530,7 @@ svd_step() {
   local run
   for run in "1 host" "1 device" "2 device"; do
     set -- $run
-    local flag=""
+    local flag=--device-memory=off
     [ "$2" = device ] && flag=--device-memory
     note "slab-svd --generate --rows $SVD_ROWS --cols 1000, $1 rank(s), $2 memory" | tee -a "$log"
     BLAS_THREADS=$(($(nproc) / $1)) mpi "$1" "$B/bin/slab-svd" --generate --rows "$SVD_ROWS" --cols 1000 --json \

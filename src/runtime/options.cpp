@@ -95,8 +95,8 @@ void RuntimeOptions::consume_flags(int& argc, char** argv) {
       verbose = true;
     } else if (name == "--quiet" && !has_value) {
       quiet = true;
-    } else if (name == "--device-memory" && !has_value) {
-      device_memory = true;
+    } else if (name == "--device-memory") {  // bare: on (the default on a GPU); =off: host memory only
+      device_memory = has_value ? parse_bool(value, name) : true;
     } else if (name == "--kernels") {
       reference_kernels = parse_kernels(take_value(), name);
     } else {
@@ -120,9 +120,10 @@ std::vector<std::pair<std::string, std::string>> RuntimeOptions::flag_help() {
           {"--log-level L", "error, warn, info or debug [SLAB_LOG_LEVEL]"},
           {"--verbose", "print a per-rank summary table at exit [SLAB_VERBOSE=1]"},
           {"--quiet", "no progress bar or banner [SLAB_QUIET=1]"},
-          {"--device-memory",
-           "keep the device tier in GPU memory (experimental: operations without a device path fail over to "
-           "the host and are counted as fallbacks) [SLAB_DEVICE_MEMORY=1]"},
+          {"--device-memory[=off]",
+           "where a rank has a GPU its device tier is GPU memory and it computes there (the default; operations "
+           "without a device path run on host copies and are counted as fallbacks); =off keeps the device tier in "
+           "host memory and computes on the host [SLAB_DEVICE_MEMORY=0]"},
           {"--kernels K",
            "host (default) or reference: without a GPU, run the operations' device paths on the CPU (the device "
            "kernels' CPU instantiations; for testing) [SLAB_KERNELS]"}};

@@ -116,7 +116,7 @@ struct Runtime::Impl {
   std::string spill_root;
   double liveness_timeout = 0;
   void* stream = nullptr;
-  // Where this rank computes: its GPU when it has one and the device tier is GPU memory (--device-memory).
+  // Where this rank computes: its GPU when it has one, unless --device-memory=off keeps the device tier in host memory.
   std::unique_ptr<ExecutionContext> execution = std::make_unique<ExecutionContext>();
   std::unique_ptr<Tracer> tracer;
   // Declared last: destroyed after the destructor's body, so the heartbeat runs through MPI_Finalize.
@@ -228,7 +228,7 @@ struct Runtime::Impl {
 #endif
       owns_kokkos = owns_mpi;  // a host program that initialised MPI itself also finalises Kokkos itself
     }
-    if (device.id >= 0 && stream != nullptr && options.device_memory)
+    if (device.id >= 0 && stream != nullptr && options.device_memory.value_or(true))
       execution = std::make_unique<ExecutionContext>(ExecutionPlace::cuda, device.id, stream);
     else if (options.reference_kernels)
       execution = std::make_unique<ExecutionContext>(ExecutionPlace::reference, -1, nullptr);

@@ -5,6 +5,9 @@
 #include "array_test_util.hpp"
 #include "slab/array/kokkos_view.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/core/version.hpp"
+#include "slab/trace/tracer.hpp"
+#include "test_engine.hpp"
 
 using slab::Array;
 using slab::Split;
@@ -300,4 +303,31 @@ TEST(Array, KokkosView) {
     s += part;
   }
   EXPECT_EQ(s, 0.0);
+}
+
+// Where the device tier is not host memory (the reference place stages as a GPU would) a host Kokkos views a host
+// copy of the chunk: writes through it reach the chunk when the view goes, and the copy is a recorded fallback.
+TEST(Array, KokkosViewOfAStagedChunkWritesBack) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  slab::EngineOptions o = slab::testing::engine_options();
+  o.reference_kernels = true;
+  slab::Engine e(o);
+  auto a = Array<double>::from_function(
+      e, {7, 3}, Split::rows, [](auto i, auto j) { return 10.0 * i + j; }, 2);
+  a.persist();
+  for (std::size_t c = 0; c < a.num_local_chunks(); ++c) {
+    auto v = slab::local_view(a, c);
+    EXPECT_TRUE(v.edit.staged());
+    EXPECT_NE(reinterpret_cast<std::byte*>(v.view.data()), v.pin.data());
+    Kokkos::parallel_for("negate", Kokkos::RangePolicy<Kokkos::DefaultHostExecutionSpace>(0, v.view.extent(0)),
+                         [&](int i) {
+                           for (std::size_t j = 0; j < v.view.extent(1); ++j) v.view(i, j) = -v.view(i, j);
+                         });
+  }
+  const std::vector<double> got = a.gather_all();
+  for (std::int64_t i = 0; i < 7; ++i)
+    for (std::int64_t j = 0; j < 3; ++j) EXPECT_EQ(got[static_cast<std::size_t>(i * 3 + j)], -(10.0 * i + j));
+  const auto& fb = e.tracer().fallbacks();
+  const auto it = fb.find("local_view");
+  EXPECT_EQ(it == fb.end() ? 0u : it->second, a.num_local_chunks());
 }

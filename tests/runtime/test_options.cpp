@@ -38,7 +38,19 @@ TEST(Options, ParsesEveryFlag) {
   EXPECT_EQ(o.log_level, slab::LogLevel::debug);
   EXPECT_TRUE(o.verbose);
   EXPECT_TRUE(o.quiet);
-  EXPECT_TRUE(o.device_memory);
+  EXPECT_EQ(o.device_memory, true);
+}
+
+// GPU memory is the default where a rank has a GPU (unset); --device-memory=off and SLAB_DEVICE_MEMORY=0 opt out.
+TEST(Options, DeviceMemoryIsTheDefaultAndOptsOut) {
+  EXPECT_FALSE(parse({}).device_memory.has_value());
+  EXPECT_EQ(parse({"--device-memory=off"}).device_memory, false);
+  EXPECT_EQ(parse({"--device-memory=1"}).device_memory, true);
+  EXPECT_NE(error_of({"--device-memory=maybe"}).find("--device-memory: 'maybe' is not a boolean"), std::string::npos);
+  setenv("SLAB_DEVICE_MEMORY", "0", 1);
+  EXPECT_EQ(slab::RuntimeOptions::from_environment().device_memory, false);
+  unsetenv("SLAB_DEVICE_MEMORY");
+  EXPECT_FALSE(slab::RuntimeOptions::from_environment().device_memory.has_value());
 }
 
 TEST(Options, BadValuesNameTheFlag) {

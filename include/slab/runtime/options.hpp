@@ -3,6 +3,7 @@
 /// @brief The settings every slab program takes, from SLAB_* environment variables and command-line flags.
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -37,7 +38,10 @@ struct RuntimeOptions {
   LogLevel log_level = LogLevel::warn;
   bool verbose = false;
   bool quiet = false;
-  bool device_memory = false;  ///< device tier in GPU memory (experimental; README, "--device-memory")
+  /// Whether the device tier is GPU memory where this rank has a GPU: unset (the default) or true, GPU memory
+  /// there; false (--device-memory=off, SLAB_DEVICE_MEMORY=0), host memory everywhere, and the rank computes on
+  /// the host. Ranks without a GPU keep the device tier in host memory whatever this says. README, "--device-memory".
+  std::optional<bool> device_memory;
   /// Without a GPU in use, run the operations' device paths on the host (ExecutionPlace::reference): the device
   /// kernels' CPU instantiations, for testing the device wiring where no GPU exists. --kernels reference.
   bool reference_kernels = false;
