@@ -23,6 +23,7 @@
 #include "memory/device_allocator.hpp"
 #include "memory/spill_cleanup.hpp"
 #include "memory/spill_file.hpp"
+#include "memory/staging_pool.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
 #include "slab/trace/tracer.hpp"
@@ -63,7 +64,10 @@ class MemoryState {
   explicit MemoryState(MemoryConfig config)
       : cfg(std::move(config)),
         exec(cfg.execution != nullptr ? *cfg.execution : ExecutionContext::host()),
-        on_gpu(exec.on_device()) {
+        on_gpu(exec.on_device()),
+        // Keeps at most an eighth of the host limit (and 256 MiB) for reuse: outside the host tier's count, as
+        // the runtime's own bookkeeping; the memory in blocks is reserved on the host tier by their owners.
+        staging(std::make_shared<StagingPool>(on_gpu, std::min<std::uint64_t>(cfg.host_limit / 8, 256ull << 20))) {
     SLAB_EXPECTS(cfg.device_limit > 0, InvalidArgument, "the device memory limit is 0 bytes; raise --memory-limit");
     if (cfg.spill_root.empty()) {
       const char* tmp = std::getenv("TMPDIR");
@@ -77,6 +81,7 @@ class MemoryState {
   MemoryConfig cfg;
   const ExecutionContext& exec;
   const bool on_gpu;  // the device tier is GPU memory
+  const std::shared_ptr<StagingPool> staging;  // host memory for copies to and from the device tier
   std::string dir;  // private spill directory, "" until created
   bool closed = false;
   std::uint64_t next_buffer_id = 1;
@@ -237,9 +242,17 @@ class MemoryState {
                                  (held.empty() ? "" : " (" + held + ")") + "; raise --memory-limit");
     }
     make_room_device(bytes, "reserve " + format_bytes(bytes) + " for '" + purpose + "'");
-    st.device.current += bytes;
-    st.device.high_water = std::max(st.device.high_water, st.device.current);
-    st.reserved_bytes += bytes;
+    hold(Tier::device, purpose, bytes);
+  }
+
+  std::uint64_t& reserved_on(Tier t) { return t == Tier::host ? st.host_reserved_bytes : st.reserved_bytes; }
+
+  // Counts `bytes` more held on tier t for `purpose` (their room already made).
+  void hold(Tier t, const std::string& purpose, std::uint64_t bytes) {
+    TierUsage& u = usage(t);
+    u.current += bytes;
+    u.high_water = std::max(u.high_water, u.current);
+    reserved_on(t) += bytes;
     std::uint64_t& now = reserved_now[purpose];
     now += bytes;
     std::uint64_t& peak = st.reserved_peak_by_purpose[purpose];
@@ -248,13 +261,31 @@ class MemoryState {
     trace_reservation(purpose);
   }
 
-  void unreserve(const std::string& purpose, std::uint64_t bytes) noexcept {
+  void unreserve(Tier t, const std::string& purpose, std::uint64_t bytes) noexcept {
     if (bytes == 0) return;
-    st.device.current -= bytes;
-    st.reserved_bytes -= bytes;
+    usage(t).current -= bytes;
+    reserved_on(t) -= bytes;
     reserved_now[purpose] -= bytes;
     update();
     trace_reservation(purpose);
+  }
+
+  // Whether spilling every host buffer to disk would make room for `bytes` more of host reservations (host
+  // buffers are never pinned: a pinned buffer is on the device tier).
+  bool host_room_possible(std::uint64_t bytes) const {
+    return st.host_reserved_bytes <= cfg.host_limit && bytes <= cfg.host_limit - st.host_reserved_bytes;
+  }
+
+  // Holds `bytes` more of the host tier for `purpose`, host buffers spilled to disk first. Throws OutOfMemory
+  // naming the purpose and the limit when that cannot make room.
+  void reserve_host(const std::string& purpose, std::uint64_t bytes) {
+    if (bytes == 0) return;
+    SLAB_EXPECTS(host_room_possible(bytes) && make_room_host(bytes), OutOfMemory,
+                 "cannot hold " + format_bytes(bytes) + " of host memory for '" + purpose +
+                     "': the host tier's limit is " + format_bytes(cfg.host_limit) + " and reservations hold " +
+                     format_bytes(st.host_reserved_bytes) +
+                     " of it; raise --host-memory-limit, or lower --memory-limit or the chunk size");
+    hold(Tier::host, purpose, bytes);
   }
 
   // A resident, unpinned, most recently used buffer whose room has already been made.
@@ -595,6 +626,14 @@ std::optional<Reservation> MemoryManager::try_reserve(std::string purpose, std::
   return Reservation(state_, std::move(purpose), bytes);
 }
 
+Reservation MemoryManager::reserve_host(std::string purpose, std::uint64_t bytes) {
+  std::lock_guard lock(state_->mu);
+  state_->reserve_host(purpose, bytes);
+  return Reservation(state_, std::move(purpose), bytes, Tier::host);
+}
+
+StagingBlock MemoryManager::staging_block(std::uint64_t bytes) { return state_->staging->take(bytes); }
+
 std::uint64_t MemoryManager::budget(std::uint32_t buffers) const {
   std::lock_guard lock(state_->mu);
   return state_->unheld() / std::max<std::uint32_t>(buffers, 1);
@@ -611,7 +650,7 @@ Reservation MemoryManager::reserve_budget(std::string purpose, std::uint32_t buf
 // Reservation
 
 Reservation::Reservation(Reservation&& other) noexcept
-    : state_(std::move(other.state_)), purpose_(std::move(other.purpose_)), bytes_(other.bytes_) {
+    : state_(std::move(other.state_)), purpose_(std::move(other.purpose_)), bytes_(other.bytes_), tier_(other.tier_) {
   other.bytes_ = 0;
 }
 
@@ -621,6 +660,7 @@ Reservation& Reservation::operator=(Reservation&& other) noexcept {
     state_ = std::move(other.state_);
     purpose_ = std::move(other.purpose_);
     bytes_ = other.bytes_;
+    tier_ = other.tier_;
     other.bytes_ = 0;
   }
   return *this;
@@ -631,8 +671,13 @@ Reservation::~Reservation() { release(); }
 bool Reservation::try_grow(std::uint64_t bytes) {
   if (!state_) return false;
   std::lock_guard lock(state_->mu);
-  if (state_->closed || !state_->room_possible(bytes)) return false;
-  state_->reserve(purpose_, bytes);
+  if (tier_ == Tier::host) {
+    if (state_->closed || !state_->host_room_possible(bytes)) return false;
+    state_->reserve_host(purpose_, bytes);
+  } else {
+    if (state_->closed || !state_->room_possible(bytes)) return false;
+    state_->reserve(purpose_, bytes);
+  }
   bytes_ += bytes;
   return true;
 }
@@ -641,7 +686,7 @@ void Reservation::shrink(std::uint64_t bytes) noexcept {
   if (!state_) return;
   bytes = std::min(bytes, bytes_);
   std::lock_guard lock(state_->mu);
-  state_->unreserve(purpose_, bytes);
+  state_->unreserve(tier_, purpose_, bytes);
   bytes_ -= bytes;
 }
 
@@ -651,11 +696,14 @@ void Reservation::release() noexcept {
 }
 
 BufferPtr Reservation::allocate(std::uint64_t bytes, std::string_view label) {
+  SLAB_EXPECTS(tier_ == Tier::device, InvalidArgument,
+               "cannot allocate a buffer from the host reservation for '" + purpose_ +
+                   "': buffers live on the device tier; a host reservation holds room its owner allocates itself");
   SLAB_EXPECTS(state_ && bytes <= bytes_, OutOfMemory,
                "cannot allocate " + format_bytes(bytes) + " from the reservation for '" + purpose_ + "': it holds " +
                    format_bytes(bytes_));
   std::lock_guard lock(state_->mu);
-  state_->unreserve(purpose_, bytes);  // the bytes stay on the device tier, now as a buffer
+  state_->unreserve(Tier::device, purpose_, bytes);  // the bytes stay on the device tier, now as a buffer
   bytes_ -= bytes;
   return state_->new_buffer(state_, bytes, label);
 }
@@ -684,7 +732,9 @@ std::string MemoryManager::spill_dir() const {
 
 MemoryStats MemoryManager::stats() const {
   std::lock_guard lock(state_->mu);
-  return state_->st;
+  MemoryStats s = state_->st;
+  s.staging = state_->staging->stats();
+  return s;
 }
 
 const MemoryConfig& MemoryManager::config() const noexcept { return state_->cfg; }

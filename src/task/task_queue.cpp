@@ -138,10 +138,11 @@ struct TaskQueue::Impl {
       Pin acc = node.output->pin();
       Pin in = input->output->pin();
       if (stages(node.options.place)) {
-        std::vector<std::byte> host_acc(acc.size()), host_in(in.size());
+        const Reservation staging = memory.reserve_host("host staging", acc.size() + in.size());
+        const StagingBlock host_acc = memory.staging_block(acc.size()), host_in = memory.staging_block(in.size());
         slab::copy(host_acc.data(), acc.data(), host_acc.size(), memory.execution());
         slab::copy(host_in.data(), in.data(), host_in.size(), memory.execution());
-        node.combine(host_acc, host_in);
+        node.combine(host_acc.bytes(), host_in.bytes());
         slab::copy(acc.data(), host_acc.data(), host_acc.size(), memory.execution());
         ++counters->stats.staged;
         counters->stats.staged_bytes += 3 * host_acc.size();

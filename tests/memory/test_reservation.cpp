@@ -135,6 +135,105 @@ TEST_F(Reservations, GrowShrinkMoveAndAllocateWithoutNewRoom) {
   EXPECT_EQ(m.stats().device.current, 0u);
 }
 
+// A host reservation (the task queue's staging copies) counts in the host tier as spilled buffers do: host buffers
+// go to disk to make room for it, device buffers spill to disk while it fills the host tier, and what it cannot
+// have is an OutOfMemory naming the purpose and the host limit, or a false try_grow.
+TEST_F(Reservations, OnTheHostTierSpillHostBuffersToDisk) {
+  MemoryManager m(config(2, 3));
+  auto a = m.allocate(B, "a");
+  auto b = m.allocate(B, "b");
+  for (auto* buf : {&a, &b}) {
+    slab::Pin p = (*buf)->pin();
+    for (std::uint64_t i = 0; i < B; ++i) p.data()[i] = static_cast<std::byte>((i * 7 + (buf == &a ? 1 : 2)) & 0xff);
+  }
+  EXPECT_EQ(m.spill(2 * B), 2 * B);  // both to the host tier
+  ASSERT_EQ(a->tier(), Tier::host);
+  Reservation r = m.reserve_host("host staging", 2 * B);
+  EXPECT_EQ(r.tier(), Tier::host);
+  auto s = m.stats();
+  EXPECT_EQ(s.host_reserved_bytes, 2 * B);
+  EXPECT_EQ(s.reserved_bytes, 0u);   // nothing of the device tier
+  EXPECT_EQ(s.host.current, 3 * B);  // one buffer left on the host, the other on disk
+  EXPECT_LE(s.host.high_water, 3 * B);
+  EXPECT_EQ(s.spilled_to_disk_count, 1u);
+  EXPECT_EQ(a->tier(), Tier::disk);
+  EXPECT_EQ(s.reserved_peak_by_purpose.at("host staging"), 2 * B);
+  // A device buffer spilled now goes to disk: the host tier is full.
+  auto c = m.allocate(2 * B, "c");
+  (void)m.spill(2 * B);
+  EXPECT_EQ(c->tier(), Tier::disk);
+  EXPECT_LE(m.stats().host.high_water, 3 * B);
+  // More than the host limit leaves: refused, nothing held, and the bytes of the spilled buffers are intact.
+  EXPECT_FALSE(r.try_grow(2 * B));
+  EXPECT_EQ(r.size(), 2 * B);
+  try {
+    (void)m.reserve_host("host staging", 2 * B);
+    ADD_FAILURE() << "a host reservation past the host limit was granted";
+  } catch (const slab::OutOfMemory& e) {
+    EXPECT_NE(e.message().find("'host staging'"), std::string::npos) << e.message();
+    EXPECT_NE(e.message().find("--host-memory-limit"), std::string::npos) << e.message();
+  }
+  EXPECT_THROW((void)r.allocate(B, "x"), slab::InvalidArgument);  // buffers live on the device tier
+  r.release();
+  EXPECT_EQ(m.stats().host_reserved_bytes, 0u);
+  EXPECT_EQ(m.stats().host.current, 0u);  // b went to disk too, making room for c before c went there
+  for (auto* buf : {&a, &b}) {
+    slab::Pin p = (*buf)->pin();
+    for (std::uint64_t i = 0; i < B; ++i)
+      ASSERT_EQ(p.data()[i], static_cast<std::byte>((i * 7 + (buf == &a ? 1 : 2)) & 0xff)) << i;
+  }
+}
+
+// The staging pool (MemoryManager::staging_block) keeps a block's memory by power-of-two size class for the next
+// request of that class, up to an eighth of the host limit, and frees what goes back past that.
+TEST_F(Reservations, StagingBlocksReuseTheirSizeClassUpToTheKeepLimit) {
+  MemoryManager m(config(4, 8));  // host limit 512 KiB: keeps at most 64 KiB
+  std::byte* first = nullptr;
+  {
+    slab::StagingBlock a = m.staging_block(5000);
+    ASSERT_NE(a.data(), nullptr);
+    EXPECT_EQ(a.size(), 5000u);
+    EXPECT_EQ(reinterpret_cast<std::uintptr_t>(a.data()) % 64, 0u);
+    for (std::size_t i = 0; i < a.size(); ++i) a.data()[i] = std::byte{7};  // all of it is writable
+    first = a.data();
+  }
+  auto s = m.stats().staging;
+  EXPECT_FALSE(s.pinned);  // host memory: the device tier is not GPU memory
+  EXPECT_EQ(s.blocks, 1u);
+  EXPECT_EQ(s.reused, 0u);
+  EXPECT_EQ(s.kept_bytes, 8192u);  // its size class
+  {
+    slab::StagingBlock b = m.staging_block(6000);  // the same class: the kept memory
+    EXPECT_EQ(b.data(), first);
+    slab::StagingBlock c = m.staging_block(9000);  // the next class: new memory
+    EXPECT_NE(c.data(), first);
+    slab::StagingBlock moved = std::move(c);
+    EXPECT_EQ(c.data(), nullptr);
+    EXPECT_EQ(moved.size(), 9000u);
+  }
+  s = m.stats().staging;
+  EXPECT_EQ(s.blocks, 3u);
+  EXPECT_EQ(s.reused, 1u);
+  EXPECT_EQ(s.kept_bytes, 8192u + 16384u);
+  { slab::StagingBlock big1 = m.staging_block(64 * 1024), big2 = m.staging_block(64 * 1024); }
+  s = m.stats().staging;  // 24 KiB kept, so one 64 KiB block more would pass 64 KiB: both are freed
+  EXPECT_EQ(s.kept_bytes, 8192u + 16384u);
+  EXPECT_EQ(s.allocated_bytes, s.kept_bytes);
+  const slab::StagingBlock small = m.staging_block(100);  // the smallest class, 4 KiB: new memory
+  EXPECT_EQ(m.stats().staging.allocated_bytes, s.kept_bytes + 4096u);
+}
+
+TEST_F(Reservations, AStagingBlockMayOutliveItsManager) {
+  slab::StagingBlock outlives;
+  {
+    MemoryManager m(config(4, 8));
+    outlives = m.staging_block(100);
+  }
+  outlives.data()[99] = std::byte{1};  // the pool lives while one of its blocks does
+  outlives.reset();
+  EXPECT_EQ(outlives.data(), nullptr);
+}
+
 TEST_F(Reservations, OutliveTheirManagerSafely) {
   Reservation r;
   {

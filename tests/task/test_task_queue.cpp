@@ -313,5 +313,47 @@ TEST(TaskQueue, HostTasksAreStagedWhereTheRankTakesDevicePaths) {
     EXPECT_FALSE(ds.staged);
     EXPECT_EQ(ds.input, ds.pinned);
     EXPECT_EQ(ds.host_context, !reference);
+    // The staging copies were held in host reservations (the host task's input and output, the combine's two
+    // operands) and are all given back.
+    const slab::MemoryStats st = e.memory().stats();
+    const auto peak = st.reserved_peak_by_purpose.find("host staging");
+    if (reference) {
+      ASSERT_NE(peak, st.reserved_peak_by_purpose.end());
+      EXPECT_EQ(peak->second, 2 * 64 * sizeof(double));
+      EXPECT_GE(st.host.high_water, peak->second);
+      EXPECT_GE(st.staging.blocks, 4u);  // the copies are the staging pool's blocks
+    } else {
+      EXPECT_EQ(peak, st.reserved_peak_by_purpose.end()) << "nothing is staged where the device tier is host memory";
+      EXPECT_EQ(st.staging.blocks, 0u);
+    }
+    EXPECT_EQ(st.host_reserved_bytes, 0u);
   }
+}
+
+// Staging copies count against the host limit: a host task whose copies do not fit there is an OutOfMemory that
+// names the host limit, not a silent allocation past it.
+TEST(TaskQueue, StagingCopiesPastTheHostLimitAreRefused) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference place (no CCCL headers)";
+  slab::EngineOptions options = slab::testing::engine_options();
+  options.reference_kernels = true;
+  options.host_memory_limit = slab::parse_byte_limit("4KiB", "test");
+  slab::Engine e(options);
+  auto& q = e.tasks();
+  slab::Chunk small = q.submit("gen small", {}, generate(3, 0, 256));   // 2 KiB: input and output fit
+  slab::Chunk large = q.submit("gen large", {}, generate(4, 0, 1024));  // 8 KiB: the copy does not
+  auto twice = [](slab::TaskContext& ctx) {
+    const auto x = ctx.input_as<double>(0);
+    auto out = ctx.output_as<double>(x.size());
+    for (std::size_t i = 0; i < x.size(); ++i) out[i] = 2 * x[i];
+  };
+  const auto ok = q.compute<double>(q.submit("host small", {small}, twice));
+  EXPECT_EQ(ok.size(), 256u);
+  try {
+    (void)q.compute<double>(q.submit("host large", {large}, twice));
+    ADD_FAILURE() << "staging 8 KiB under a 4 KiB host limit was allowed";
+  } catch (const slab::OutOfMemory& err) {
+    EXPECT_NE(err.message().find("host"), std::string::npos) << err.message();
+    EXPECT_NE(err.message().find("--host-memory-limit"), std::string::npos) << err.message();
+  }
+  EXPECT_LE(e.memory().stats().host.high_water, 4096u);
 }

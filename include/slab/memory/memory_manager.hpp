@@ -13,6 +13,7 @@
 
 #include "slab/memory/buffer.hpp"
 #include "slab/memory/reservation.hpp"
+#include "slab/memory/staging_block.hpp"
 #include "slab/memory/tier.hpp"
 #include "slab/runtime/execution_context.hpp"
 
@@ -46,6 +47,8 @@ struct MemoryStats {
   TierUsage disk;                     ///< payload bytes in spill files (the 32-byte file headers are not counted)
   std::uint64_t pinned_bytes = 0;     ///< bytes of buffers pinned now
   std::uint64_t reserved_bytes = 0;   ///< device-tier bytes held by reservations now (part of device.current)
+  std::uint64_t host_reserved_bytes = 0;  ///< host-tier bytes held by reservations now (part of host.current)
+  StagingPoolStats staging;               ///< the staging pool (staging_block): blocks given, reused, memory kept
   /// The most each purpose held in reservations at once (Reservation::purpose()).
   std::map<std::string, std::uint64_t> reserved_peak_by_purpose;
   std::uint64_t allocated_bytes = 0;  ///< total ever allocated
@@ -110,6 +113,22 @@ class MemoryManager {
   [[nodiscard]] Reservation reserve(std::string purpose, std::uint64_t bytes);
   /** @brief As reserve(), but nothing (and nothing spilled) instead of OutOfMemory when the room cannot be made. */
   [[nodiscard]] std::optional<Reservation> try_reserve(std::string purpose, std::uint64_t bytes);
+  /**
+   * @brief Reserve `bytes` of the host tier for `purpose`: host memory its owner allocates itself (the task
+   * queue's staging copies of device-tier buffers), counted in MemoryStats::host and its high-water as spilled
+   * buffers are, so that host buffers spill to disk to make room for it and device buffers spill to disk instead
+   * of host memory while it is held. Reservation::allocate refuses a host reservation.
+   * @throws OutOfMemory naming the purpose, the bytes and the host limit when spilling every host buffer to disk
+   * leaves too little; OutOfMemory or IoError when a spill fails.
+   */
+  [[nodiscard]] Reservation reserve_host(std::string purpose, std::uint64_t bytes);
+  /**
+   * @brief A block of host memory for a copy between the device tier and the host, from this manager's staging
+   * pool (slab/memory/staging_block.hpp): page-locked where the device tier is GPU memory. Not counted on the host
+   * tier: a caller that holds it for long reserves it there first (reserve_host), as the task queue's staging does.
+   * Thread-safe. @throws OutOfMemory when the host has no memory left.
+   */
+  [[nodiscard]] StagingBlock staging_block(std::uint64_t bytes);
 
   /**
    * @brief The budget of one buffer for an algorithm that holds `buffers` equally large buffers (or states) at

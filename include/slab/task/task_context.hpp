@@ -9,6 +9,8 @@
 #include <vector>
 
 #include "slab/memory/buffer.hpp"
+#include "slab/memory/reservation.hpp"
+#include "slab/memory/staging_block.hpp"
 
 namespace slab {
 
@@ -24,11 +26,13 @@ class Tracer;
  *
  * A staged context (a host task where the device tier is not host memory: TaskPlace in task_queue.hpp) gives
  * host copies of the inputs and host memory for the outputs, which finish() copies to the device tier, and a host
- * execution context.
+ * execution context. The copies are held in a host reservation ("host staging", MemoryManager::reserve_host), so
+ * that they count against the host limit as spilled buffers do.
  */
 class TaskContext {
  public:
-  /// `staged`: stage the inputs and outputs through host memory (see above).
+  /// `staged`: stage the inputs and outputs through host memory (see above). @throws OutOfMemory when the host
+  /// tier cannot hold the inputs' copies.
   TaskContext(MemoryManager& memory, Comm& comm, Tracer& tracer, std::vector<Pin>& inputs, std::size_t num_outputs = 1,
               bool staged = false);
 
@@ -51,8 +55,8 @@ class TaskContext {
   /**
    * @brief Allocate output `index` (< num_outputs()) of `bytes` (once per output) and return it, pinned until
    * the task ends.
-   * @throws OutOfMemory when the memory limit cannot make room; InvalidArgument when called twice or for an
-   * index out of range.
+   * @throws OutOfMemory when the memory limit (staged: the host limit too) cannot make room; InvalidArgument when
+   * called twice or for an index out of range.
    */
   std::span<std::byte> output(std::uint64_t bytes, std::size_t index = 0);
   template <class T>
@@ -92,8 +96,9 @@ class TaskContext {
   std::vector<Pin> output_pins_;
   bool staged_ = false;
   std::uint64_t staged_bytes_ = 0;
-  std::vector<std::vector<std::byte>> staged_inputs_;   ///< staged: host copies of the inputs
-  std::vector<std::vector<std::byte>> staged_outputs_;  ///< staged: the outputs as the function writes them
+  Reservation staging_;  ///< staged: the host tier's room for the copies below (released after them)
+  std::vector<StagingBlock> staged_inputs_;   ///< staged: host copies of the inputs
+  std::vector<StagingBlock> staged_outputs_;  ///< staged: the outputs as the function writes them
 };
 
 }  // namespace slab
