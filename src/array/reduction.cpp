@@ -232,6 +232,26 @@ double finish(const StatsP<T>& s, AxisOp op, int ddof) {
   }
   return nan_v();
 }
+
+// The partials of chunk x (extent e, in the device tier) along `axis` on the device kernels: one per row (axis 1)
+// or column (axis 0) into out (host memory), in the host loops' order below.
+template <class T>
+void axis_partials_on_device(TaskContext& ctx, const T* x, const ChunkExtent& e, int axis, StatsP<T>* out) {
+  if constexpr (detail::kernel_element_v<T>) {
+    detail::with_device_backend(ctx.execution(), [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      detail::KernelScratch scratch(ctx.memory());
+      const kernels::Exec exec = scratch.exec(ctx.execution());
+      if (axis == 1)
+        kernels::ReductionKernels<B, T>::row_stats(exec, x, e.rows, e.cols, out);
+      else
+        kernels::ReductionKernels<B, T>::col_stats(exec, x, e.rows, e.cols, out);
+    });
+  } else {
+    (void)ctx, (void)x, (void)e, (void)axis, (void)out;
+    SLAB_FAIL(Error, "reduce_axis: no device kernel for this element type (internal)");
+  }
+}
 }  // namespace
 
 template <class T>
@@ -239,36 +259,53 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   SLAB_EXPECTS(axis == 0 || axis == 1, ShapeError,
                "reduce_axis: axis " + std::to_string(axis) + " for " + a.layout().to_string());
   Engine& engine = a.engine();
-  note_host_fallback(engine, "reduce_axis");
   TaskQueue& q = engine.tasks();
+  // The device kernels (float, double, int64) where the rank takes device paths; int32 stays on the host.
+  const bool device = detail::kernel_element_v<T> && detail::has_device_backend(q.memory().execution());
+  if (!device) note_host_fallback(engine, "reduce_axis");
   const Layout& l = a.layout();
   const int rank = a.rank();
   const auto& chunks = a.local_chunks();
   // Kept axis = the split axis: every output value is local; one task per chunk, lazy.
-  const bool local = (axis == 1 && l.split == Split::rows) || (axis == 0 && l.split == Split::cols);
+  // (An empty matrix has no chunks to keep the axis in: it takes the merge below, whose identities finish as
+  // NumPy's, sum 0 and mean NaN.)
+  const bool local =
+      l.rows > 0 && l.cols > 0 && ((axis == 1 && l.split == Split::rows) || (axis == 0 && l.split == Split::cols));
   if (local) {
     Layout out = Layout::make(Shape{axis == 1 ? l.rows : l.cols}, Split::rows, l.nranks, l.chunk);
     out.bounds = l.bounds;
     std::vector<Chunk> res;
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       const ChunkExtent e = a.local_extent(i);
-      res.push_back(q.submit("reduce_axis", {chunks[i]}, [e, op, axis, ddof](TaskContext& ctx) {
-        const T* x = ctx.input_as<T>(0).data();
-        const std::int64_t m = axis == 1 ? e.rows : e.cols;
-        auto o = ctx.output_as<double>(static_cast<std::size_t>(m));
-        if (axis == 1) {
-          for (std::int64_t r = 0; r < e.rows; ++r) {
-            StatsP<T> s;
-            stats_tile(s, x + r * e.cols, e.cols);
-            o[r] = finish(s, op, ddof);
-          }
-        } else {
-          std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
-          for (std::int64_t r = 0; r < e.rows; ++r)
-            for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
-          for (std::int64_t c = 0; c < e.cols; ++c) o[c] = finish(s[c], op, ddof);
-        }
-      }));
+      res.push_back(q.submit(
+          "reduce_axis", {chunks[i]},
+          [e, op, axis, ddof, device](TaskContext& ctx) {
+            const T* x = ctx.input_as<T>(0).data();
+            const std::int64_t m = axis == 1 ? e.rows : e.cols;
+            if (device) {  // the partials on the device, finished here (m values), written to the device tier
+              std::vector<StatsP<T>> s(static_cast<std::size_t>(m));
+              axis_partials_on_device(ctx, x, e, axis, s.data());
+              std::vector<double> o(static_cast<std::size_t>(m));
+              for (std::int64_t k = 0; k < m; ++k) o[k] = finish(s[k], op, ddof);
+              auto out = ctx.output(static_cast<std::size_t>(m) * sizeof(double));
+              if (m > 0) slab::copy(out.data(), o.data(), out.size(), ctx.execution());
+              return;
+            }
+            auto o = ctx.output_as<double>(static_cast<std::size_t>(m));
+            if (axis == 1) {
+              for (std::int64_t r = 0; r < e.rows; ++r) {
+                StatsP<T> s;
+                stats_tile(s, x + r * e.cols, e.cols);
+                o[r] = finish(s, op, ddof);
+              }
+            } else {
+              std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
+              for (std::int64_t r = 0; r < e.rows; ++r)
+                for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
+              for (std::int64_t c = 0; c < e.cols; ++c) o[c] = finish(s[c], op, ddof);
+            }
+          },
+          device ? device_task() : TaskOptions{}));
     }
     return Array<double>(engine, std::move(out), std::move(res));
   }
@@ -276,7 +313,31 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
   const std::int64_t m = axis == 1 ? l.rows : l.cols;
   std::vector<StatsP<T>> acc(static_cast<std::size_t>(m));
   q.persist(std::span<const Chunk>(chunks));
-  if (l.split != Split::none || rank == 0) {  // a replicated source is counted once
+  if (device) {  // each chunk's partials from a device task (a replicated source's on rank 0 only)
+    std::vector<Chunk> parts;
+    for (std::size_t i = 0; i < (l.split != Split::none || rank == 0 ? chunks.size() : 0); ++i) {
+      const ChunkExtent e = a.local_extent(i);
+      parts.push_back(q.submit(
+          "reduce_axis", {chunks[i]},
+          [e, axis](TaskContext& ctx) {
+            const std::int64_t k = axis == 1 ? e.rows : e.cols;
+            std::vector<StatsP<T>> s(static_cast<std::size_t>(k));
+            axis_partials_on_device(ctx, ctx.input_as<T>(0).data(), e, axis, s.data());
+            auto out = ctx.output(s.size() * sizeof(StatsP<T>));
+            if (k > 0) slab::copy(out.data(), s.data(), out.size(), ctx.execution());
+          },
+          device_task()));
+    }
+    q.persist(std::span<const Chunk>(parts));  // collective: every rank, with or without parts
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const ChunkExtent e = a.local_extent(i);
+      Pin pin = parts[i].buffer()->pin();
+      const HostView host(pin);
+      const auto s = host.as<StatsP<T>>();
+      const std::int64_t first = axis == 1 ? e.row0 : e.col0;
+      for (std::size_t k = 0; k < s.size(); ++k) merge_stats(acc[static_cast<std::size_t>(first) + k], s[k]);
+    }
+  } else if (l.split != Split::none || rank == 0) {  // a replicated source is counted once
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       const ChunkExtent e = a.local_extent(i);
       Pin pin = chunks[i].buffer()->pin();

@@ -94,6 +94,19 @@ void reductions(Bits& out, const Array<std::int64_t>& a) {
   }
 }
 
+/// The reductions along both axes of a matrix (reduce_axis: the row and column partial kernels).
+template <class T>
+void axis_reductions(Bits& out, const Array<T>& m) {
+  for (int axis : {0, 1}) {
+    add(out, slab::sum(m, axis).gather_all());
+    add(out, slab::mean(m, axis).gather_all());
+    add(out, slab::var(m, axis, 1).gather_all());
+    add(out, slab::std(m, axis, 0).gather_all());
+    add(out, slab::min(m, axis).gather_all());
+    add(out, slab::max(m, axis).gather_all());
+  }
+}
+
 /// An array of these values (a host fill: "from_function" is a host fallback, the only one expected below).
 template <class T>
 Array<T> from_values(slab::Engine& e, std::vector<T> v, std::int64_t chunk) {
@@ -133,6 +146,21 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     reductions(out, m);
     reductions(out, m - row);
     add(out, Array<double>(m * row + 0.5).persist().gather_all());
+    axis_reductions(out, m);
+    axis_reductions(out, Array<double>(m - row));
+  }
+  // Along the axes of a replicated matrix, of one wider than a reduction tile (a row is one tile_stats), and of
+  // one with NaN, infinities and -0.0 in its columns.
+  axis_reductions(out, slab::random_uniform(e, {rows, 4}, Split::none, 15, -1.0, 1.0, 64).persist());
+  axis_reductions(out, slab::random_uniform(e, {3, 4100}, Split::rows, 16, -1.0, 1.0, 2).persist());
+  {
+    const auto sv = [](std::int64_t i, std::int64_t j) {
+      if (i % 7 == 3 && j == 1) return std::numeric_limits<double>::quiet_NaN();
+      if (i % 5 == 2 && j == 2) return i % 2 ? std::numeric_limits<double>::infinity() : -0.0;
+      return static_cast<double>((i * 3 + j) % 11) * 0.25;
+    };
+    for (Split split : {Split::rows, Split::cols})
+      axis_reductions(out, Array<double>::from_function(e, {rows, 3}, split, sv, 40).persist());
   }
   // Layout changes: transpose of a matrix split by rows, by columns and replicated (several chunks: each one's
   // columns land in place), a transposed view evaluated in an expression, and select_cols (runs of columns).
@@ -146,10 +174,12 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     const auto ik = [](std::int64_t i, std::int64_t j) { return i * 1000003 - j * 7 + (i == 0 ? INT64_MIN : 0); };
     const Array<std::int64_t> mi = Array<std::int64_t>::from_function(e, {rows, 3}, Split::rows, ik, 50).persist();
     add(out, mi.transpose().gather_all());
+    axis_reductions(out, mi);
     add(out, slab::select_cols(mi, {2, 1}).gather_all());
     const auto fk = [](std::int64_t i, std::int64_t j) { return static_cast<float>(i) * 0.5f - static_cast<float>(j); };
     const Array<float> mf = Array<float>::from_function(e, {rows, 3}, Split::cols, fk, 50).persist();
     add(out, mf.transpose().gather_all());
+    axis_reductions(out, mf);
     const auto i32 = [](std::int64_t i, std::int64_t j) { return static_cast<std::int32_t>(i * 3 - j); };
     const Array<std::int32_t> m32 = Array<std::int32_t>::from_function(e, {rows, 3}, Split::none, i32, 50).persist();
     for (std::int32_t v : m32.transpose().gather_all()) add(out, std::int64_t{v});
@@ -255,6 +285,14 @@ TEST(ArrayDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   const auto& f = e.tracer().fallbacks();
   EXPECT_EQ(f.count("cumsum"), 1u);
   EXPECT_EQ(f.count("nanmean"), 1u);
+  // Axis reductions have device kernels for float, double and int64, not int32.
+  const Array<double> m = slab::random_uniform(e, {40, 3}, Split::rows, 6, 0.0, 1.0, 16).persist();
+  (void)slab::sum(m, 0).gather_all();
+  (void)slab::var(m, 1, 1).gather_all();
+  EXPECT_EQ(f.count("reduce_axis"), 0u);
+  const auto i32 = [](std::int64_t i, std::int64_t j) { return static_cast<std::int32_t>(i - j); };
+  (void)slab::sum(Array<std::int32_t>::from_function(e, {40, 3}, Split::rows, i32, 16), 0).gather_all();
+  EXPECT_EQ(f.count("reduce_axis"), 1u);
   // A comparison has a device program; a cast has none yet: its materialisation is a host loop.
   (void)Array<std::int64_t>(a > 0.5).persist();
   EXPECT_EQ(f.count("elementwise"), 0u);

@@ -147,6 +147,24 @@ TEST(Reduce, InfinityFollowsNumPy) {
       }
 }
 
+// NumPy: np.zeros((0, 3)).sum(axis=0) is [0, 0, 0] and .mean(axis=0) [nan, nan, nan]; along axis 1 both are empty.
+// Every split, at every rank count (a matrix without rows has no chunks to keep an axis in).
+TEST(Reduce, AxisReductionsOfAnEmptyMatrixFollowNumPy) {
+  Engine e;
+  for (Split s : {Split::rows, Split::cols, Split::none}) {
+    const auto a = Array<double>::from_function(
+        e, {0, 3}, s, [](auto, auto) { return 1.0; }, 2);
+    EXPECT_EQ(slab::sum(a, 0).gather_all(), std::vector<double>(3, 0.0)) << static_cast<int>(s);
+    for (double v : slab::mean(a, 0).gather_all()) EXPECT_TRUE(std::isnan(v)) << static_cast<int>(s);
+    EXPECT_EQ(slab::mean(a, 0).gather_all().size(), 3u);
+    EXPECT_TRUE(slab::sum(a, 1).gather_all().empty()) << static_cast<int>(s);
+    const auto b = Array<double>::from_function(
+        e, {4, 0}, s, [](auto, auto) { return 1.0; }, 2);
+    EXPECT_EQ(slab::sum(b, 1).gather_all(), std::vector<double>(4, 0.0)) << static_cast<int>(s);
+    EXPECT_TRUE(slab::max(b, 0).gather_all().empty()) << static_cast<int>(s);
+  }
+}
+
 TEST(Reduce, AxisReductions) {
   Engine e;
   const std::int64_t m = 7, n = 5;

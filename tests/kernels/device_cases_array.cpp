@@ -94,6 +94,15 @@ Outcome reductions(I64 n, const Options& opt) {
   };
   compare(o, opt, "stats", stats_fields(rs), stats_fields(as), stats_fields(bs));
   compare(o, opt, "argminmax", arg_fields(rarg), arg_fields(aarg), arg_fields(barg));
+  // reduce_axis: the first rows * 7 values as a rows x 7 matrix, a partial per row and per column.
+  const I64 cols = 7, rows = n / cols;
+  std::vector<sk::StatsPartial<T>> rrow(rows), arow(rows), brow(rows), rcol(cols), acol(cols), bcol(cols);
+  sk::ReductionKernels<Reference, T>::row_stats(kExec, x.data(), rows, cols, rrow.data());
+  sk::ReductionKernels<Reference, T>::col_stats(kExec, x.data(), rows, cols, rcol.data());
+  for (auto* p : {&arow, &brow}) sk::ReductionKernels<Device, T>::row_stats(kExec, d.get(), rows, cols, p->data());
+  for (auto* p : {&acol, &bcol}) sk::ReductionKernels<Device, T>::col_stats(kExec, d.get(), rows, cols, p->data());
+  compare(o, opt, "row_stats", stats_fields(rrow), stats_fields(arow), stats_fields(brow));
+  compare(o, opt, "col_stats", stats_fields(rcol), stats_fields(acol), stats_fields(bcol));
   // sum: the device wrote sum_squares and count_nonzero on top; recompute sum alone for the comparison.
   sk::ReductionKernels<Device, T>::sum(kExec, dp.data(), sizes.data(), nc, asum.data());
   std::vector<sk::ReduceAcc<T>> rv, av;

@@ -37,6 +37,12 @@ struct ReductionKernels {
   /// argmin / argmax: out[c] = chunk c's ArgPartial with flat indices over `global_cols` columns. Synchronises.
   static void argminmax(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, const ChunkPlace* places,
                         int nchunks, std::int64_t global_cols, ArgPartial<T>* out);
+  /// reduce_axis along axis 1: out[r] (host array) = the partial of row r of the rows x cols row-major block x
+  /// (backend memory), one tile_stats over the row as the host's stats_tile. Synchronises once.
+  static void row_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols, StatsPartial<T>* out);
+  /// reduce_axis along axis 0: out[c] (host array) = the partial of column c, its values added in row order
+  /// (stats_add) as the host does; one column per thread (coalesced across the columns). Synchronises once.
+  static void col_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols, StatsPartial<T>* out);
 };
 
 }  // namespace slab::kernels

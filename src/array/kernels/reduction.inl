@@ -155,6 +155,38 @@ struct ChunkArg {
   }
 };
 
+template <class T>
+struct RowStats {
+  const T* x;
+  std::int64_t cols;
+  StatsPartial<T>* out;
+  SLAB_HD void operator()(std::int64_t r) const { out[r] = tile_stats(x + r * cols, cols); }
+};
+template <class T>
+struct ColStats {
+  const T* x;
+  std::int64_t rows, cols;
+  StatsPartial<T>* out;
+  SLAB_HD void operator()(std::int64_t c) const {
+    StatsPartial<T> p;
+    for (std::int64_t r = 0; r < rows; ++r) stats_add(p, x[r * cols + c]);
+    out[c] = p;
+  }
+};
+
+/// One partial per row (RowStats) or column (ColStats) of a block, to the host.
+template <class B, class T, class Fn>
+void reduce_lines(const Exec& exec, std::int64_t rows, std::int64_t cols, std::int64_t lines, StatsPartial<T>* out,
+                  Fn fn) {
+  SLAB_EXPECTS(rows >= 0 && cols >= 0, InvalidArgument, "reduce_axis kernels: a negative extent");
+  if (lines == 0) return;
+  B b(exec);
+  Scratch<StatsPartial<T>, B> res(b, lines);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + lines, fn(res.get()));
+  b.to_host(out, res.get(), sizeof(StatsPartial<T>) * static_cast<std::size_t>(lines));
+}
+
 template <class B, class T, class P, class TileFn, class ChunkFn>
 void reduce_chunks(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, const ChunkPlace* places,
                    int nchunks, P* out, TileFn tile, ChunkFn chunk) {
@@ -238,6 +270,20 @@ void ReductionKernels<B, T>::argminmax(const Exec& exec, const T* const* chunks,
       [](detail::ChunkTable<T> ct, const ArgPartial<T>* tl, ArgPartial<T>* o) {
         return detail::ChunkArg<T>{ct, tl, o};
       });
+}
+
+template <class B, class T>
+void ReductionKernels<B, T>::row_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols,
+                                       StatsPartial<T>* out) {
+  detail::reduce_lines<B, T>(exec, rows, cols, rows, out,
+                             [x, cols](StatsPartial<T>* o) { return detail::RowStats<T>{x, cols, o}; });
+}
+
+template <class B, class T>
+void ReductionKernels<B, T>::col_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols,
+                                       StatsPartial<T>* out) {
+  detail::reduce_lines<B, T>(exec, rows, cols, cols, out,
+                             [x, rows, cols](StatsPartial<T>* o) { return detail::ColStats<T>{x, rows, cols, o}; });
 }
 
 }  // namespace slab::kernels
