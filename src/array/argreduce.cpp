@@ -1,12 +1,16 @@
 // argmax / argmin along an axis: local per chunk along the axis a rank holds whole, otherwise a streaming
-// reduction of per-chunk candidates on each rank and a merge over the comm's fixed tree.
-#include <cmath>
+// reduction of per-chunk candidates on each rank and a merge over the comm's fixed tree. The arithmetic is
+// kernels::arg_fold_one / arg_merge (array/kernels/reduction_hd.hpp), which the device path's
+// ReductionKernels::arg_lines shares: the first extreme along the axis, or the first NaN.
 #include <cstring>
 #include <span>
 #include <string>
 #include <type_traits>
+#include <vector>
 
+#include "array/device_paths.hpp"
 #include "array/expr.hpp"
+#include "array/kernels/reduction_hd.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
@@ -18,53 +22,44 @@
 namespace slab {
 namespace {
 
-// The first extreme's value and index along the axis, and the first NaN's index (-1: none yet).
 template <class T>
-struct Cand {
-  T v{};
-  std::int64_t i = -1;
-  std::int64_t nan = -1;
-};
+using ArgP = kernels::ArgPartial<T>;
 
 template <bool Max, class T>
-void offer(Cand<T>& c, T v, std::int64_t i) {
-  if constexpr (std::is_floating_point_v<T>) {
-    if (std::isnan(v)) {
-      if (c.nan < 0 || i < c.nan) c.nan = i;
+std::int64_t index_of(const ArgP<T>& p) {
+  return p.inan >= 0 ? p.inan : Max ? p.imax : p.imin;
+}
+
+// The partials of chunk `e` (values x) along `axis`, one per line of the kept axis within the chunk (its rows for
+// axis 1, its columns for axis 0), with global indices along the reduced axis: on the device kernels where
+// `device`, else the host loop.
+template <bool Max, class T>
+void line_partials(TaskContext& ctx, bool device, const T* x, const ChunkExtent& e, int axis, ArgP<T>* out) {
+  const std::int64_t index0 = axis == 0 ? e.row0 : e.col0;
+  if (device) {
+    if constexpr (detail::kernel_element_v<T>) {
+      detail::with_device_backend(ctx.execution(), [&](auto tag) {
+        using B = typename decltype(tag)::type;
+        detail::KernelScratch scratch(ctx.memory());
+        kernels::ReductionKernels<B, T>::arg_lines(scratch.exec(ctx.execution()), x, e.rows, e.cols, axis, Max, index0,
+                                                   out);
+      });
       return;
     }
   }
-  const bool better = Max ? c.v < v : v < c.v;
-  if (c.i < 0 || better || (v == c.v && i < c.i)) c.v = v, c.i = i;
-}
-
-template <bool Max, class T>
-void merge(Cand<T>& c, const Cand<T>& d) {
-  if (d.nan >= 0 && (c.nan < 0 || d.nan < c.nan)) c.nan = d.nan;
-  if (d.i >= 0) offer<Max>(c, d.v, d.i);
-}
-
-template <class T>
-std::int64_t index_of(const Cand<T>& c) {
-  return c.nan >= 0 ? c.nan : c.i;
-}
-
-// Candidates of chunk `e` (values x): per column over its rows (axis 0) or per row over its columns (axis 1),
-// indexed by the kept axis's position within the chunk, with global indices along the reduced axis.
-template <bool Max, class T>
-void chunk_candidates(const T* x, const ChunkExtent& e, int axis, Cand<T>* out) {
   for (std::int64_t r = 0; r < e.rows; ++r)
     for (std::int64_t c = 0; c < e.cols; ++c) {
       if (axis == 0)
-        offer<Max>(out[c], x[r * e.cols + c], e.row0 + r);
+        kernels::arg_fold_one<Max>(out[c], x[r * e.cols + c], index0 + r);
       else
-        offer<Max>(out[r], x[r * e.cols + c], e.col0 + c);
+        kernels::arg_fold_one<Max>(out[r], x[r * e.cols + c], index0 + c);
     }
 }
 
+TaskOptions place_of(bool device) { return device ? device_task() : TaskOptions{}; }
+
 template <bool Max, class T>
 Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
-  note_host_fallback(a.engine(), op);
   const Layout& l = a.layout();
   const int nd = l.ndim;
   SLAB_EXPECTS(axis >= -nd && axis < nd, ShapeError,
@@ -76,6 +71,9 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
                    " of shape " + to_string(l.shape()) + ")");
   Engine& engine = a.engine();
   TaskQueue& q = engine.tasks();
+  // The device kernels (float, double, int64) where the rank takes device paths; int32 stays on the host.
+  const bool device = detail::kernel_element_v<T> && detail::has_device_backend(q.memory().execution());
+  if (!device) note_host_fallback(engine, op);
   const int me = q.comm().rank();
   const std::int64_t m = axis == 0 ? l.cols : l.rows;  // the result's length
   const auto& chunks = a.local_chunks();
@@ -84,14 +82,22 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
     Layout out = Layout::make(Shape{m}, Split::none, l.nranks, std::max<std::int64_t>(1, m));
     std::vector<Chunk> res;
     if (m > 0)
-      res.push_back(q.submit(op, chunks, [l, m, me](TaskContext& ctx) {
-        std::vector<Cand<T>> cand(static_cast<std::size_t>(m));
-        for (std::int64_t i = 0; i < l.num_chunks(me); ++i)
-          chunk_candidates<Max>(ctx.input_as<T>(static_cast<std::size_t>(i)).data(), l.chunk_extent(me, i), 0,
-                                cand.data());
-        auto o = ctx.output_as<std::int64_t>(static_cast<std::size_t>(m));
-        for (std::int64_t c = 0; c < m; ++c) o[c] = index_of(cand[static_cast<std::size_t>(c)]);
-      }));
+      res.push_back(q.submit(
+          op, chunks,
+          [l, m, me, device](TaskContext& ctx) {
+            std::vector<ArgP<T>> acc(static_cast<std::size_t>(m)), part(static_cast<std::size_t>(m));
+            for (std::int64_t i = 0; i < l.num_chunks(me); ++i) {  // row blocks of every column, in order
+              std::fill(part.begin(), part.end(), ArgP<T>{});
+              line_partials<Max>(ctx, device, ctx.input_as<T>(static_cast<std::size_t>(i)).data(),
+                                 l.chunk_extent(me, i), 0, part.data());
+              for (std::size_t c = 0; c < part.size(); ++c) kernels::arg_merge(acc[c], part[c]);
+            }
+            std::vector<std::int64_t> o(static_cast<std::size_t>(m));
+            for (std::int64_t c = 0; c < m; ++c) o[c] = index_of<Max>(acc[static_cast<std::size_t>(c)]);
+            auto dst = ctx.output(o.size() * sizeof(std::int64_t));
+            slab::copy(dst.data(), o.data(), dst.size(), ctx.execution());
+          },
+          place_of(device)));
     return Array<std::int64_t>(engine, std::move(out), std::move(res));
   }
   const bool local =
@@ -102,45 +108,47 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
     std::vector<Chunk> res;
     for (std::size_t i = 0; i < chunks.size(); ++i) {
       const ChunkExtent e = a.local_extent(i);
-      res.push_back(q.submit(op, {chunks[i]}, [e, axis](TaskContext& ctx) {
-        const std::int64_t k = axis == 0 ? e.cols : e.rows;
-        std::vector<Cand<T>> cand(static_cast<std::size_t>(k));
-        chunk_candidates<Max>(ctx.input_as<T>(0).data(), e, axis, cand.data());
-        auto o = ctx.output_as<std::int64_t>(static_cast<std::size_t>(k));
-        for (std::int64_t t = 0; t < k; ++t) o[t] = index_of(cand[static_cast<std::size_t>(t)]);
-      }));
+      res.push_back(q.submit(
+          op, {chunks[i]},
+          [e, axis, device](TaskContext& ctx) {
+            const std::int64_t k = axis == 0 ? e.cols : e.rows;
+            std::vector<ArgP<T>> part(static_cast<std::size_t>(k));
+            line_partials<Max>(ctx, device, ctx.input_as<T>(0).data(), e, axis, part.data());
+            std::vector<std::int64_t> o(static_cast<std::size_t>(k));
+            for (std::int64_t t = 0; t < k; ++t) o[t] = index_of<Max>(part[static_cast<std::size_t>(t)]);
+            auto dst = ctx.output(o.size() * sizeof(std::int64_t));
+            if (k > 0) slab::copy(dst.data(), o.data(), dst.size(), ctx.execution());
+          },
+          place_of(device)));
     }
     return Array<std::int64_t>(engine, std::move(out), std::move(res));
   }
 
-  // Along the split axis: every chunk's m candidates, folded as they come (one accumulator and one input at a
-  // time), then merged across ranks.
-  const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(Cand<T>);
-  std::vector<Cand<T>> acc(static_cast<std::size_t>(m));
+  // Along the split axis: every chunk's m partials (indexed by the kept axis's global position), folded as they
+  // come (one accumulator and one input at a time), then merged across ranks.
+  const std::size_t bytes = static_cast<std::size_t>(m) * sizeof(ArgP<T>);
+  std::vector<ArgP<T>> acc(static_cast<std::size_t>(m));
   std::vector<Chunk> partials;
   for (std::size_t i = 0; i < chunks.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    partials.push_back(q.submit(std::string(op) + ".chunk", {chunks[i]}, [e, axis, m, bytes](TaskContext& ctx) {
-      std::vector<Cand<T>> cand(static_cast<std::size_t>(m));  // indexed by the kept axis's global position
-      const T* v = ctx.input_as<T>(0).data();
-      for (std::int64_t r = 0; r < e.rows; ++r)
-        for (std::int64_t c = 0; c < e.cols; ++c) {
-          if (axis == 0)
-            offer<Max>(cand[static_cast<std::size_t>(e.col0 + c)], v[r * e.cols + c], e.row0 + r);
-          else
-            offer<Max>(cand[static_cast<std::size_t>(e.row0 + r)], v[r * e.cols + c], e.col0 + c);
-        }
-      if (bytes > 0) std::memcpy(ctx.output(bytes).data(), cand.data(), bytes);
-    }));
+    partials.push_back(q.submit(
+        std::string(op) + ".chunk", {chunks[i]},
+        [e, axis, m, bytes, device](TaskContext& ctx) {
+          std::vector<ArgP<T>> all(static_cast<std::size_t>(m));
+          const std::int64_t first = axis == 0 ? e.col0 : e.row0;
+          line_partials<Max>(ctx, device, ctx.input_as<T>(0).data(), e, axis, all.data() + first);
+          auto dst = ctx.output(bytes);
+          if (bytes > 0) slab::copy(dst.data(), all.data(), bytes, ctx.execution());
+        },
+        place_of(device)));
   }
+  const auto merge_all = [](std::span<std::byte> into, std::span<const std::byte> in) {
+    auto* c = reinterpret_cast<ArgP<T>*>(into.data());
+    const auto* d = reinterpret_cast<const ArgP<T>*>(in.data());
+    for (std::size_t k = 0; k < into.size() / sizeof(ArgP<T>); ++k) kernels::arg_merge(c[k], d[k]);
+  };
   Chunk folded;
-  if (!partials.empty())
-    folded = q.reduce(std::string(op) + ".fold", std::move(partials),
-                      [](std::span<std::byte> into, std::span<const std::byte> in) {
-                        auto* c = reinterpret_cast<Cand<T>*>(into.data());
-                        const auto* d = reinterpret_cast<const Cand<T>*>(in.data());
-                        for (std::size_t k = 0; k < into.size() / sizeof(Cand<T>); ++k) merge<Max>(c[k], d[k]);
-                      });
+  if (!partials.empty()) folded = q.reduce(std::string(op) + ".fold", std::move(partials), merge_all);
   q.persist(folded ? std::span<const Chunk>(&folded, 1) : std::span<const Chunk>());
   if (folded && bytes > 0) {
     Pin pin = folded.buffer()->pin();
@@ -148,14 +156,12 @@ Array<std::int64_t> arg_axis(const Array<T>& a, int axis, const char* op) {
   }
   std::vector<std::byte> wire(bytes);
   if (bytes > 0) std::memcpy(wire.data(), acc.data(), bytes);  // no rows on this axis: both may be null
-  q.comm().tree_allreduce_bytes(wire, [](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
-    auto* c = reinterpret_cast<Cand<T>*>(x.data());
-    const auto* d = reinterpret_cast<const Cand<T>*>(y.data());
-    for (std::size_t k = 0; k < x.size() / sizeof(Cand<T>); ++k) merge<Max>(c[k], d[k]);
+  q.comm().tree_allreduce_bytes(wire, [&](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
+    merge_all(std::span<std::byte>(x), std::span<const std::byte>(y));
   });
   if (bytes > 0) std::memcpy(acc.data(), wire.data(), bytes);
   std::vector<std::int64_t> res(acc.size());
-  for (std::size_t k = 0; k < acc.size(); ++k) res[k] = index_of(acc[k]);
+  for (std::size_t k = 0; k < acc.size(); ++k) res[k] = index_of<Max>(acc[k]);
   return detail::from_block<std::int64_t>(engine, Layout::make(Shape{m}, Split::none, l.nranks),
                                           std::make_shared<const std::vector<std::int64_t>>(std::move(res)));
 }

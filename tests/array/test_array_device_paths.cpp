@@ -94,7 +94,7 @@ void reductions(Bits& out, const Array<std::int64_t>& a) {
   }
 }
 
-/// The reductions along both axes of a matrix (reduce_axis: the row and column partial kernels).
+/// The reductions along both axes of a matrix (reduce_axis and the arg-reductions: the per-line partial kernels).
 template <class T>
 void axis_reductions(Bits& out, const Array<T>& m) {
   for (int axis : {0, 1}) {
@@ -104,6 +104,10 @@ void axis_reductions(Bits& out, const Array<T>& m) {
     add(out, slab::std(m, axis, 0).gather_all());
     add(out, slab::min(m, axis).gather_all());
     add(out, slab::max(m, axis).gather_all());
+    if ((axis == 0 ? m.rows() : m.cols()) > 0) {  // (NumPy refuses an arg-reduction of an empty axis)
+      add(out, slab::argmin(m, axis).gather_all());
+      add(out, slab::argmax(m, axis).gather_all());
+    }
   }
 }
 
@@ -293,6 +297,11 @@ TEST(ArrayDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   const auto i32 = [](std::int64_t i, std::int64_t j) { return static_cast<std::int32_t>(i - j); };
   (void)slab::sum(Array<std::int32_t>::from_function(e, {40, 3}, Split::rows, i32, 16), 0).gather_all();
   EXPECT_EQ(f.count("reduce_axis"), 1u);
+  (void)slab::argmax(m, 0).gather_all();
+  (void)slab::argmin(m, 1).gather_all();
+  EXPECT_EQ(f.count("argmax") + f.count("argmin"), 0u);
+  (void)slab::argmin(Array<std::int32_t>::from_function(e, {40, 3}, Split::rows, i32, 16), 1).gather_all();
+  EXPECT_EQ(f.count("argmin"), 1u);
   // A comparison has a device program; a cast has none yet: its materialisation is a host loop.
   (void)Array<std::int64_t>(a > 0.5).persist();
   EXPECT_EQ(f.count("elementwise"), 0u);

@@ -103,6 +103,15 @@ Outcome reductions(I64 n, const Options& opt) {
   for (auto* p : {&acol, &bcol}) sk::ReductionKernels<Device, T>::col_stats(kExec, d.get(), rows, cols, p->data());
   compare(o, opt, "row_stats", stats_fields(rrow), stats_fields(arow), stats_fields(brow));
   compare(o, opt, "col_stats", stats_fields(rcol), stats_fields(acol), stats_fields(bcol));
+  for (int axis : {0, 1}) {
+    const I64 lines = axis == 0 ? cols : rows;
+    std::vector<sk::ArgPartial<T>> rl(lines), al(lines), bl(lines);
+    const bool max = axis == 1;
+    sk::ReductionKernels<Reference, T>::arg_lines(kExec, x.data(), rows, cols, axis, max, 5, rl.data());
+    for (auto* p : {&al, &bl})
+      sk::ReductionKernels<Device, T>::arg_lines(kExec, d.get(), rows, cols, axis, max, 5, p->data());
+    compare(o, opt, axis == 0 ? "arg_lines.axis0" : "arg_lines.axis1", arg_fields(rl), arg_fields(al), arg_fields(bl));
+  }
   // sum: the device wrote sum_squares and count_nonzero on top; recompute sum alone for the comparison.
   sk::ReductionKernels<Device, T>::sum(kExec, dp.data(), sizes.data(), nc, asum.data());
   std::vector<sk::ReduceAcc<T>> rv, av;

@@ -43,6 +43,12 @@ struct ReductionKernels {
   /// reduce_axis along axis 0: out[c] (host array) = the partial of column c, its values added in row order
   /// (stats_add) as the host does; one column per thread (coalesced across the columns). Synchronises once.
   static void col_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols, StatsPartial<T>* out);
+  /// argmin / argmax along an axis: out[k] (host array) = the ArgPartial of line k of the rows x cols block x
+  /// (backend memory): column k for axis 0, row k for axis 1, its values folded in order (arg_fold_one: the
+  /// maximum side where `max`, else the minimum) with the index `index0` + their position along the axis (the
+  /// host's loop). Synchronises once.
+  static void arg_lines(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols, int axis, bool max,
+                        std::int64_t index0, ArgPartial<T>* out);
 };
 
 }  // namespace slab::kernels

@@ -174,17 +174,32 @@ struct ColStats {
   }
 };
 
-/// One partial per row (RowStats) or column (ColStats) of a block, to the host.
-template <class B, class T, class Fn>
-void reduce_lines(const Exec& exec, std::int64_t rows, std::int64_t cols, std::int64_t lines, StatsPartial<T>* out,
-                  Fn fn) {
+template <bool Max, class T>
+struct ArgLines {
+  const T* x;
+  std::int64_t rows, cols, index0;
+  int axis;
+  ArgPartial<T>* out;
+  SLAB_HD void operator()(std::int64_t k) const {
+    ArgPartial<T> p;
+    if (axis == 0)
+      for (std::int64_t r = 0; r < rows; ++r) arg_fold_one<Max>(p, x[r * cols + k], index0 + r);
+    else
+      for (std::int64_t c = 0; c < cols; ++c) arg_fold_one<Max>(p, x[k * cols + c], index0 + c);
+    out[k] = p;
+  }
+};
+
+/// One partial P per row or column of a block (fn(out) makes the per-line functor), to the host.
+template <class B, class P, class Fn>
+void reduce_lines(const Exec& exec, std::int64_t rows, std::int64_t cols, std::int64_t lines, P* out, Fn fn) {
   SLAB_EXPECTS(rows >= 0 && cols >= 0, InvalidArgument, "reduce_axis kernels: a negative extent");
   if (lines == 0) return;
   B b(exec);
-  Scratch<StatsPartial<T>, B> res(b, lines);
+  Scratch<P, B> res(b, lines);
   thrust::counting_iterator<std::int64_t> i(0);
   thrust::for_each(b.policy(), i, i + lines, fn(res.get()));
-  b.to_host(out, res.get(), sizeof(StatsPartial<T>) * static_cast<std::size_t>(lines));
+  b.to_host(out, res.get(), sizeof(P) * static_cast<std::size_t>(lines));
 }
 
 template <class B, class T, class P, class TileFn, class ChunkFn>
@@ -275,15 +290,29 @@ void ReductionKernels<B, T>::argminmax(const Exec& exec, const T* const* chunks,
 template <class B, class T>
 void ReductionKernels<B, T>::row_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols,
                                        StatsPartial<T>* out) {
-  detail::reduce_lines<B, T>(exec, rows, cols, rows, out,
+  detail::reduce_lines<B>(exec, rows, cols, rows, out,
                              [x, cols](StatsPartial<T>* o) { return detail::RowStats<T>{x, cols, o}; });
 }
 
 template <class B, class T>
 void ReductionKernels<B, T>::col_stats(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols,
                                        StatsPartial<T>* out) {
-  detail::reduce_lines<B, T>(exec, rows, cols, cols, out,
+  detail::reduce_lines<B>(exec, rows, cols, cols, out,
                              [x, rows, cols](StatsPartial<T>* o) { return detail::ColStats<T>{x, rows, cols, o}; });
+}
+
+template <class B, class T>
+void ReductionKernels<B, T>::arg_lines(const Exec& exec, const T* x, std::int64_t rows, std::int64_t cols, int axis,
+                                       bool max, std::int64_t index0, ArgPartial<T>* out) {
+  const std::int64_t lines = axis == 0 ? cols : rows;
+  if (max)
+    detail::reduce_lines<B>(exec, rows, cols, lines, out, [=](ArgPartial<T>* o) {
+      return detail::ArgLines<true, T>{x, rows, cols, index0, axis, o};
+    });
+  else
+    detail::reduce_lines<B>(exec, rows, cols, lines, out, [=](ArgPartial<T>* o) {
+      return detail::ArgLines<false, T>{x, rows, cols, index0, axis, o};
+    });
 }
 
 }  // namespace slab::kernels

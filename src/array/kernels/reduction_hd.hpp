@@ -260,6 +260,22 @@ SLAB_HD_INLINE void arg_fold(ArgPartial<T>& p, T v, std::int64_t g) {
   if (p.imin < 0 || v < p.min || (v == p.min && g < p.imin)) p.min = v, p.imin = g;
   if (p.imax < 0 || p.max < v || (v == p.max && g < p.imax)) p.max = v, p.imax = g;
 }
+/// arg_fold of one side only (the maximum where Max, else the minimum; the other side stays empty), for the
+/// arg-reductions along an axis, which need one.
+template <bool Max, class T>
+SLAB_HD_INLINE void arg_fold_one(ArgPartial<T>& p, T v, std::int64_t g) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (v != v) {
+      if (p.inan < 0 || g < p.inan) p.inan = g;
+      return;
+    }
+  }
+  if constexpr (Max) {
+    if (p.imax < 0 || p.max < v || (v == p.max && g < p.imax)) p.max = v, p.imax = g;
+  } else {
+    if (p.imin < 0 || v < p.min || (v == p.min && g < p.imin)) p.min = v, p.imin = g;
+  }
+}
 /// Fold q into p: the smaller index wins ties (and the first NaN).
 template <class T>
 SLAB_HD_INLINE void arg_merge(ArgPartial<T>& p, const ArgPartial<T>& q) {
