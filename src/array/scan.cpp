@@ -1,10 +1,15 @@
-// cumsum: a local scan per chunk, the chunks' totals combined in global order, then an offset per chunk.
+// cumsum: a local scan per chunk, the chunks' totals combined in global order, then an offset per chunk; on the
+// device kernels of array/kernels/scan.hpp where the rank takes device paths.
 #include "slab/array/scan.hpp"
 
 #include <cstring>
+#include <span>
 #include <type_traits>
 #include <vector>
 
+#include "array/kernels/scan.hpp"
+#include "memory/kernel_scratch.hpp"
+#include "runtime/device_backend.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/engine.hpp"
@@ -16,6 +21,8 @@ namespace slab {
 namespace {
 
 // a + b as NumPy adds: int64 wraps (two's complement) instead of overflowing into undefined behaviour.
+TaskOptions place_of(bool device) { return device ? device_task() : TaskOptions{}; }
+
 template <class T>
 T add(T a, T b) {
   if constexpr (std::is_same_v<T, std::int64_t>)
@@ -24,12 +31,44 @@ T add(T a, T b) {
     return a + b;
 }
 
+// The device kernels of the two scan steps where `device`, else the host loops (S = sum_t<T>).
+template <class T, class S>
+void prefix_sums(TaskContext& ctx, bool device, std::span<const T> x, std::span<S> out) {
+  if (device) {
+    detail::with_device_backend(ctx.execution(), [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      detail::KernelScratch scratch(ctx.memory());  // the scan's temporary storage, counted against the limit
+      kernels::ScanKernels<B, T, S>::prefix(scratch.exec(ctx.execution()), x.data(),
+                                            static_cast<std::int64_t>(x.size()), out.data());
+    });
+    return;
+  }
+  S run{};
+  for (std::size_t k = 0; k < x.size(); ++k) out[k] = run = add(run, static_cast<S>(x[k]));
+}
+template <class T, class S>
+void offset_sums(TaskContext& ctx, bool device, S offset, std::span<const S> p, std::span<S> out) {
+  if (device) {
+    detail::with_device_backend(ctx.execution(), [&](auto tag) {
+      using B = typename decltype(tag)::type;
+      detail::KernelScratch scratch(ctx.memory());
+      kernels::ScanKernels<B, T, S>::add_offset(scratch.exec(ctx.execution()), p.data(),
+                                                static_cast<std::int64_t>(p.size()), offset, out.data());
+    });
+    return;
+  }
+  for (std::size_t k = 0; k < p.size(); ++k) out[k] = add(offset, p[k]);
+}
+
 }  // namespace
 
 template <ArrayElement T>
 Array<sum_t<T>> cumsum(const Array<T>& in) {
   using S = sum_t<T>;  // int32 sums are int64, as NumPy's
-  note_host_fallback(in.engine(), "cumsum");
+  // Device tasks (ScanKernels) where the rank takes device paths; the chunk totals and offsets are a value per
+  // chunk, read and added up on the host.
+  const bool device = detail::has_device_backend(in.engine().tasks().memory().execution());
+  if (!device) note_host_fallback(in.engine(), "cumsum");
   Engine& engine = in.engine();
   Comm& comm = engine.comm();
   comm.run_collectively([&] {
@@ -42,16 +81,24 @@ Array<sum_t<T>> cumsum(const Array<T>& in) {
   const std::size_t nchunks = a.num_local_chunks();
   std::vector<Chunk> prefix(nchunks), totals(nchunks);
   for (std::size_t i = 0; i < nchunks; ++i) {
-    prefix[i] = tasks.submit("cumsum.local", {a.local_chunk(i)}, [](TaskContext& ctx) {
-      const auto x = ctx.input_as<T>(0);
-      auto out = ctx.output_as<S>(x.size());
-      S run{};
-      for (std::size_t k = 0; k < x.size(); ++k) out[k] = run = add(run, static_cast<S>(x[k]));
-    });
-    totals[i] = tasks.submit("cumsum.total", {prefix[i]}, [](TaskContext& ctx) {
-      const auto p = ctx.input_as<S>(0);
-      ctx.output_as<S>(1)[0] = p.empty() ? S{} : p.back();
-    });
+    prefix[i] = tasks.submit(
+        "cumsum.local", {a.local_chunk(i)},
+        [device](TaskContext& ctx) {
+          const auto x = ctx.input_as<T>(0);
+          prefix_sums<T, S>(ctx, device, x, ctx.output_as<S>(x.size()));
+        },
+        place_of(device));
+    totals[i] = tasks.submit(
+        "cumsum.total", {prefix[i]},
+        [](TaskContext& ctx) {  // the last running sum (0 for an empty chunk), where the chunk is
+          const auto p = ctx.input_as<S>(0);
+          auto out = ctx.output(sizeof(S));
+          if (p.empty())
+            slab::fill(out.data(), 0, sizeof(S), ctx.execution());
+          else
+            slab::copy(out.data(), &p.back(), sizeof(S), ctx.execution());
+        },
+        place_of(device));
   }
   tasks.persist(totals);  // collective: every rank, once
 
@@ -72,11 +119,13 @@ Array<sum_t<T>> cumsum(const Array<T>& in) {
   // 3. Each chunk adds what came before it (lazy).
   std::vector<Chunk> out(nchunks);
   for (std::size_t i = 0; i < nchunks; ++i) {
-    out[i] = tasks.submit("cumsum.offset", {prefix[i]}, [offset](TaskContext& ctx) {
-      const auto p = ctx.input_as<S>(0);
-      auto o = ctx.output_as<S>(p.size());
-      for (std::size_t k = 0; k < p.size(); ++k) o[k] = add(offset, p[k]);
-    });
+    out[i] = tasks.submit(
+        "cumsum.offset", {prefix[i]},
+        [offset, device](TaskContext& ctx) {
+          const auto p = ctx.input_as<S>(0);
+          offset_sums<T, S>(ctx, device, offset, p, ctx.output_as<S>(p.size()));
+        },
+        place_of(device));
     offset = add(offset, chunk_total[i]);
   }
   return Array<S>(engine, a.layout(), std::move(out));

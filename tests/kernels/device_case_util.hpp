@@ -15,6 +15,7 @@
 #include "array/kernels/elementwise.hpp"
 #include "array/kernels/layout.hpp"
 #include "array/kernels/reduction.hpp"
+#include "array/kernels/scan.hpp"
 #include "core/kernels/device.hpp"
 #include "core/kernels/exec.hpp"
 #include "frame/kernels/expr.hpp"

@@ -123,6 +123,33 @@ Outcome reductions(I64 n, const Options& opt) {
   return o;
 }
 
+// cumsum's scans on exactly summable values (small integers: every partial sum is exact in float32 up to 2^24),
+// where a parallel scan must give the reference's sequential bits.
+template <class T, class S>
+Outcome scan(I64 n, const Options& opt) {
+  Outcome o;
+  std::vector<T> x(static_cast<std::size_t>(n));
+  for (I64 i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<I64>(hh(72, i) % 3) - 1);
+  if constexpr (std::is_same_v<T, std::int64_t>)
+    if (n > 2) x[0] = std::numeric_limits<T>::max(), x[1] = 5;  // the running sum wraps, as NumPy's
+  std::vector<S> ref(static_cast<std::size_t>(n));
+  sk::ScanKernels<Reference, T, S>::prefix(kExec, x.data(), n, ref.data());
+  sk::ScanKernels<Reference, T, S>::add_offset(kExec, ref.data(), n, S(7), ref.data());
+  const Dev<T> d(x);
+  Dev<S> out(static_cast<std::size_t>(n));
+  auto run = [&] {
+    sk::ScanKernels<Device, T, S>::prefix(kExec, d.get(), n, out.get());
+    sk::ScanKernels<Device, T, S>::add_offset(kExec, out.get(), n, S(7), out.get());
+  };
+  run();
+  const auto a = out.host();
+  run();
+  compare(o, opt, "cumsum", ref, a, out.host());
+  o.seconds = timed(opt, run);
+  o.bytes = static_cast<double>(n) * (sizeof(T) + 2 * sizeof(S));
+  return o;
+}
+
 Outcome elementwise(I64 n, const Options& opt) {
   Outcome o;
   const std::vector<double> a = mixed(n, 80), b = exact(n, 81);
@@ -190,6 +217,10 @@ std::vector<Case> cases() {
       {"array.reduction.float64", reductions<double>},
       {"array.reduction.float32", reductions<float>},
       {"array.reduction.int64", reductions<std::int64_t>},
+      {"array.scan.float64", scan<double, double>},
+      {"array.scan.float32", scan<float, float>},
+      {"array.scan.int32", scan<std::int32_t, std::int64_t>},
+      {"array.scan.int64", scan<std::int64_t, std::int64_t>},
       {"array.elementwise.program", elementwise},
       {"array.layout.transpose_copy", layout},
   };
