@@ -145,7 +145,7 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
 }
 
 /// Which device reduction (array/kernels/reduction.hpp) computes a reduction's per-chunk partial.
-enum class DeviceReduce { none, stats, sum, sum_squares, count_nonzero, argminmax };
+enum class DeviceReduce { none, stats, sum, sum_squares, count_nonzero, nansum, argminmax };
 
 /// Chunk partial `p` of kind `kind` over the n values at x (backend memory) on backend B.
 template <class B, class T, class P>
@@ -157,6 +157,7 @@ void device_partial(DeviceReduce kind, const kernels::Exec& exec, const T* x, st
     if (kind == DeviceReduce::sum) kernels::ReductionKernels<B, T>::sum(exec, &x, &n, 1, &p);
     if (kind == DeviceReduce::sum_squares) kernels::ReductionKernels<B, T>::sum_squares(exec, &x, &n, 1, &p);
     if (kind == DeviceReduce::count_nonzero) kernels::ReductionKernels<B, T>::count_nonzero(exec, &x, &n, 1, &p);
+    if (kind == DeviceReduce::nansum) kernels::ReductionKernels<B, T>::nansum(exec, &x, &n, 1, &p);
   } else if constexpr (std::is_same_v<P, kernels::ArgPartial<T>>) {
     const kernels::ChunkPlace place{e.row0, e.col0, e.cols};
     if (kind == DeviceReduce::argminmax)

@@ -2,6 +2,7 @@
 // order on each rank and over the comm's fixed tree across ranks.
 #include <cmath>
 #include <limits>
+#include <type_traits>
 
 #include "array/device_paths.hpp"
 #include "array/expr.hpp"
@@ -194,20 +195,36 @@ std::int64_t count_nonzero(const Array<T>& a) {
       .n;
 }
 
+// The NaN-skipping reductions: sum()'s lanes and tiles with NaN counted as 0 (kernels::tile_nansum), on the
+// device kernels where the rank takes device paths. An integer nansum is sum() (no NaN; wrapping integer sums
+// are exact in any order); an integer nanmean sums in double, on the host.
 template <class T>
 sum_t<T> nansum(const Array<T>& a) {
-  return acc_value<T>(sum_partials(a, "nansum", [](SumP<T>& p, const T* x, std::int64_t n) {
-                        for (std::int64_t i = 0; i < n; ++i)
-                          if (x[i] == x[i]) p.sum += x[i], ++p.n;
-                      }).sum);
+  if constexpr (std::is_integral_v<T>) {
+    return sum(a);
+  } else {
+    return acc_value<T>(sum_partials(
+                            a, "nansum",
+                            [](SumP<T>& p, const T* x, std::int64_t n) { p.sum += kernels::tile_nansum(x, n, p.n); },
+                            detail::DeviceReduce::nansum)
+                            .sum);
+  }
 }
 template <class T>
 double nanmean(const Array<T>& a) {
-  const auto p = sum_partials(a, "nanmean", [](SumP<T>& p, const T* x, std::int64_t n) {
-    for (std::int64_t i = 0; i < n; ++i)
-      if (x[i] == x[i]) p.dsum += static_cast<double>(x[i]), ++p.n;
-  });
-  return p.n ? p.dsum / static_cast<double>(p.n) : nan_v();
+  if constexpr (std::is_integral_v<T>) {
+    const auto p = sum_partials(a, "nanmean", [](SumP<T>& p, const T* x, std::int64_t n) {
+      for (std::int64_t i = 0; i < n; ++i) p.dsum += static_cast<double>(x[i]);
+      p.n += n;
+    });
+    return p.n ? p.dsum / static_cast<double>(p.n) : nan_v();
+  } else {
+    const auto p = sum_partials(
+        a, "nanmean",
+        [](SumP<T>& p, const T* x, std::int64_t n) { p.dsum += static_cast<double>(kernels::tile_nansum(x, n, p.n)); },
+        detail::DeviceReduce::nansum);
+    return p.n ? p.dsum / static_cast<double>(p.n) : nan_v();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------------------

@@ -117,6 +117,17 @@ Outcome reductions(I64 n, const Options& opt) {
   std::vector<sk::ReduceAcc<T>> rv, av;
   for (int c = 0; c < nc; ++c) rv.push_back(rsum[c].sum), av.push_back(asum[c].sum);
   compare(o, opt, "sum", rv, av, av);
+  // nansum / nanmean: the same lanes and tiles with the NaN skipped, and the count of the rest.
+  std::vector<sk::SumPartial<T>> rnan(nc), anan(nc), bnan(nc);
+  sk::ReductionKernels<Reference, T>::nansum(kExec, hp.data(), sizes.data(), nc, rnan.data());
+  sk::ReductionKernels<Device, T>::nansum(kExec, dp.data(), sizes.data(), nc, anan.data());
+  sk::ReductionKernels<Device, T>::nansum(kExec, dp.data(), sizes.data(), nc, bnan.data());
+  auto nan_fields = [&](const std::vector<sk::SumPartial<T>>& v) {
+    std::vector<U64> f;
+    for (const auto& p : v) f.insert(f.end(), {bits(p.sum), bits(p.dsum), bits(p.n)});
+    return f;
+  };
+  compare(o, opt, "nansum", nan_fields(rnan), nan_fields(anan), nan_fields(bnan));
   o.seconds =
       timed(opt, [&] { sk::ReductionKernels<Device, T>::stats(kExec, dp.data(), sizes.data(), nc, as.data()); });
   o.bytes = static_cast<double>(n) * sizeof(T);

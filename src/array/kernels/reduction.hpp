@@ -31,6 +31,10 @@ struct ReductionKernels {
   /// norm: out[c].dsum = the chunk's sum of squares (tile sums added in order). Synchronises once.
   static void sum_squares(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
                           SumPartial<T>* out);
+  /// nansum / nanmean (floating T): out[c].sum = out[c].dsum = the chunk's sum without its NaN (tile_nansum's tiles
+  /// added in order), out[c].n = its values that are not NaN. Synchronises once.
+  static void nansum(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
+                     SumPartial<T>* out);
   /// count_nonzero: out[c].n. Synchronises once.
   static void count_nonzero(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
                             SumPartial<T>* out);

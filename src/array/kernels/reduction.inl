@@ -88,7 +88,7 @@ struct ChunkStats {
   }
 };
 
-enum class SumKind { sum, squares, nonzero };
+enum class SumKind { sum, squares, nonzero, nansum };
 template <class T>
 struct TileSum {
   ChunkTable<T> ct;
@@ -103,6 +103,9 @@ struct TileSum {
     if (kind == SumKind::sum) {
       p.sum = tile_sum(x, n);
       p.n = n;
+    } else if (kind == SumKind::nansum) {
+      p.sum = tile_nansum(x, n, p.n);
+      p.dsum = static_cast<double>(p.sum);
     } else if (kind == SumKind::squares) {
       p.dsum = tile_sum_squares(x, n);
     } else {
@@ -253,6 +256,19 @@ void ReductionKernels<B, T>::sum_squares(const Exec& exec, const T* const* chunk
       exec, chunks, sizes, nullptr, nchunks, out,
       [](detail::ChunkTable<T> ct, SumPartial<T>* o) {
         return detail::TileSum<T>{ct, detail::SumKind::squares, o};
+      },
+      [](detail::ChunkTable<T> ct, const SumPartial<T>* tl, SumPartial<T>* o) {
+        return detail::ChunkSum<T>{ct, tl, o};
+      });
+}
+
+template <class B, class T>
+void ReductionKernels<B, T>::nansum(const Exec& exec, const T* const* chunks, const std::int64_t* sizes, int nchunks,
+                                    SumPartial<T>* out) {
+  detail::reduce_chunks<B>(
+      exec, chunks, sizes, nullptr, nchunks, out,
+      [](detail::ChunkTable<T> ct, SumPartial<T>* o) {
+        return detail::TileSum<T>{ct, detail::SumKind::nansum, o};
       },
       [](detail::ChunkTable<T> ct, const SumPartial<T>* tl, SumPartial<T>* o) {
         return detail::ChunkSum<T>{ct, tl, o};

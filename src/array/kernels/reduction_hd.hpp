@@ -223,6 +223,28 @@ SLAB_HD_INLINE ReduceAcc<T> tile_sum(const T* x, std::int64_t n) {
   for (; i < n; ++i) s[0] += x[i];
   return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
 }
+/// nansum()'s and nanmean()'s tile: sum()'s 8 lanes with NaN counted as 0 (so skipped: a lane starts at +0.0,
+/// and +0.0 + -0.0 is +0.0 as a skipped value leaves it), the values that are not NaN counted into `count`.
+template <class T>
+SLAB_HD_INLINE ReduceAcc<T> tile_nansum(const T* x, std::int64_t n, std::int64_t& count) {
+  constexpr int L = kReduceLanes;
+  ReduceAcc<T> s[L] = {};
+  std::int64_t c = 0;
+  std::int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int j = 0; j < L; ++j) {
+      const bool keep = x[i + j] == x[i + j];
+      s[j] += keep ? static_cast<ReduceAcc<T>>(x[i + j]) : ReduceAcc<T>(0);
+      c += keep ? 1 : 0;
+    }
+  for (; i < n; ++i) {
+    const bool keep = x[i] == x[i];
+    s[0] += keep ? static_cast<ReduceAcc<T>>(x[i]) : ReduceAcc<T>(0);
+    c += keep ? 1 : 0;
+  }
+  count += c;
+  return ((s[0] + s[1]) + (s[2] + s[3])) + ((s[4] + s[5]) + (s[6] + s[7]));
+}
 /// norm()'s tile: 8 lanes of x^2 in double.
 template <class T>
 SLAB_HD_INLINE double tile_sum_squares(const T* x, std::int64_t n) {
