@@ -375,13 +375,13 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
     }
   }
   std::vector<std::byte> bytes(acc.size() * sizeof(StatsP<T>));
-  std::memcpy(bytes.data(), acc.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(bytes.data(), acc.data(), bytes.size());  // (an empty axis: both null)
   q.comm().tree_allreduce_bytes(bytes, [](std::vector<std::byte>& x, const std::vector<std::byte>& y) {
     auto* px = reinterpret_cast<StatsP<T>*>(x.data());
     const auto* py = reinterpret_cast<const StatsP<T>*>(y.data());
     for (std::size_t i = 0; i < x.size() / sizeof(StatsP<T>); ++i) merge_stats(px[i], py[i]);
   });
-  std::memcpy(acc.data(), bytes.data(), bytes.size());
+  if (!bytes.empty()) std::memcpy(acc.data(), bytes.data(), bytes.size());
   std::vector<double> res(acc.size());
   for (std::size_t i = 0; i < acc.size(); ++i) res[i] = finish(acc[i], op, ddof);
   Layout out = Layout::make(Shape{m}, Split::none, l.nranks);
