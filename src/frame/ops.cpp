@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <numeric>
 #include <unordered_map>
@@ -16,9 +17,11 @@
 #include "frame/kernels/ops.hpp"
 #include "frame/kernels/sort_perm.hpp"
 #include "frame/map_partitions.hpp"
+#include "frame/moments.hpp"
 #include "memory/kernel_scratch.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
+#include "slab/frame/quantile.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
@@ -577,48 +580,29 @@ LocalTable tail(const Frame& frame, std::int64_t n) {
   return allgather_rows(frame, rows_bytes(frame, b, local), first);
 }
 
+// pandas' describe() of the int64 and float64 columns. No rank holds a whole column: count, mean, std, min and max
+// are the columns' moments combined over the ranks (as Series'), the quartiles the distributed sort's order
+// statistics (quantile.hpp, out of core, on the device where it has a path).
 LocalTable describe(const Frame& frame) {
-  note_host_fallback(frame.engine(), "describe");
+  note_host_fallback(frame.engine(), "describe");  // the moments: a host pass over each rank's values
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
-  const Comm& comm = frame.engine().comm();
   LocalTable out;
   out.labels = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
   for (std::size_t c = 0; c < schema.size(); ++c) {
-    ElementType t = schema.type(c);
+    const ElementType t = schema.type(c);
     if (t != ElementType::int64 && t != ElementType::float64) continue;
-    std::vector<double> mine;
-    for (const auto& p : frame.partitions()) {
-      auto [pin, v] = view_chunk(p);
-      for (std::int64_t i = 0; i < v.nrows(); ++i)
-        if (!v.is_null(c, i))
-          mine.push_back(t == ElementType::float64 ? v.column<double>(c)[i]
-                                                   : static_cast<double>(v.column<std::int64_t>(c)[i]));
-    }
-    std::vector<double> all;
-    comm.allgatherv(std::span<const double>(mine), all);  // exact quantiles: the values fit in memory
-    std::vector<double> col(8, std::nan(""));
-    double cnt = static_cast<double>(all.size());
-    col[0] = cnt;
-    if (!all.empty()) {
-      double sum = 0;
-      for (double x : all) sum += x;
-      double mean = sum / cnt, m2 = 0;
-      for (double x : all) m2 += (x - mean) * (x - mean);
-      col[1] = mean;
-      col[2] = all.size() > 1 ? std::sqrt(m2 / (cnt - 1)) : std::nan("");
-      std::sort(all.begin(), all.end());
-      auto q = [&](double f) {
-        double pos = f * (cnt - 1);
-        auto lo = static_cast<std::size_t>(std::floor(pos));
-        std::size_t hi = std::min(lo + 1, all.size() - 1);
-        return all[lo] + (all[hi] - all[lo]) * (pos - static_cast<double>(lo));
-      };
-      col[3] = all.front();
-      col[4] = q(0.25);
-      col[5] = q(0.5);
-      col[6] = q(0.75);
-      col[7] = all.back();
+    const detail::Moments m = detail::global_moments(frame, schema.name(c));
+    std::vector<double> col(8, nan);
+    col[0] = m.count;
+    if (m.count > 0) {
+      col[1] = m.sum / m.count;  // pandas: sum / count (an infinity gives +-inf)
+      col[2] = m.count > 1 && std::isfinite(m.sum) ? std::sqrt(std::max(m.m2, 0.0) / (m.count - 1)) : nan;
+      col[3] = m.min;
+      col[7] = m.max;
+      const std::vector<double> q = quantile(frame, schema.name(c), {0.25, 0.5, 0.75});  // collective, every rank
+      std::copy(q.begin(), q.end(), col.begin() + 4);
     }
     out.columns.push_back(LocalColumn::float64(schema.name(c), std::move(col)));
   }

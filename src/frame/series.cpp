@@ -8,6 +8,7 @@
 #include <numeric>
 #include <set>
 
+#include "frame/moments.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -19,17 +20,10 @@
 
 namespace slab::frame {
 
-namespace {
+using detail::global_moments;
+using detail::Moments;
 
-// count, sum, mean (Welford), M2, min, max of the non-NaN values: what a rank sends to combine.
-struct Moments {
-  double count = 0;
-  double sum = 0;
-  double mean = 0;
-  double m2 = 0;
-  double min = std::numeric_limits<double>::quiet_NaN();
-  double max = std::numeric_limits<double>::quiet_NaN();
-};
+namespace {
 
 Moments local_moments(const std::vector<double>& x) {
   Moments m;
@@ -44,32 +38,6 @@ Moments local_moments(const std::vector<double>& x) {
     m.max = std::isnan(m.max) ? v : std::max(m.max, v);
   }
   return m;
-}
-
-// Every rank's moments combined in rank order (Chan's formula), so every rank gets the same bits.
-Moments global_moments(const Frame& frame, const std::string& column) {
-  std::size_t c = frame.schema().index_of(column);
-  SLAB_EXPECTS(frame.schema().type(c) != ElementType::string, TypeError,
-               "series '" + column + "': no numeric reduction of a string column");
-  Moments m = local_moments(local_values(frame, column));
-  const Comm& comm = frame.engine().comm();
-  double mine[6] = {m.count, m.sum, m.mean, m.m2, m.min, m.max};
-  std::vector<double> all(6 * static_cast<std::size_t>(comm.size()));
-  comm.allgather(std::span<const double>(mine, 6), std::span<double>(all));
-  Moments g;
-  for (int r = 0; r < comm.size(); ++r) {
-    const double* o = all.data() + 6 * r;
-    if (o[0] == 0) continue;
-    double n = g.count + o[0];
-    double d = o[2] - g.mean;
-    g.m2 = g.m2 + o[3] + d * d * g.count * o[0] / n;
-    g.mean = g.count == 0 ? o[2] : g.mean + d * o[0] / n;
-    g.count = n;
-    g.sum += o[1];
-    g.min = std::isnan(g.min) ? o[4] : std::min(g.min, o[4]);
-    g.max = std::isnan(g.max) ? o[5] : std::max(g.max, o[5]);
-  }
-  return g;
 }
 
 // Copy row perm[i] of every column of `in` but `skip` into row i of `w` (column indices shift past skip).
@@ -210,6 +178,32 @@ Frame recode(const Frame& frame, const Schema& to) {
 }
 
 }  // namespace
+
+// Every rank's moments combined in rank order (Chan's formula), so every rank gets the same bits.
+Moments detail::global_moments(const Frame& frame, const std::string& column) {
+  std::size_t c = frame.schema().index_of(column);
+  SLAB_EXPECTS(frame.schema().type(c) != ElementType::string, TypeError,
+               "series '" + column + "': no numeric reduction of a string column");
+  Moments m = local_moments(local_values(frame, column));
+  const Comm& comm = frame.engine().comm();
+  double mine[6] = {m.count, m.sum, m.mean, m.m2, m.min, m.max};
+  std::vector<double> all(6 * static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const double>(mine, 6), std::span<double>(all));
+  Moments g;
+  for (int r = 0; r < comm.size(); ++r) {
+    const double* o = all.data() + 6 * r;
+    if (o[0] == 0) continue;
+    double n = g.count + o[0];
+    double d = o[2] - g.mean;
+    g.m2 = g.m2 + o[3] + d * d * g.count * o[0] / n;
+    g.mean = g.count == 0 ? o[2] : g.mean + d * o[0] / n;
+    g.count = n;
+    g.sum += o[1];
+    g.min = std::isnan(g.min) ? o[4] : std::min(g.min, o[4]);
+    g.max = std::isnan(g.max) ? o[5] : std::max(g.max, o[5]);
+  }
+  return g;
+}
 
 // ---- Series.
 

@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -84,6 +85,59 @@ TEST(FrameOps, Describe) {
   EXPECT_EQ(d["a"].floats[7], 7);
   EXPECT_EQ(d["x"].floats[0], 8);
   EXPECT_NE(to_string(d).find("mean"), std::string::npos);
+}
+
+// describe() against a serial reference (NumPy's quantile formula) where the rows sit on rank 0 only (the other
+// ranks have none), with an infinity (mean inf, std NaN as pandas), an all-null column (count 0, the rest NaN) and
+// a column of 1000 distinct values whose quartiles are order statistics of the distributed sort.
+TEST(FrameOps, DescribeOnRanksWithoutRowsFollowsPandas) {
+  Engine e;
+  const std::int64_t n = 1000;
+  std::vector<double> v, inf, none;
+  std::vector<std::uint8_t> none_valid;
+  for (std::int64_t i = 0; i < n; ++i) {
+    v.push_back(static_cast<double>((i * 7919) % n) * 0.5 - 100.0);
+    inf.push_back(i == 3 ? std::numeric_limits<double>::infinity() : static_cast<double>(i % 5));
+    none.push_back(0.0);
+    none_valid.push_back(0);
+  }
+  LocalTable all;
+  all.add(LocalColumn::float64("v", v))
+      .add(LocalColumn::float64("inf", inf))
+      .add(LocalColumn::float64("none", none, none_valid));
+  const Frame f = Frame::from_local_table(e, e.comm().rank() == 0 ? all : all.slice(0, 0), 64);
+  const LocalTable d = describe(f);
+  ASSERT_EQ(d.ncols(), 3u);
+  std::vector<double> sorted = v;
+  std::sort(sorted.begin(), sorted.end());
+  const auto q = [&](double p) {
+    const double pos = p * static_cast<double>(n - 1);
+    const auto lo = static_cast<std::size_t>(pos);
+    const std::size_t hi = std::min<std::size_t>(lo + 1, sorted.size() - 1);
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * (pos - static_cast<double>(lo));
+  };
+  double sum = 0, m2 = 0;
+  for (double x : v) sum += x;
+  const double mean = sum / static_cast<double>(n);
+  for (double x : v) m2 += (x - mean) * (x - mean);
+  const std::vector<double>& dv = d["v"].floats;
+  EXPECT_EQ(dv[0], static_cast<double>(n));
+  EXPECT_NEAR(dv[1], mean, 1e-12 * std::abs(mean) + 1e-12);
+  EXPECT_NEAR(dv[2], std::sqrt(m2 / static_cast<double>(n - 1)), 1e-12 * std::sqrt(m2));
+  EXPECT_EQ(dv[3], sorted.front());
+  EXPECT_EQ(dv[4], q(0.25));
+  EXPECT_EQ(dv[5], q(0.5));
+  EXPECT_EQ(dv[6], q(0.75));
+  EXPECT_EQ(dv[7], sorted.back());
+  const std::vector<double>& di = d["inf"].floats;
+  EXPECT_EQ(di[0], static_cast<double>(n));
+  EXPECT_EQ(di[1], std::numeric_limits<double>::infinity());
+  EXPECT_TRUE(std::isnan(di[2]));
+  EXPECT_EQ(di[7], std::numeric_limits<double>::infinity());
+  EXPECT_EQ(di[5], 2.0);
+  const std::vector<double>& dn = d["none"].floats;
+  EXPECT_EQ(dn[0], 0.0);
+  for (std::size_t k = 1; k < 8; ++k) EXPECT_TRUE(std::isnan(dn[k])) << d.labels[k];
 }
 
 TEST(FrameOps, ShuffleValueCountsUniqueDuplicates) {

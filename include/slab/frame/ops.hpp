@@ -37,8 +37,8 @@ namespace slab::frame {
 
 /**
  * @brief pandas describe() of the numeric (int64, float64) columns: rows count, mean, std (ddof=1), min,
- * 25%, 50%, 75%, max (exact quantiles with linear interpolation: the column's values are gathered
- * to every rank, so only for columns that fit in memory). Result replicated. Collective.
+ * 25%, 50%, 75%, max (exact quantiles with linear interpolation, quantile.hpp: the distributed sort, so no rank
+ * holds a whole column and columns larger than memory work). Nulls and NaN skipped. Result replicated. Collective.
  */
 [[nodiscard]] LocalTable describe(const Frame& frame);
 
