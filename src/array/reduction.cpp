@@ -250,8 +250,19 @@ double finish(const StatsP<T>& s, AxisOp op, int ddof) {
   return nan_v();
 }
 
-// The partials of chunk x (extent e, in the device tier) along `axis` on the device kernels: one per row (axis 1)
-// or column (axis 0) into out (host memory), in the host loops' order below.
+// The partials of chunk x (extent e, host memory) along `axis`: one per row (axis 1: one tile_stats over the row)
+// or column (axis 0: its values in row order) into out, which holds identities.
+template <class T>
+void axis_partials_on_host(const T* x, const ChunkExtent& e, int axis, StatsP<T>* out) {
+  if (axis == 1) {
+    for (std::int64_t r = 0; r < e.rows; ++r) stats_tile(out[r], x + r * e.cols, e.cols);
+  } else {
+    for (std::int64_t r = 0; r < e.rows; ++r)
+      for (std::int64_t c = 0; c < e.cols; ++c) stats_add(out[c], x[r * e.cols + c]);
+  }
+}
+
+// The same partials of chunk x (in the device tier) on the device kernels, into out (host memory).
 template <class T>
 void axis_partials_on_device(TaskContext& ctx, const T* x, const ChunkExtent& e, int axis, StatsP<T>* out) {
   if constexpr (detail::kernel_element_v<T>) {
@@ -299,28 +310,15 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
           [e, op, axis, ddof, device](TaskContext& ctx) {
             const T* x = ctx.input_as<T>(0).data();
             const std::int64_t m = axis == 1 ? e.rows : e.cols;
-            if (device) {  // the partials on the device, finished here (m values), written to the device tier
-              std::vector<StatsP<T>> s(static_cast<std::size_t>(m));
+            std::vector<StatsP<T>> s(static_cast<std::size_t>(m));  // finished here, written to the output
+            if (device)
               axis_partials_on_device(ctx, x, e, axis, s.data());
-              std::vector<double> o(static_cast<std::size_t>(m));
-              for (std::int64_t k = 0; k < m; ++k) o[k] = finish(s[k], op, ddof);
-              auto out = ctx.output(static_cast<std::size_t>(m) * sizeof(double));
-              if (m > 0) slab::copy(out.data(), o.data(), out.size(), ctx.execution());
-              return;
-            }
-            auto o = ctx.output_as<double>(static_cast<std::size_t>(m));
-            if (axis == 1) {
-              for (std::int64_t r = 0; r < e.rows; ++r) {
-                StatsP<T> s;
-                stats_tile(s, x + r * e.cols, e.cols);
-                o[r] = finish(s, op, ddof);
-              }
-            } else {
-              std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
-              for (std::int64_t r = 0; r < e.rows; ++r)
-                for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
-              for (std::int64_t c = 0; c < e.cols; ++c) o[c] = finish(s[c], op, ddof);
-            }
+            else
+              axis_partials_on_host(x, e, axis, s.data());
+            std::vector<double> o(static_cast<std::size_t>(m));
+            for (std::int64_t k = 0; k < m; ++k) o[k] = finish(s[k], op, ddof);
+            auto out = ctx.output(static_cast<std::size_t>(m) * sizeof(double));
+            if (m > 0) slab::copy(out.data(), o.data(), out.size(), ctx.execution());
           },
           device ? device_task() : TaskOptions{}));
     }
@@ -359,19 +357,10 @@ Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
       const ChunkExtent e = a.local_extent(i);
       Pin pin = chunks[i].buffer()->pin();
       const HostView host(pin);
-      const T* x = host.as<T>().data();
-      if (axis == 1) {
-        for (std::int64_t r = 0; r < e.rows; ++r) {
-          StatsP<T> s;
-          stats_tile(s, x + r * e.cols, e.cols);
-          merge_stats(acc[e.row0 + r], s);
-        }
-      } else {
-        std::vector<StatsP<T>> s(static_cast<std::size_t>(e.cols));
-        for (std::int64_t r = 0; r < e.rows; ++r)
-          for (std::int64_t c = 0; c < e.cols; ++c) stats_add(s[c], x[r * e.cols + c]);
-        for (std::int64_t c = 0; c < e.cols; ++c) merge_stats(acc[e.col0 + c], s[c]);
-      }
+      std::vector<StatsP<T>> s(static_cast<std::size_t>(axis == 1 ? e.rows : e.cols));
+      axis_partials_on_host(host.as<T>().data(), e, axis, s.data());
+      const std::int64_t first = axis == 1 ? e.row0 : e.col0;
+      for (std::size_t k = 0; k < s.size(); ++k) merge_stats(acc[static_cast<std::size_t>(first) + k], s[k]);
     }
   }
   std::vector<std::byte> bytes(acc.size() * sizeof(StatsP<T>));
