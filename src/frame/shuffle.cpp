@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstring>
 #include <memory>
+#include <optional>
 
 #include "frame/device_paths.hpp"
 #include "frame/hash_bytes.hpp"
@@ -88,20 +89,24 @@ struct RoundBuffers {
   std::vector<std::byte> send, recv;
 };
 
-/// The send buffer of a round from each bucket's batch size: per destination, nparts u64 sizes, then the
-/// batches, each written by write(bucket, bytes); counts[d] = destination d's bytes.
-template <class Write>
-void lay_out_send(const std::vector<std::uint64_t>& sizes, int nparts, std::vector<std::byte>& send,
-                  std::vector<std::size_t>& counts, Write&& write) {
-  const std::size_t p = counts.size();
-  std::size_t total = 0;
+/// Bytes of a round's send buffer with these bucket batch sizes: per destination nparts u64 sizes, then the batches.
+std::size_t send_bytes(const std::vector<std::uint64_t>& sizes) {
+  std::size_t total = 8 * sizes.size();
   for (auto b : sizes) total += b;
-  send.resize(total + sizes.size() * 8);
+  return total;
+}
+
+/// Lay out a round's send buffer (send_bytes(sizes) bytes in the memory `where` copies): per destination, nparts
+/// u64 sizes, then the batches, each written by write(bucket, bytes); counts[d] = destination d's bytes.
+template <class Write>
+void lay_out_send(const std::vector<std::uint64_t>& sizes, int nparts, std::span<std::byte> send,
+                  const ExecutionContext& where, std::vector<std::size_t>& counts, Write&& write) {
+  const std::size_t p = counts.size();
   std::size_t at = 0;
   for (std::size_t d = 0; d < p; ++d) {
     const std::size_t begin = at;
     const std::size_t b0 = d * static_cast<std::size_t>(nparts);
-    std::memcpy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts));
+    slab::copy(send.data() + at, sizes.data() + b0, 8 * static_cast<std::size_t>(nparts), where);
     at += 8 * static_cast<std::size_t>(nparts);
     for (std::size_t b = b0; b < b0 + static_cast<std::size_t>(nparts); ++b) {
       if (sizes[b]) write(b, std::span<std::byte>(send.data() + at, sizes[b]));
@@ -142,121 +147,155 @@ void pack_on_host(TaskContext& ctx, int nparts, const RouteFn& route, std::vecto
   std::vector<std::uint64_t> sizes(nb, 0);
   for (std::size_t b = 0; b < nb; ++b)
     if (start[b + 1] > start[b]) sizes[b] = take_rows_bytes(in, rows_of(b));
-  lay_out_send(sizes, nparts, send, counts,
+  send.resize(send_bytes(sizes));
+  lay_out_send(sizes, nparts, send, ExecutionContext::host(), counts,
                [&](std::size_t b, std::span<std::byte> out) { take_rows(in, rows_of(b), out); });
 }
 
-/// The device path's packing (frame/kernels/partition.hpp, gather.hpp): buckets from the device route,
-/// PartitionKernels::group_by_bucket, then each bucket's batch header written on the host and its columns
-/// gathered on the device into staging and copied into the send buffer. The same bytes as pack_on_host.
-void pack_on_device(TaskContext& ctx, int nparts, const detail::DeviceRouteFn& route, std::vector<std::byte>& send,
-                    std::vector<std::size_t>& counts) {
+/// The device path's packing (frame/kernels/partition.hpp, gather.hpp) into `send`, backend memory made here:
+/// buckets from the device route, PartitionKernels::group_by_bucket, then each bucket's batch header written
+/// where the batch goes and its columns gathered there on the device. The same bytes as pack_on_host.
+template <class B>
+void pack_on_device(TaskContext& ctx, const kernels::Exec& exec, int nparts, const detail::DeviceRouteFn& route,
+                    std::optional<slab::detail::ScratchBytes>& send, std::vector<std::size_t>& counts) {
   const int p = ctx.comm().size();
   const auto nb = static_cast<std::size_t>(p) * static_cast<std::size_t>(nparts);
   const BatchView in = ctx.num_inputs() ? input_batch(ctx, 0) : BatchView();
   const std::int64_t n = in.nrows();
   const ExecutionContext& context = ctx.execution();
-  detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-    using B = typename decltype(tag)::type;
-    std::vector<std::int64_t> start(nb + 1, 0);
-    slab::detail::ScratchBytes bucket(exec, static_cast<std::size_t>(n) * 4),
-        rows(exec, static_cast<std::size_t>(n) * 8), offsets(exec, (nb + 1) * 8);
-    auto* r = static_cast<std::int64_t*>(rows.get());
-    if (n > 0) {
-      auto* bk = static_cast<std::uint32_t*>(bucket.get());
-      route(ctx, exec, in, bk);
-      (void)kernels::PartitionKernels<B>::group_by_bucket(exec, bk, n, static_cast<std::int64_t>(nb), r,
-                                                          static_cast<std::int64_t*>(offsets.get()));
-      slab::copy(start.data(), offsets.get(), (nb + 1) * 8, context);
-    }
-    std::vector<ElementType> types;
-    std::vector<bool> masks;
-    for (std::size_t c = 0; c < in.ncols(); ++c) {
-      types.push_back(in.type(c));
-      masks.push_back(in.valid(c) != nullptr);
-    }
-    std::vector<std::uint64_t> sizes(nb, 0);
-    std::int64_t widest = 0;
-    for (std::size_t b = 0; b < nb; ++b) {
-      const std::int64_t m = start[b + 1] - start[b];
-      if (m > 0) sizes[b] = BatchBuilder::size_for(m, types, masks);
-      widest = std::max(widest, m);
-    }
-    slab::detail::ScratchBytes staging(exec, static_cast<std::size_t>(widest) * 9);
-    auto* values = static_cast<std::byte*>(staging.get());
-    auto* mask = reinterpret_cast<std::uint8_t*>(values + widest * 8);
-    lay_out_send(sizes, nparts, send, counts, [&](std::size_t b, std::span<std::byte> bytes) {
-      const std::int64_t m = start[b + 1] - start[b];
-      BatchBuilder out(bytes, m, types, masks);
-      for (std::size_t c = 0; c < types.size(); ++c) {
-        kernels::GatherKernels<B>::column(exec, detail::column_view(in, c), r + start[b], m, values,
-                                          masks[c] ? mask : nullptr);
-        slab::copy(out.data(c), values, static_cast<std::size_t>(m) * element_size(types[c]), context);
-        if (masks[c]) slab::copy(out.valid(c), mask, static_cast<std::size_t>(m), context);
-      }
-    });
+  std::vector<std::int64_t> start(nb + 1, 0);
+  slab::detail::ScratchBytes bucket(exec, static_cast<std::size_t>(n) * 4), rows(exec, static_cast<std::size_t>(n) * 8),
+      offsets(exec, (nb + 1) * 8);
+  auto* r = static_cast<std::int64_t*>(rows.get());
+  if (n > 0) {
+    auto* bk = static_cast<std::uint32_t*>(bucket.get());
+    route(ctx, exec, in, bk);
+    (void)kernels::PartitionKernels<B>::group_by_bucket(exec, bk, n, static_cast<std::int64_t>(nb), r,
+                                                        static_cast<std::int64_t*>(offsets.get()));
+    slab::copy(start.data(), offsets.get(), (nb + 1) * 8, context);
+  }
+  std::vector<ElementType> types;
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < in.ncols(); ++c) {
+    types.push_back(in.type(c));
+    masks.push_back(in.valid(c) != nullptr);
+  }
+  std::vector<std::uint64_t> sizes(nb, 0);
+  for (std::size_t b = 0; b < nb; ++b) {
+    const std::int64_t m = start[b + 1] - start[b];
+    if (m > 0) sizes[b] = BatchBuilder::size_for(m, types, masks);
+  }
+  const std::size_t total = send_bytes(sizes);
+  send.emplace(exec, total);
+  const std::span<std::byte> bytes(static_cast<std::byte*>(send->get()), total);
+  lay_out_send(sizes, nparts, bytes, context, counts, [&](std::size_t b, std::span<std::byte> batch) {
+    const std::int64_t m = start[b + 1] - start[b];
+    BatchBuilder out(batch, m, types, masks, context);
+    for (std::size_t c = 0; c < types.size(); ++c)
+      kernels::GatherKernels<B>::column(exec, detail::column_view(in, c), r + start[b], m, out.data(c),
+                                        masks[c] ? out.valid(c) : nullptr);
   });
+  context.synchronize();  // the gathers are queued on the stream; the exchange may read from another
 }
 
-/// One round: pack (on the host or the device), exchange, and write the received batches as nparts pieces.
-template <class Pack>
-void shuffle_round(TaskContext& ctx, int nparts, Pack&& pack, RoundBuffers& buffers) {
-  const Comm& comm = ctx.comm();
-  const int p = comm.size();
-  std::vector<std::byte>& send = buffers.send;
-  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
-  // A routing error becomes every rank's error, never a hang in the alltoallv.
-  comm.run_collectively([&] { pack(ctx, nparts, send, counts); });
-  std::vector<std::byte>& recv = buffers.recv;
-  std::vector<std::size_t> rcounts;
-  comm.alltoallv(std::span<const std::byte>(send), std::span<const std::size_t>(counts), recv, rcounts);
-  // Piece j: the j-th batch of every source's segment. Each piece is unpinned as soon as it is written, so
-  // the round's pieces may spill while later ones are made; agreed, so that a failure here (out of memory)
-  // is every rank's error.
-  comm.run_collectively([&] {
-    std::vector<std::size_t> seg(static_cast<std::size_t>(p), 0);
-    for (int s = 1; s < p; ++s) seg[s] = seg[s - 1] + rcounts[s - 1];
-    std::vector<std::size_t> cursor(static_cast<std::size_t>(p));
-    for (int s = 0; s < p; ++s) cursor[s] = seg[s] + 8 * static_cast<std::size_t>(nparts);
-    for (int j = 0; j < nparts; ++j) {
-      std::vector<std::uint64_t> header(1 + static_cast<std::size_t>(p));
-      header[0] = static_cast<std::uint64_t>(p);
-      std::uint64_t bytes = 8 * header.size();
-      for (int s = 0; s < p; ++s) {
-        std::memcpy(&header[1 + s], recv.data() + seg[s] + 8 * static_cast<std::size_t>(j), 8);
-        bytes += header[1 + s];
-      }
-      BufferPtr piece = ctx.memory().allocate(bytes, "shuffle piece");
-      {
-        // The piece is a device-tier buffer, whether or not the task is staged: copied with the memory's context.
-        const ExecutionContext& memory = ctx.memory().execution();
-        Pin out = piece->pin();
-        slab::copy(out.data(), header.data(), 8 * header.size(), memory);
-        std::size_t at = 8 * header.size();
-        for (int s = 0; s < p; ++s) {
-          if (header[1 + s]) slab::copy(out.data() + at, recv.data() + cursor[s], header[1 + s], memory);
-          at += header[1 + s];
-          cursor[s] += header[1 + s];
-        }
-      }
-      ctx.set_output(std::move(piece), static_cast<std::size_t>(j));
+/// The received bytes of a round as nparts pieces, output j = the j-th batch of every source's segment. `recv`
+/// (in the memory `where` copies) holds each source's segment in rank order, rcounts[s] bytes each. Each piece is
+/// unpinned as soon as it is written, so the round's pieces may spill while later ones are made.
+void write_pieces(TaskContext& ctx, int nparts, std::span<const std::byte> recv,
+                  const std::vector<std::size_t>& rcounts, const ExecutionContext& where) {
+  const auto p = rcounts.size();
+  const auto parts = static_cast<std::size_t>(nparts);
+  std::vector<std::size_t> seg(p, 0);
+  for (std::size_t s = 1; s < p; ++s) seg[s] = seg[s - 1] + rcounts[s - 1];
+  // Every source's nparts batch sizes, one copy per source (device memory is read in as few copies as may be).
+  std::vector<std::uint64_t> sizes(p * parts);
+  std::vector<std::size_t> cursor(p);
+  for (std::size_t s = 0; s < p; ++s) {
+    SLAB_EXPECTS(rcounts[s] >= 8 * parts, Error,
+                 "shuffle: rank " + std::to_string(s) + " sent " + std::to_string(rcounts[s]) +
+                     " bytes, less than its batch sizes (internal)");
+    slab::copy(sizes.data() + s * parts, recv.data() + seg[s], 8 * parts, where);
+    cursor[s] = seg[s] + 8 * parts;
+  }
+  // The piece is a device-tier buffer, whether or not the task is staged: copied with the memory's context.
+  const ExecutionContext& memory = ctx.memory().execution();
+  for (std::size_t j = 0; j < parts; ++j) {
+    std::vector<std::uint64_t> header(1 + p);
+    header[0] = static_cast<std::uint64_t>(p);
+    std::uint64_t bytes = 8 * header.size();
+    for (std::size_t s = 0; s < p; ++s) {
+      header[1 + s] = sizes[s * parts + j];
+      bytes += header[1 + s];
     }
+    BufferPtr piece = ctx.memory().allocate(bytes, "shuffle piece");
+    {
+      Pin out = piece->pin();
+      slab::copy(out.data(), header.data(), 8 * header.size(), memory);
+      std::size_t at = 8 * header.size();
+      for (std::size_t s = 0; s < p; ++s) {
+        if (header[1 + s]) slab::copy(out.data() + at, recv.data() + cursor[s], header[1 + s], memory);
+        at += header[1 + s];
+        cursor[s] += header[1 + s];
+      }
+    }
+    ctx.set_output(std::move(piece), j);
+  }
+}
+
+/// One host round: packed on the host into the shared send buffer, exchanged, written as nparts pieces.
+void shuffle_round(TaskContext& ctx, int nparts, const RouteFn& route, RoundBuffers& buffers) {
+  const Comm& comm = ctx.comm();
+  std::vector<std::size_t> counts(static_cast<std::size_t>(comm.size()), 0);
+  // A routing error becomes every rank's error, never a hang in the alltoallv.
+  comm.run_collectively([&] { pack_on_host(ctx, nparts, route, buffers.send, counts); });
+  std::vector<std::size_t> rcounts;
+  comm.alltoallv(std::span<const std::byte>(buffers.send), std::span<const std::size_t>(counts), buffers.recv, rcounts);
+  // Agreed, so that a failure here (out of memory) is every rank's error.
+  comm.run_collectively([&] { write_pieces(ctx, nparts, buffers.recv, rcounts, ExecutionContext::host()); });
+}
+
+/// One device round: packed on the device into backend memory and exchanged from there, so that on a GPU the
+/// bytes stay in GPU memory (Comm sends device buffers over NCCL, or through host staging where ranks share a
+/// GPU), and the pieces copied out of the received bytes where they landed. Send and receive buffers are
+/// kernel scratch: counted against the device limit, spilling other buffers to make room.
+void shuffle_round_on_device(TaskContext& ctx, int nparts, const detail::DeviceRouteFn& route) {
+  const Comm& comm = ctx.comm();
+  const auto p = static_cast<std::size_t>(comm.size());
+  detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+    using B = typename decltype(tag)::type;
+    std::vector<std::size_t> counts(p, 0);
+    std::optional<slab::detail::ScratchBytes> send, recv;
+    comm.run_collectively([&] { pack_on_device<B>(ctx, exec, nparts, route, send, counts); });
+    std::vector<std::uint64_t> mine(counts.begin(), counts.end()), theirs(p);
+    comm.alltoall(std::span<const std::uint64_t>(mine), std::span<std::uint64_t>(theirs));
+    const std::vector<std::size_t> rcounts(theirs.begin(), theirs.end());
+    std::size_t stotal = 0, rtotal = 0;
+    for (std::size_t s = 0; s < p; ++s) {
+      stotal += counts[s];
+      rtotal += rcounts[s];
+    }
+    comm.run_collectively([&] { recv.emplace(exec, rtotal); });
+    const std::span<std::byte> received(static_cast<std::byte*>(recv->get()), rtotal);
+    comm.alltoallv(std::span<const std::byte>(static_cast<const std::byte*>(send->get()), stotal),
+                   std::span<const std::size_t>(counts), received, std::span<const std::size_t>(rcounts));
+    send.reset();
+    comm.run_collectively([&] { write_pieces(ctx, nparts, received, rcounts, ctx.execution()); });
   });
 }
 
 }  // namespace
 
 namespace {
-/// shuffle_routed with the packing `pack(ctx, nparts, send, counts)` of each round.
-template <class Pack>
-Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string& name, TaskPlace place) {
+/// shuffle_routed with `round(ctx, nparts, buffers)` as each round's task body.
+template <class Round>
+Frame shuffle_with(const Frame& frame, int nparts, Round round, const std::string& name, TaskPlace place) {
   SLAB_EXPECTS(nparts >= 1, InvalidArgument, name + ": nparts must be >= 1");
   Engine& engine = frame.engine();
   const auto types = types_of(frame.schema());
   const auto& in = frame.partitions();
   const std::int64_t rounds =
       engine.comm().allreduce(static_cast<std::int64_t>(in.size()), ReduceOp::max);  // same on every rank
-  auto packp = std::make_shared<Pack>(std::move(pack));
+  auto roundp = std::make_shared<Round>(std::move(round));
   auto buffers = std::make_shared<RoundBuffers>();
   std::vector<std::vector<Chunk>> pieces(static_cast<std::size_t>(nparts));
   for (std::int64_t r = 0; r < rounds; ++r) {
@@ -264,7 +303,7 @@ Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string&
     if (r < static_cast<std::int64_t>(in.size())) inputs.push_back(in[static_cast<std::size_t>(r)]);
     auto out = engine.tasks().submit_multi(
         name, std::move(inputs), static_cast<std::size_t>(nparts),
-        [nparts, packp, buffers](TaskContext& ctx) { shuffle_round(ctx, nparts, *packp, *buffers); },
+        [nparts, roundp, buffers](TaskContext& ctx) { (*roundp)(ctx, nparts, *buffers); },
         TaskOptions{TraceKind::comm, true, place});
     for (int j = 0; j < nparts; ++j) pieces[j].push_back(std::move(out[j]));
   }
@@ -291,16 +330,18 @@ Frame shuffle_with(const Frame& frame, int nparts, Pack pack, const std::string&
 Frame shuffle_routed(const Frame& frame, int nparts, RouteFn route, const std::string& name) {
   return shuffle_with(
       frame, nparts,
-      [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
-                                 std::vector<std::size_t>& counts) { pack_on_host(ctx, parts, route, send, counts); },
+      [route = std::move(route)](TaskContext& ctx, int parts, RoundBuffers& buffers) {
+        shuffle_round(ctx, parts, route, buffers);
+      },
       name, TaskPlace::host);
 }
 
 Frame detail::shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRouteFn route, const std::string& name) {
   return shuffle_with(
       frame, nparts,
-      [route = std::move(route)](TaskContext& ctx, int parts, std::vector<std::byte>& send,
-                                 std::vector<std::size_t>& counts) { pack_on_device(ctx, parts, route, send, counts); },
+      [route = std::move(route)](TaskContext& ctx, int parts, RoundBuffers&) {
+        shuffle_round_on_device(ctx, parts, route);
+      },
       name, TaskPlace::device);
 }
 
