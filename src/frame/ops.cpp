@@ -584,16 +584,18 @@ LocalTable tail(const Frame& frame, std::int64_t n) {
 // are the columns' moments combined over the ranks (as Series'), the quartiles the distributed sort's order
 // statistics (quantile.hpp, out of core, on the device where it has a path).
 LocalTable describe(const Frame& frame) {
-  note_host_fallback(frame.engine(), "describe");  // the moments: a host pass over each rank's values
   const Schema& schema = frame.schema();
   const_cast<Frame&>(frame).persist();
   LocalTable out;
   out.labels = {"count", "mean", "std", "min", "25%", "50%", "75%", "max"};
   constexpr double nan = std::numeric_limits<double>::quiet_NaN();
-  for (std::size_t c = 0; c < schema.size(); ++c) {
-    const ElementType t = schema.type(c);
-    if (t != ElementType::int64 && t != ElementType::float64) continue;
-    const detail::Moments m = detail::global_moments(frame, schema.name(c));
+  std::vector<std::string> numeric;
+  for (std::size_t c = 0; c < schema.size(); ++c)
+    if (schema.type(c) == ElementType::int64 || schema.type(c) == ElementType::float64)
+      numeric.push_back(schema.name(c));
+  const std::vector<detail::Moments> moments = detail::global_moments(frame, numeric, "describe");  // one pass
+  for (std::size_t k = 0; k < numeric.size(); ++k) {
+    const detail::Moments& m = moments[k];
     std::vector<double> col(8, nan);
     col[0] = m.count;
     if (m.count > 0) {
@@ -601,10 +603,10 @@ LocalTable describe(const Frame& frame) {
       col[2] = m.count > 1 && std::isfinite(m.sum) ? std::sqrt(std::max(m.m2, 0.0) / (m.count - 1)) : nan;
       col[3] = m.min;
       col[7] = m.max;
-      const std::vector<double> q = quantile(frame, schema.name(c), {0.25, 0.5, 0.75});  // collective, every rank
+      const std::vector<double> q = quantile(frame, numeric[k], {0.25, 0.5, 0.75});  // collective, every rank
       std::copy(q.begin(), q.end(), col.begin() + 4);
     }
-    out.columns.push_back(LocalColumn::float64(schema.name(c), std::move(col)));
+    out.columns.push_back(LocalColumn::float64(numeric[k], std::move(col)));
   }
   return out;
 }

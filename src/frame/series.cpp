@@ -8,6 +8,8 @@
 #include <numeric>
 #include <set>
 
+#include "frame/device_paths.hpp"
+#include "frame/kernels/ops.hpp"
 #include "frame/moments.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
@@ -25,10 +27,14 @@ using detail::Moments;
 
 namespace {
 
-Moments local_moments(const std::vector<double>& x) {
+/// Column c's moments over one batch on the host, in row order (Welford): the host twin of
+/// OpsKernels::column_moments. A string column counts its non-null codes (its other moments are of 0).
+Moments batch_moments(const BatchView& b, std::size_t c) {
   Moments m;
-  for (double v : x) {
-    if (std::isnan(v)) continue;
+  const auto n = static_cast<std::size_t>(b.nrows());
+  const ElementType type = b.type(c);
+  const std::uint8_t* valid = b.valid(c);
+  auto add = [&m](double v) {
     m.count += 1;
     m.sum += v;
     double d = v - m.mean;
@@ -36,8 +42,102 @@ Moments local_moments(const std::vector<double>& x) {
     m.m2 += d * (v - m.mean);
     m.min = std::isnan(m.min) ? v : std::min(m.min, v);
     m.max = std::isnan(m.max) ? v : std::max(m.max, v);
+  };
+  for (std::size_t i = 0; i < n; ++i) {
+    if (valid && !valid[i]) continue;
+    if (type == ElementType::float64) {
+      const double v = b.column<double>(c)[i];
+      if (!std::isnan(v)) add(v);
+    } else if (type == ElementType::boolean) {
+      add(static_cast<double>(b.column<std::uint8_t>(c)[i]));
+    } else if (type == ElementType::string) {
+      if (b.column<std::int32_t>(c)[i] >= 0) add(0.0);
+    } else {
+      add(static_cast<double>(b.column<std::int64_t>(c)[i]));
+    }
   }
   return m;
+}
+
+/// `o` (the moments of the rows after g's) merged into g (Chan et al.).
+void merge_moments(Moments& g, const Moments& o) {
+  if (o.count == 0) return;
+  if (g.count == 0) {  // not through the formula: 0 * an infinite mean is NaN
+    g = o;
+    return;
+  }
+  double n = g.count + o.count;
+  double d = o.mean - g.mean;
+  g.m2 = g.m2 + o.m2 + d * d * g.count * o.count / n;
+  g.mean = g.mean + d * o.count / n;
+  g.count = n;
+  g.sum += o.sum;
+  g.min = std::min(g.min, o.min);
+  g.max = std::max(g.max, o.max);
+}
+
+/// This rank's moments of columns `cols`: one small task per partition for all of them (on the device where the
+/// frame takes device paths: OpsKernels::column_moments), merged in partition order, so that no partition is
+/// held with another and an out-of-core frame streams through once.
+std::vector<Moments> local_moments(const Frame& frame, const std::vector<std::size_t>& cols, std::string_view op) {
+  TaskQueue& tasks = frame.engine().tasks();
+  const bool device = detail::takes_device_paths(frame);
+  if (!device) note_host_fallback(frame.engine(), op);
+  const std::size_t bytes = 6 * sizeof(double) * std::max<std::size_t>(cols.size(), 1);  // never an empty output
+  std::vector<Chunk> parts;
+  for (const Chunk& p : frame.partitions())
+    parts.push_back(tasks.submit(
+        "series-moments", {p},
+        [cols, device, bytes](TaskContext& ctx) {
+          const BatchView in = input_batch(ctx, 0);
+          std::vector<double> m(bytes / sizeof(double), 0.0);
+          for (std::size_t k = 0; k < cols.size(); ++k) {
+            if (device) {
+              detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+                using B = typename decltype(tag)::type;
+                kernels::OpsKernels<B>::column_moments(exec, detail::column_view(in, cols[k]), in.nrows(),
+                                                       m.data() + 6 * k);
+              });
+            } else {
+              const Moments h = batch_moments(in, cols[k]);
+              const double v[6] = {h.count, h.sum, h.mean, h.m2, h.min, h.max};
+              std::copy(v, v + 6, m.begin() + static_cast<std::ptrdiff_t>(6 * k));
+            }
+          }
+          auto out = ctx.output(bytes);
+          slab::copy(out.data(), m.data(), bytes, ctx.execution());
+        },
+        device ? device_task() : TaskOptions{}));
+  tasks.persist(std::span<const Chunk>(parts));
+  std::vector<Moments> g(cols.size());
+  std::vector<double> m(bytes / sizeof(double));
+  for (const Chunk& p : parts) {
+    Pin pin = p.buffer()->pin();
+    slab::copy(m.data(), pin.data(), bytes, tasks.memory().execution());
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const double* o = m.data() + 6 * k;
+      merge_moments(g[k], Moments{o[0], o[1], o[2], o[3], o[4], o[5]});
+    }
+  }
+  return g;
+}
+
+/// Every rank's local_moments of `cols`, merged in rank order: the same bits on every rank. Collective.
+std::vector<Moments> gathered_moments(const Frame& frame, const std::vector<std::size_t>& cols, std::string_view op) {
+  const std::vector<Moments> mine = local_moments(frame, cols, op);
+  const Comm& comm = frame.engine().comm();
+  const std::size_t w = 6 * cols.size();
+  std::vector<double> flat;
+  for (const Moments& m : mine) flat.insert(flat.end(), {m.count, m.sum, m.mean, m.m2, m.min, m.max});
+  std::vector<double> all(w * static_cast<std::size_t>(comm.size()));
+  comm.allgather(std::span<const double>(flat), std::span<double>(all));
+  std::vector<Moments> g(cols.size());
+  for (int r = 0; r < comm.size(); ++r)
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      const double* o = all.data() + w * static_cast<std::size_t>(r) + 6 * k;
+      merge_moments(g[k], Moments{o[0], o[1], o[2], o[3], o[4], o[5]});
+    }
+  return g;
 }
 
 // Copy row perm[i] of every column of `in` but `skip` into row i of `w` (column indices shift past skip).
@@ -180,29 +280,20 @@ Frame recode(const Frame& frame, const Schema& to) {
 }  // namespace
 
 // Every rank's moments combined in rank order (Chan's formula), so every rank gets the same bits.
-Moments detail::global_moments(const Frame& frame, const std::string& column) {
-  std::size_t c = frame.schema().index_of(column);
-  SLAB_EXPECTS(frame.schema().type(c) != ElementType::string, TypeError,
-               "series '" + column + "': no numeric reduction of a string column");
-  Moments m = local_moments(local_values(frame, column));
-  const Comm& comm = frame.engine().comm();
-  double mine[6] = {m.count, m.sum, m.mean, m.m2, m.min, m.max};
-  std::vector<double> all(6 * static_cast<std::size_t>(comm.size()));
-  comm.allgather(std::span<const double>(mine, 6), std::span<double>(all));
-  Moments g;
-  for (int r = 0; r < comm.size(); ++r) {
-    const double* o = all.data() + 6 * r;
-    if (o[0] == 0) continue;
-    double n = g.count + o[0];
-    double d = o[2] - g.mean;
-    g.m2 = g.m2 + o[3] + d * d * g.count * o[0] / n;
-    g.mean = g.count == 0 ? o[2] : g.mean + d * o[0] / n;
-    g.count = n;
-    g.sum += o[1];
-    g.min = std::isnan(g.min) ? o[4] : std::min(g.min, o[4]);
-    g.max = std::isnan(g.max) ? o[5] : std::max(g.max, o[5]);
+std::vector<Moments> detail::global_moments(const Frame& frame, const std::vector<std::string>& columns,
+                                            std::string_view op) {
+  std::vector<std::size_t> cols;
+  for (const auto& column : columns) {
+    const std::size_t c = frame.schema().index_of(column);
+    SLAB_EXPECTS(frame.schema().type(c) != ElementType::string, TypeError,
+                 "series '" + column + "': no numeric reduction of a string column");
+    cols.push_back(c);
   }
-  return g;
+  return gathered_moments(frame, cols, op);
+}
+
+Moments detail::global_moments(const Frame& frame, const std::string& column, std::string_view op) {
+  return global_moments(frame, std::vector<std::string>{column}, op).at(0);
 }
 
 // ---- Series.
@@ -220,31 +311,27 @@ Frame Series::to_frame() const {
 }
 
 std::int64_t Series::count() const {
-  if (dtype() != ElementType::string) return static_cast<std::int64_t>(global_moments(frame_, column_).count);
-  LocalTable t = to_frame().local_table();
-  std::int64_t n = 0;
-  for (std::size_t i = 0; i < t.columns[0].size(); ++i) n += t.columns[0].is_null(i) ? 0 : 1;
-  return frame_.engine().comm().allreduce(n, ReduceOp::sum);
+  return static_cast<std::int64_t>(gathered_moments(frame_, {frame_.schema().index_of(column_)}, "series").at(0).count);
 }
 
-double Series::sum() const { return global_moments(frame_, column_).sum; }
+double Series::sum() const { return global_moments(frame_, column_, "series").sum; }
 
 double Series::mean() const {
-  Moments m = global_moments(frame_, column_);
+  Moments m = global_moments(frame_, column_, "series");
   // sum / count as pandas does (an infinity gives +-inf, not Welford's NaN).
   return m.count == 0 ? std::numeric_limits<double>::quiet_NaN() : m.sum / m.count;
 }
 
 double Series::var() const {
-  Moments m = global_moments(frame_, column_);
+  Moments m = global_moments(frame_, column_, "series");
   if (m.count < 2) return std::numeric_limits<double>::quiet_NaN();
   if (!std::isfinite(m.sum)) return std::numeric_limits<double>::quiet_NaN();
   return std::max(m.m2, 0.0) / (m.count - 1);
 }
 
 double Series::std() const { return std::sqrt(var()); }
-double Series::min() const { return global_moments(frame_, column_).min; }
-double Series::max() const { return global_moments(frame_, column_).max; }
+double Series::min() const { return global_moments(frame_, column_, "series").min; }
+double Series::max() const { return global_moments(frame_, column_, "series").max; }
 std::int64_t Series::nunique() const { return frame::nunique(frame_, column_); }
 LocalTable Series::value_counts() const { return frame::value_counts(frame_, column_); }
 LocalTable Series::head(std::int64_t n) const { return frame::head(to_frame(), n); }

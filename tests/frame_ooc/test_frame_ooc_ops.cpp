@@ -27,6 +27,7 @@
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
+#include "slab/frame/series.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/frame/sort.hpp"
 #include "slab/io/frame_io.hpp"
@@ -428,6 +429,40 @@ TEST(FrameOutOfCoreOps, ValueCountsUniqueNunique) {
         fr::LocalTable t;
         t.add(fr::LocalColumn::int64("n", {vc.nrows(), u.nrows(), n}));
         return frame_on_root(e, t);
+      },
+      true);
+}
+
+// Series' reductions and describe() stream the frame (one small task per partition), never the whole column on a
+// rank: under the small limits too, and equal to a serial pass over the gathered input.
+TEST(FrameOutOfCoreOps, SeriesReductionsAndDescribe) {
+  const fr::LocalTable all = gathered();
+  const auto& x = all["x"].floats;
+  double sum = 0, lo = x.at(0), hi = x.at(0);
+  for (double v : x) {
+    sum += v;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const double mean = sum / static_cast<double>(x.size());
+  double ss = 0;
+  for (double v : x) ss += (v - mean) * (v - mean);
+  const double stdev = std::sqrt(ss / static_cast<double>(x.size() - 1));
+  check(
+      "series reductions/describe",
+      [&](slab::Engine& e, const fr::Frame& f) {
+        const fr::Series s(f, "x");
+        EXPECT_EQ(s.count(), total_rows());
+        EXPECT_EQ(fr::Series(f, "name").count(), total_rows());
+        EXPECT_NEAR(s.sum(), sum, 1e-9 * static_cast<double>(x.size()));
+        EXPECT_NEAR(s.mean(), mean, 1e-12);
+        EXPECT_NEAR(s.std(), stdev, 1e-12);
+        EXPECT_EQ(s.min(), lo);
+        EXPECT_EQ(s.max(), hi);
+        const fr::LocalTable d = fr::describe(f);
+        EXPECT_NEAR(d["x"].floats.at(1), mean, 1e-12);  // count, mean, std, ...
+        EXPECT_NEAR(d["x"].floats.at(2), stdev, 1e-12);
+        return frame_on_root(e, d);
       },
       true);
 }

@@ -97,6 +97,7 @@ TEST(HostFallbacks, EveryFrameOperationNotesItsHostLoop) {
   expect_notes(engine, "shuffle", [&] { (void)fr::shuffle(ts, {"id"}).len(); });
   expect_notes(engine, "quantile", [&] { (void)fr::quantile(ts, "x", 0.5); });
   expect_notes(engine, "describe", [&] { (void)fr::describe(ts); });
+  expect_notes(engine, "series", [&] { (void)fr::Series(ts, "x").sum(); });
   expect_notes(engine, "cumsum", [&] { (void)fr::cumsum(ts, {"x"}).len(); });
   expect_notes(engine, "shift", [&] { (void)fr::shift(ts, 1, {"x"}).len(); });
   expect_notes(engine, "diff", [&] { (void)fr::diff(ts, 1, {"x"}).len(); });

@@ -1,5 +1,7 @@
 // The frame layer's device cases (device_cases.hpp): keys, sort, partition, gather, groupby, ops, merge and
 // rolling, each entry point on the device against its reference instantiation, twice.
+#include <type_traits>
+
 #include "device_case_util.hpp"
 
 namespace kernel_check {
@@ -515,6 +517,121 @@ Outcome ops(I64 n, const Options& opt) {
   return o;
 }
 
+// Series' moments: count, exact-data sum, min and max bitwise (NaN, -0.0 and masks in y); mean and M2 merge in
+// another order on the device, so only their runs' determinism is compared.
+Outcome column_moments(I64 n, const Options& opt) {
+  Outcome o;
+  const std::vector<double> x = exact(n, 60), y = mixed(n, 61);
+  const std::vector<U8> ym = valid(n, 62, 5);
+  const DevColumn dx(ElementType::float64, x), dy(ElementType::float64, y, &ym);
+  std::vector<double> ref(12), a(12), b(12);
+  fk::OpsKernels<Reference>::column_moments(kExec, host_view(ElementType::float64, x), n, ref.data());
+  fk::OpsKernels<Reference>::column_moments(kExec, host_view(ElementType::float64, y, &ym), n, ref.data() + 6);
+  auto run = [&](std::vector<double>& out) {
+    fk::OpsKernels<Device>::column_moments(kExec, dx.view(), n, out.data());
+    fk::OpsKernels<Device>::column_moments(kExec, dy.view(), n, out.data() + 6);
+  };
+  run(a);
+  run(b);
+  auto pick = [](const std::vector<double>& v, std::initializer_list<int> at) {
+    std::vector<double> out;
+    for (int i : at) out.push_back(v[static_cast<std::size_t>(i)]);
+    return out;
+  };
+  compare(o, opt, "moments count/sum/min/max (exact x)", pick(ref, {0, 1, 4, 5}), pick(a, {0, 1, 4, 5}),
+          pick(b, {0, 1, 4, 5}));
+  compare(o, opt, "moments count/min/max (mixed y)", pick(ref, {6, 10, 11}), pick(a, {6, 10, 11}),
+          pick(b, {6, 10, 11}));
+  compare(o, opt, "moments mean/M2 (determinism)", pick(a, {2, 3, 8, 9}), pick(a, {2, 3, 8, 9}), pick(b, {2, 3, 8, 9}));
+  std::vector<double> scratch(12);
+  o.seconds = timed(opt, [&] { run(scratch); });
+  return o;
+}
+
+// groupby nunique across partitions: each half's distinct (group, value) pairs, then the pairs of both halves
+// (duplicates between them) counted per group and aggregation against the whole input's groups.
+Outcome nunique_pairs(I64 n, const Options& opt) {
+  Outcome o;
+  const Keys keys(n, true, true);
+  std::vector<U8> keep;
+  const auto words = host_words(keys, n, keep);
+  const std::vector<I64> z = ints(n, 63, 40);
+  const std::vector<U8> zm = valid(n, 64, 6);
+  const std::vector<double> y = mixed(n, 65);
+  const int bits[1] = {fk::bits_for(1000 * 50 - 1)};
+  const auto un = static_cast<std::size_t>(n);
+  const I64 h = n / 2;
+  // The groups of the whole input (their keys), on the reference.
+  std::vector<U64> gkey(std::max<std::size_t>(un, 1));
+  std::vector<I64> gsize(std::max<std::size_t>(un, 1));
+  U64* gk[1] = {gkey.data()};
+  const U64* hw[1] = {words[0].data()};
+  const I64 G = fk::GroupbyKernels<Reference>::aggregate(kExec, hw, 1, bits, n, keep.data(), nullptr, 0, 0,
+                                                         {gk, gsize.data(), nullptr});
+  // Pairs of [0, h) and [h, n) for z (aggregation 0) and y (aggregation 1), as 3 word columns of capacity 2 n.
+  auto pairs_of = [&](auto tag, const std::vector<const U64*>& w, const U8* kp, const fk::ColumnView& zc,
+                      const fk::ColumnView& yc, const std::vector<U64*>& out) {
+    using B = typename decltype(tag)::type;
+    I64 at = 0;
+    for (int half = 0; half < 2; ++half) {
+      const I64 b0 = half ? h : 0, len = half ? n - h : h;
+      const U64* wp[1] = {w[0] + b0};
+      auto shifted = [b0](fk::ColumnView c) {
+        c.data = static_cast<const std::byte*>(c.data) + b0 * 8;
+        if (c.valid) c.valid += b0;
+        return c;
+      };
+      for (int agg = 0; agg < 2; ++agg) {
+        U64* o3[3] = {out[0] + at, out[1] + at, out[2] + at};
+        at += fk::GroupbyKernels<B>::distinct_pairs(kExec, wp, 1, bits, len, kp + b0, shifted(agg ? yc : zc),
+                                                    static_cast<U64>(agg), o3);
+      }
+    }
+    return at;
+  };
+  std::vector<std::vector<U64>> rp(3, std::vector<U64>(2 * un + 1));
+  const I64 np =
+      pairs_of(std::type_identity<Reference>{}, {words[0].data()}, keep.data(), host_view(ElementType::int64, z, &zm),
+               host_view(ElementType::float64, y), {rp[0].data(), rp[1].data(), rp[2].data()});
+  std::vector<I64> rcount(2 * std::max<std::size_t>(static_cast<std::size_t>(G), 1));
+  const U64* rpw[3] = {rp[0].data(), rp[1].data(), rp[2].data()};
+  const U64* gkc[1] = {gkey.data()};
+  fk::GroupbyKernels<Reference>::count_pairs(kExec, rpw, 1, bits, np, gkc, G, 2, rcount.data());
+  // Device.
+  const Dev<U64> dw(words[0]), dgk(gkey);
+  const Dev<U8> dkeep(keep);
+  const DevColumn dz(ElementType::int64, z, &zm), dy(ElementType::float64, y);
+  std::vector<std::unique_ptr<Dev<U64>>> dp;
+  for (int c = 0; c < 3; ++c) dp.push_back(std::make_unique<Dev<U64>>(2 * un + 1));
+  const std::vector<I64> zeros(rcount.size(), 0);
+  Dev<I64> dcount(zeros);
+  I64 mp = 0;
+  auto run = [&] {
+    mp = pairs_of(std::type_identity<Device>{}, {dw.get()}, dkeep.get(), dz.view(), dy.view(),
+                  {dp[0]->get(), dp[1]->get(), dp[2]->get()});
+    const U64* dpw[3] = {dp[0]->get(), dp[1]->get(), dp[2]->get()};
+    const U64* dgkc[1] = {dgk.get()};
+    fk::GroupbyKernels<Device>::count_pairs(kExec, dpw, 1, bits, mp, dgkc, G, 2, dcount.get());
+  };
+  run();
+  std::vector<std::vector<U64>> a;
+  for (int c = 0; c < 3; ++c) a.push_back(dp[c]->host(static_cast<std::size_t>(mp)));
+  const auto ca = dcount.host();
+  run();
+  if (mp != np) {
+    o.equal = false;
+    o.note += "pairs " + std::to_string(mp) + " != " + std::to_string(np) + "; ";
+  } else {
+    for (int c = 0; c < 3; ++c) {
+      rp[c].resize(static_cast<std::size_t>(np));
+      compare(o, opt, "pair word " + std::to_string(c), rp[c], a[c], dp[c]->host(static_cast<std::size_t>(mp)));
+    }
+  }
+  compare(o, opt, "nunique counts", rcount, ca, dcount.host());
+  o.seconds = timed(opt, run);
+  return o;
+}
+
 Outcome unique_value_counts(I64 n, const Options& opt) {
   Outcome o;
   const Keys keys(n, false, false);  // nulls kept: unique's encoding
@@ -813,6 +930,8 @@ std::vector<Case> frame_cases() {
       {"frame.groupby.combine", groupby_combine},
       {"frame.ops.filter_dropna_isin_cumsum_diff", ops},
       {"frame.ops.unique_value_counts", unique_value_counts},
+      {"frame.ops.column_moments", column_moments},
+      {"frame.groupby.nunique_pairs", nunique_pairs},
       {"frame.merge.inner",
        [](I64 n, const Options& o) {
          return join(n, o, false, {false, false});

@@ -72,6 +72,29 @@ void write_records(TaskContext& ctx, const RecordColumns& cols, int R, std::int6
     slab::copy(b.data(static_cast<std::size_t>(c)), cols.column(c), static_cast<std::size_t>(G) * 8, ctx.execution());
 }
 
+/// nunique's distinct (group, value) pairs of a partition, every nunique aggregation's after the other, into
+/// output 1 (W + 2 int64 columns: key words, value word, aggregation index), as the host's partial state writes
+/// them out.
+template <class B>
+void write_pairs(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
+                 const std::uint64_t* const* words, const int* bits, const std::uint8_t* keep) {
+  const int W = plan.W;
+  const std::int64_t n = in.nrows();
+  std::int64_t nuniq = 0;
+  for (const ColAgg& a : plan.proto.aggs) nuniq += a.nuniq ? 1 : 0;
+  RecordColumns pairs(exec, W + 2, n * nuniq);
+  std::int64_t at = 0;
+  for (std::size_t k = 0; k < plan.proto.aggs.size(); ++k) {
+    const ColAgg& a = plan.proto.aggs[k];
+    if (!a.nuniq) continue;
+    std::vector<std::uint64_t*> out(static_cast<std::size_t>(W) + 2);
+    for (int c = 0; c < W + 2; ++c) out[static_cast<std::size_t>(c)] = pairs.column(c) + at;
+    at += kernels::GroupbyKernels<B>::distinct_pairs(exec, words, W, bits, n, keep, column_view(in, a.col), k,
+                                                     out.data());
+  }
+  write_records(ctx, pairs, W + 2, at, 1);
+}
+
 template <class B>
 std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
                           std::size_t part, int rank, std::vector<std::uint64_t>& samples) {
@@ -105,6 +128,10 @@ std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const Gro
     G = kernels::GroupbyKernels<B>::aggregate(exec, words.data(), W, bits, n,
                                               static_cast<const std::uint8_t*>(keep.get()), aggs.data(),
                                               static_cast<int>(aggs.size()), order0, groups);
+    if (plan.proto.has_nunique())
+      write_pairs<B>(ctx, exec, plan, in, words.data(), bits, static_cast<const std::uint8_t*>(keep.get()));
+  } else if (plan.proto.has_nunique()) {
+    write_records(ctx, RecordColumns(exec, W + 2, 0), W + 2, 0, 1);
   }
   write_records(ctx, recs, R, G, 0);
   // A few keys for range routing, spread over the groups (in key order here).
@@ -127,7 +154,8 @@ std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const Gro
 }
 
 template <class B>
-std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in) {
+std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
+                        const BatchView* pairs) {
   const KeyEncoder& enc = plan.proto.enc;
   const int W = plan.W, R = plan.R;
   const std::int64_t nrec = in.nrows();
@@ -140,7 +168,7 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
   kernels::key_bits(enc, bits);
   std::vector<std::uint64_t*> key_out(static_cast<std::size_t>(W));
   for (int w = 0; w < W; ++w) key_out[static_cast<std::size_t>(w)] = fin.column(w);
-  const std::vector<kernels::AggColumn> aggs = agg_columns(
+  std::vector<kernels::AggColumn> aggs = agg_columns(
       plan, [&](int c) { return fin.column(c); }, nullptr);
   if (nrec > 0) {
     std::vector<const std::uint64_t*> words(static_cast<std::size_t>(W));
@@ -153,6 +181,21 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
     G = kernels::GroupbyKernels<B>::combine(exec, words.data(), W, bits, nrec,
                                             reinterpret_cast<const std::int64_t*>(in_col(W)), records.data(),
                                             aggs.data(), static_cast<int>(aggs.size()), groups);
+  }
+  // nunique: the shuffled distinct pairs counted per group (count_distinct), a count array per aggregation.
+  const auto nslots = static_cast<int>(plan.proto.aggs.size());
+  slab::detail::ScratchBytes distinct(exec, pairs && G > 0 ? static_cast<std::size_t>(nslots) * G * 8 : 0);
+  if (pairs && G > 0) {
+    auto* counts = static_cast<std::int64_t*>(distinct.get());
+    std::vector<const std::uint64_t*> pw(static_cast<std::size_t>(W) + 2);
+    for (int c = 0; c < W + 2; ++c)
+      pw[static_cast<std::size_t>(c)] =
+          pairs->nrows() ? reinterpret_cast<const std::uint64_t*>(pairs->data(static_cast<std::size_t>(c))) : nullptr;
+    std::vector<const std::uint64_t*> keys(key_out.begin(), key_out.end());
+    kernels::GroupbyKernels<B>::count_pairs(exec, pw.data(), W, bits, pairs->nrows(), keys.data(), G, nslots, counts);
+    for (int k = 0; k < nslots; ++k)
+      if (plan.proto.aggs[static_cast<std::size_t>(k)].nuniq)
+        aggs[static_cast<std::size_t>(k)].out.nunique = counts + k * G;
   }
   // The result batch: keys decoded, then one finalize per output column (write_result's types and masks).
   const std::vector<ElementType> types = types_of(plan.out_schema);
@@ -194,8 +237,9 @@ bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, cons
   (void)options;  // sort=False asks for no order: each partition's groups come out in key order, as sorted
   if (!takes_device_paths(frame) || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
   if (plan.W > kernels::kMaxKeyWords) return false;
+  if (plan.proto.has_nunique() && plan.W + 2 > kernels::kMaxKeyWords) return false;  // a pair's words
   for (const ColAgg& a : plan.proto.aggs)
-    if (a.nuniq || !a.holistic.empty()) return false;
+    if (!a.holistic.empty()) return false;
   return true;
 }
 
@@ -208,10 +252,11 @@ std::int64_t aggregate_partition_on_device(TaskContext& ctx, const GroupbyPlan& 
   return G;
 }
 
-std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records) {
+std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records,
+                                       const BatchView* pairs) {
   std::int64_t G = 0;
   on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-    G = combine_on<typename decltype(tag)::type>(ctx, exec, plan, records);
+    G = combine_on<typename decltype(tag)::type>(ctx, exec, plan, records, pairs);
   });
   return G;
 }

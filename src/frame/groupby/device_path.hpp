@@ -21,22 +21,25 @@ class TaskContext;
 
 namespace slab::frame::detail {
 
-/// Whether this groupby takes the device path: a device context, no nunique (distinct values cannot merge as
-/// counts) and no median/quantile (their values meet their groups on the host), and at most kMaxKeyColumns keys.
+/// Whether this groupby takes the device path: a device context, no median/quantile (their values meet their
+/// groups on the host), and at most kMaxKeyColumns keys (with nunique, key words that leave room for a pair's two).
 /// With sort=False (no order asked) the hash-routed partitions' groups come out in key order within each.
 [[nodiscard]] bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan,
                                              const GroupbyOptions& options);
 
 /**
  * @brief Partition `part` of this rank (`in`) aggregated into its partial records, written to output 0 of `ctx`
- * (R int64 columns: W key words, size, the states in write_record's order), groups in key order. Appends up to
+ * (R int64 columns: W key words, size, the states in write_record's order), groups in key order; with nunique,
+ * its distinct (group, value) pairs to output 1 (W + 2 int64 columns, the host's pair records). Appends up to
  * 256 of their keys (W words each) to `samples` for range routing. Returns the number of records. Not collective.
  */
 std::int64_t aggregate_partition_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& in,
                                            std::size_t part, int rank, std::vector<std::uint64_t>& samples);
 
 /// Shuffled partial records (`records`, R int64 columns) combined by key and finalised into the result batch of
-/// plan.out_schema, output 0 of `ctx`. Returns the number of groups. Not collective.
-std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records);
+/// plan.out_schema, output 0 of `ctx`; nunique from the shuffled distinct `pairs` of the same keys (nullptr
+/// without nunique). Returns the number of groups. Not collective.
+std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records,
+                                       const BatchView* pairs);
 
 }  // namespace slab::frame::detail

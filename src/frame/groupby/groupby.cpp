@@ -217,7 +217,7 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     std::vector<Chunk> all;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       pieces.push_back(engine.tasks().submit_multi(
-          "groupby-local", {parts[p]}, 1,
+          "groupby-local", {parts[p]}, has_pairs ? 2 : 1,
           [=, rank = comm.rank()](TaskContext& ctx) {
             (*written)[p] =
                 detail::aggregate_partition_on_device(ctx, *plan, input_batch(ctx, 0), p, rank, (*samples)[p]);
@@ -305,8 +305,11 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
              : shuffle_routed(partial, nparts, route_by_key(partitioner, W), "groupby-shuffle");
   Frame shuffled_pairs, shuffled_values;
   if (has_pairs)
-    shuffled_pairs = shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts,
-                                    route_by_key(partitioner, W), "groupby-nunique-shuffle");
+    shuffled_pairs =
+        device ? detail::shuffle_routed_on_device(record_frame(engine, W + 2, std::move(pairs)), nparts,
+                                                  device_route_by_key(partitioner, W), "groupby-nunique-shuffle")
+               : shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts, route_by_key(partitioner, W),
+                                "groupby-nunique-shuffle");
   if (nhol)
     shuffled_values = shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
 
@@ -323,7 +326,8 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
         [=](TaskContext& ctx) {
           if (device) {
             const BatchView records = input_batch(ctx, 0);
-            *groups += detail::combine_records_on_device(ctx, *plan, records);
+            const BatchView pair_batch = has_pairs ? input_batch(ctx, pairs_out) : BatchView();
+            *groups += detail::combine_records_on_device(ctx, *plan, records, has_pairs ? &pair_batch : nullptr);
             *received += records.nrows();
             return;
           }

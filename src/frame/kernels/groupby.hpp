@@ -4,7 +4,8 @@
 /// then reduce each group's rows into the SAME partial states the host keeps (groupby.cpp: count, sum,
 /// Welford mean/M2, min, max, first/last with their row order, nunique by sorting (group, value) pairs),
 /// groups in key order. Plus the combine of partial records (another rank's states, as groupby's final step)
-/// and the finalize of states into result columns (write_result). Entry points of groupby.inl.
+/// and the finalize of states into result columns (write_result); nunique's distinct pairs, made per partition and
+/// counted after the exchange as the host's count_distinct does. Entry points of groupby.inl.
 ///
 /// Canonical order (equality with the host): a group's rows are reduced in row order, in pieces of
 /// kGroupPiece consecutive rows (one sequential fold each, exactly the host's per-row fold), and a group's
@@ -88,6 +89,30 @@ struct GroupbyKernels {
   static std::int64_t combine(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
                               std::int64_t nrec, const std::int64_t* sizes, const AggStates* records,
                               const AggColumn* aggs, int naggs, const GroupsOut& groups);
+
+  /**
+   * @brief nunique's distinct (group, value) pairs of one partition for the aggregation with index `agg`: the
+   * kept rows grouped as aggregate() groups them, null values (mask, NaN, string code -1) dropped, each distinct
+   * (group, value word) once, in (key, value word) order. out[w][j] (w < width) = the group's key words,
+   * out[width][j] = the value word (float64: float_word, -0.0 as 0.0; others their int64 bits, the host's pair
+   * words), out[width + 1][j] = agg. `out`: host array of width + 2 backend arrays of capacity n. Returns the
+   * number of pairs (synchronises). width + 2 <= kMaxKeyWords.
+   */
+  static std::int64_t distinct_pairs(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                                     std::int64_t n, const std::uint8_t* keep, const ColumnView& values,
+                                     std::uint64_t agg, std::uint64_t* const* out);
+
+  /**
+   * @brief count_distinct: npairs pairs as distinct_pairs writes them (from any partitions and ranks: a pair
+   * seen twice counts once) counted per group and aggregation: counts[a * ngroups + g] = the distinct values of
+   * aggregation a (a pair's last word, < nslots) in group g. `pairs`: host array of width + 2 backend arrays;
+   * `group_keys`: host array of width backend arrays of the ngroups keys, ascending (combine()'s groups), which
+   * hold every pair's key (a pair of another key is ignored). `bits` as for aggregate() (width entries).
+   * counts: nslots * ngroups backend int64, written here. Synchronises.
+   */
+  static void count_pairs(const Exec& exec, const std::uint64_t* const* pairs, int width, const int* bits,
+                          std::int64_t npairs, const std::uint64_t* const* group_keys, std::int64_t ngroups, int nslots,
+                          std::int64_t* counts);
 
   /**
    * @brief write_result for one output column: op's value per group from the states (and sizes for size) into

@@ -3,6 +3,7 @@
 // sequentially (one functor call each), then each group's pieces combined in order; nunique by a sort of
 // (group, value word) pairs and a count of distinct neighbours.
 #include <thrust/binary_search.h>
+#include <thrust/fill.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/scan.h>
@@ -211,6 +212,52 @@ struct NuniqueCount {
   SLAB_HD void operator()(std::int64_t g) const { out[g] = distinct[bound[g + 1]] - distinct[bound[g]]; }
 };
 
+/// flag[k] = sorted pair k is the first of its (group, value word) and its value is not null (group < groups).
+struct FirstOfPair {
+  const std::uint64_t* group_word;
+  const std::uint64_t* value_word;
+  std::uint64_t groups;
+  std::uint8_t* flag;
+  SLAB_HD void operator()(std::int64_t k) const {
+    const bool first = k == 0 || group_word[k] != group_word[k - 1] || value_word[k] != value_word[k - 1];
+    flag[k] = first && group_word[k] != groups;
+  }
+};
+
+/// count_pairs: the distinct values of run r (sorted pairs of one key and aggregation), stored at its group.
+struct PairRunCount {
+  const std::uint64_t* keys[kMaxKeyWords];    ///< the sorted pairs' key words
+  const std::uint64_t* groups[kMaxKeyWords];  ///< the groups' keys, ascending
+  const std::uint64_t* agg;                   ///< the sorted pairs' aggregation words
+  int width;
+  std::int64_t ngroups;
+  const std::int64_t* run_start;  ///< runs + 1
+  const std::int64_t* distinct;   ///< exclusive scan of the distinct-pair heads (pairs + 1)
+  std::int64_t* counts;
+  SLAB_HD int compare(std::int64_t g, std::int64_t s) const {  // group g's key against pair s's
+    for (int w = 0; w < width; ++w)
+      if (groups[w][g] != keys[w][s]) return groups[w][g] < keys[w][s] ? -1 : 1;
+    return 0;
+  }
+  SLAB_HD void operator()(std::int64_t r) const {
+    const std::int64_t s = run_start[r], e = run_start[r + 1];
+    std::int64_t lo = 0, hi = ngroups;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (compare(mid, s) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < ngroups && compare(lo, s) == 0)
+      counts[static_cast<std::int64_t>(agg[s]) * ngroups + lo] = distinct[e] - distinct[s];
+  }
+};
+
+struct FlagToCount {
+  SLAB_HD std::int64_t operator()(std::uint8_t f) const { return f; }
+};
+
 inline constexpr std::uint64_t kNanBits = 0x7FF8000000000000ull;
 
 struct Finalize {
@@ -370,6 +417,119 @@ std::int64_t GroupbyKernels<B>::combine(const Exec& exec, const std::uint64_t* c
           detail::CombineRecords<std::int64_t>{parts, records[k], seg.rows.get(), seg.offsets.get(), aggs[k].out});
   }
   return seg.groups;
+}
+
+template <class B>
+std::int64_t GroupbyKernels<B>::distinct_pairs(const Exec& exec, const std::uint64_t* const* words, int width,
+                                               const int* bits, std::int64_t n, const std::uint8_t* keep,
+                                               const ColumnView& values, std::uint64_t agg,
+                                               std::uint64_t* const* out) {
+  using slab::kernels::Scratch;
+  detail::check_width(width + 2, 0);
+  if (n <= 0) return 0;
+  B b(exec);
+  detail::Segments<B> seg(exec, b, words, width, bits, n, keep);
+  const std::int64_t G = seg.groups, m = seg.kept;
+  if (G == 0) return 0;
+  thrust::counting_iterator<std::int64_t> i(0);
+  // (group, value word) of each kept row in segment order, a null value's group G; sorted, the first of each.
+  Scratch<std::uint64_t, B> gw(b, m), vw(b, m), sgw(b, m), svw(b, m);
+  if (values.type == ElementType::float64)
+    thrust::for_each(b.policy(), i, i + m,
+                     detail::NuniquePair<double>{values, seg.rows.get(), seg.offsets.get(), G, gw.get(), vw.get()});
+  else
+    thrust::for_each(b.policy(), i, i + m,
+                     detail::NuniquePair<std::int64_t>{values, seg.rows.get(), seg.offsets.get(), G, gw.get(),
+                                                       vw.get()});
+  const std::uint64_t* pair[2] = {gw.get(), vw.get()};
+  const int pbits[2] = {bits_for(static_cast<std::uint64_t>(G)), 64};
+  Scratch<std::int64_t, B> perm(b, m);
+  SortKernels<B>::permutation(exec, pair, 2, pbits, m, perm.get());
+  std::uint64_t* sorted[2] = {sgw.get(), svw.get()};
+  SortKernels<B>::gather_words(exec, pair, 2, perm.get(), m, sorted);
+  Scratch<std::uint8_t, B> flag(b, m);
+  thrust::for_each(b.policy(), i, i + m,
+                   detail::FirstOfPair{sgw.get(), svw.get(), static_cast<std::uint64_t>(G), flag.get()});
+  Scratch<std::int64_t, B> at(b, m);
+  const std::int64_t k = GatherKernels<B>::select_rows(exec, flag.get(), m, at.get());
+  if (k == 0) return 0;
+  // Each pair's group, that group's first sorted position, and the key words there.
+  Scratch<std::int64_t, B> group(b, k), key_at(b, k);
+  thrust::gather(b.policy(), at.get(), at.get() + k, sgw.get(), group.get());
+  thrust::gather(b.policy(), group.get(), group.get() + k, seg.offsets.get(), key_at.get());
+  const std::uint64_t* sw[kMaxKeyWords] = {};
+  for (int w = 0; w < width; ++w) sw[w] = seg.words[static_cast<std::size_t>(w)].get();
+  SortKernels<B>::gather_words(exec, sw, width, key_at.get(), k, out);
+  thrust::gather(b.policy(), at.get(), at.get() + k, svw.get(), out[width]);
+  thrust::fill(b.policy(), out[width + 1], out[width + 1] + k, agg);
+  b.sync();
+  return k;
+}
+
+template <class B>
+void GroupbyKernels<B>::count_pairs(const Exec& exec, const std::uint64_t* const* pairs, int width, const int* bits,
+                                    std::int64_t npairs, const std::uint64_t* const* group_keys, std::int64_t ngroups,
+                                    int nslots, std::int64_t* counts) {
+  using slab::kernels::Scratch;
+  detail::check_width(width + 2, 0);
+  if (ngroups <= 0 || nslots <= 0) return;
+  B b(exec);
+  b.zero(counts, static_cast<std::size_t>(ngroups) * static_cast<std::size_t>(nslots) * sizeof(std::int64_t));
+  if (npairs <= 0) {
+    b.sync();
+    return;
+  }
+  // Sorted by (key words, aggregation, value word): a run per key and aggregation, its distinct pairs inside.
+  const std::uint64_t* order[kMaxKeyWords] = {};
+  int obits[kMaxKeyWords] = {};
+  for (int w = 0; w < width; ++w) {
+    order[w] = pairs[w];
+    obits[w] = bits ? bits[w] : 64;
+  }
+  order[width] = pairs[width + 1];
+  obits[width] = bits_for(static_cast<std::uint64_t>(nslots - 1));
+  order[width + 1] = pairs[width];
+  obits[width + 1] = 64;
+  const int nw = width + 2;
+  Scratch<std::int64_t, B> perm(b, npairs);
+  SortKernels<B>::permutation(exec, order, nw, obits, npairs, perm.get());
+  std::vector<Scratch<std::uint64_t, B>> sorted_words;
+  std::uint64_t* sw[kMaxKeyWords] = {};
+  for (int w = 0; w < nw; ++w) {
+    sorted_words.emplace_back(b, npairs);
+    sw[w] = sorted_words.back().get();
+  }
+  SortKernels<B>::gather_words(exec, order, nw, perm.get(), npairs, sw);
+  thrust::counting_iterator<std::int64_t> i(0);
+  // Heads of distinct pairs (all words) and of runs (key words and aggregation).
+  Scratch<std::uint8_t, B> head(b, npairs), run_head(b, npairs);
+  detail::SegmentHead h{};
+  for (int w = 0; w < nw; ++w) h.words[w] = sw[w];
+  h.width = nw;
+  h.head = head.get();
+  thrust::for_each(b.policy(), i, i + npairs, h);
+  h.width = width + 1;
+  h.head = run_head.get();
+  thrust::for_each(b.policy(), i, i + npairs, h);
+  Scratch<std::int64_t, B> distinct(b, npairs + 1), run_start(b, npairs + 1);
+  thrust::transform(b.policy(), head.get(), head.get() + npairs, distinct.get(), detail::FlagToCount{});
+  b.zero(distinct.get() + npairs, sizeof(std::int64_t));
+  thrust::exclusive_scan(b.policy(), distinct.get(), distinct.get() + npairs + 1, distinct.get());
+  const std::int64_t runs = GatherKernels<B>::select_rows(exec, run_head.get(), npairs, run_start.get());
+  b.to_backend(run_start.get() + runs, &npairs, sizeof npairs);
+  detail::PairRunCount c{};
+  for (int w = 0; w < width; ++w) {
+    c.keys[w] = sw[w];
+    c.groups[w] = group_keys[w];
+  }
+  c.agg = sw[width];
+  c.width = width;
+  c.ngroups = ngroups;
+  c.run_start = run_start.get();
+  c.distinct = distinct.get();
+  c.counts = counts;
+  thrust::for_each(b.policy(), i, i + runs, c);
+  b.sync();
 }
 
 template <class B>

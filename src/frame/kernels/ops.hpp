@@ -69,6 +69,16 @@ struct OpsKernels {
   static std::uint64_t column_sum(const Exec& exec, const ColumnView& col, std::int64_t n);
 
   /**
+   * @brief Series' reductions of one column (int64, timestamp, float64 or boolean, read as doubles): the count,
+   * sum, mean, M2 (the sum of squared deviations from the mean), min and max of the rows that are not null
+   * (by mask, or NaN), into out[0..6) in that order (host memory); a column without such rows gives count 0 and
+   * NaN min and max. A string column counts its non-null codes (its other moments are of 0). Rows merge by Chan's
+   * formula, so the serial instantiation is the host's row-order pass (bitwise for count, sum, mean, min and max; M2
+   * within rounding) and a parallel one agrees within rounding. Synchronises.
+   */
+  static void column_moments(const Exec& exec, const ColumnView& col, std::int64_t n, double* out);
+
+  /**
    * @brief shift() / diff() of one column over `ext` = halo rows and own rows, contiguous (ext_n rows; own rows
    * from `first`, n of them): own row i reads ext row first + i - periods, out of range = a vacated row.
    * shift: the value (vacated: 0, or -1 for string codes) and out_valid (when not nullptr) = in range and

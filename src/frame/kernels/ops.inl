@@ -10,6 +10,7 @@
 #include <thrust/transform.h>
 #include <thrust/transform_reduce.h>
 
+#include <limits>
 #include <string>
 
 #include "frame/kernels/key_words_hd.hpp"
@@ -111,6 +112,50 @@ struct CumsumInput {
       return i == 0 ? offset + x : x;
     else
       return i == 0 ? static_cast<V>(static_cast<std::uint64_t>(offset) + static_cast<std::uint64_t>(x)) : x;
+  }
+};
+/// A run of rows' moments (column_moments): count, sum, mean, M2, min and max (meaningless while count is 0).
+struct MomentState {
+  double count = 0, sum = 0, mean = 0, m2 = 0, min = 0, max = 0;
+};
+/// Row i as a run of one row, or of none where it is null.
+struct MomentOfRow {
+  ColumnView col;
+  SLAB_HD MomentState operator()(std::int64_t i) const {
+    MomentState m;
+    if (is_null_at(col, i)) return m;
+    double x;
+    if (col.type == ElementType::float64)
+      x = static_cast<const double*>(col.data)[i];
+    else if (col.type == ElementType::boolean)
+      x = static_cast<double>(static_cast<const std::uint8_t*>(col.data)[i]);
+    else if (col.type == ElementType::string)
+      x = 0.0;  // only counted
+    else
+      x = static_cast<double>(static_cast<const std::int64_t*>(col.data)[i]);
+    m.count = 1;
+    m.sum = x;
+    m.mean = x;
+    m.min = x;
+    m.max = x;
+    return m;
+  }
+};
+/// Two consecutive runs merged (Chan et al.): with a run of one row on the right, mean is Welford's update
+/// bitwise (d * 1 / n == d / n); min and max keep the earlier of equal values, as a row-order pass does.
+struct MergeMoments {
+  SLAB_HD MomentState operator()(const MomentState& a, const MomentState& b) const {
+    if (b.count == 0) return a;
+    if (a.count == 0) return b;
+    MomentState m;
+    m.count = a.count + b.count;
+    const double d = b.mean - a.mean;
+    m.mean = a.mean + d * b.count / m.count;
+    m.m2 = a.m2 + b.m2 + d * d * a.count * b.count / m.count;
+    m.sum = a.sum + b.sum;
+    m.min = b.min < a.min ? b.min : a.min;
+    m.max = a.max < b.max ? b.max : a.max;
+    return m;
   }
 };
 struct WrappingPlus {
@@ -297,6 +342,28 @@ std::uint64_t OpsKernels<B>::column_sum(const Exec& exec, const ColumnView& col,
   return static_cast<std::uint64_t>(thrust::transform_reduce(b.policy(), i, i + n,
                                                              detail::CumsumInput<std::int64_t>{col, 0},
                                                              std::int64_t{0}, detail::WrappingPlus{}));
+}
+
+template <class B>
+void OpsKernels<B>::column_moments(const Exec& exec, const ColumnView& col, std::int64_t n, double* out) {
+  SLAB_EXPECTS(col.type == ElementType::int64 || col.type == ElementType::timestamp ||
+                   col.type == ElementType::float64 || col.type == ElementType::boolean ||
+                   col.type == ElementType::string,
+               TypeError, "column moments: the column is not numeric, boolean or string");
+  detail::MomentState m;
+  if (n > 0) {
+    B b(exec);
+    thrust::counting_iterator<std::int64_t> i(0);
+    m = thrust::transform_reduce(b.policy(), i, i + n, detail::MomentOfRow{col}, detail::MomentState{},
+                                 detail::MergeMoments{});
+  }
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  out[0] = m.count;
+  out[1] = m.sum;
+  out[2] = m.mean;
+  out[3] = m.m2;
+  out[4] = m.count > 0 ? m.min : nan;
+  out[5] = m.count > 0 ? m.max : nan;
 }
 
 template <class B>
