@@ -131,13 +131,23 @@ int remove_spill_folder(int parent_fd, const char* name, Folder* folder) noexcep
     ::close(fd);
     return -1;
   }
-  const int removed = remove_spill_files(fd);
-  ::close(fd);
-  if (::unlinkat(parent_fd, name, AT_REMOVEDIR) == 0) {
-    *folder = Folder::removed;
-  } else if (errno == ENOENT) {
-    *folder = Folder::already_gone;  // another rank of this host cleaned it at the same time
+  // Another thread of this process may still be spilling (the liveness watchdog ends a rank while its main
+  // thread writes): a file it creates between the last pass and the rmdir makes the folder non-empty, so
+  // empty it again and retry, a bounded number of times.
+  int removed = 0;
+  for (int attempt = 0; attempt < 64; ++attempt) {
+    removed += remove_spill_files(fd);
+    if (::unlinkat(parent_fd, name, AT_REMOVEDIR) == 0) {
+      *folder = Folder::removed;
+      break;
+    }
+    if (errno == ENOENT) {
+      *folder = Folder::already_gone;  // another rank of this host cleaned it at the same time
+      break;
+    }
+    if (errno != ENOTEMPTY && errno != EEXIST) break;
   }
+  ::close(fd);
   return removed;
 }
 
