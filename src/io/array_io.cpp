@@ -54,23 +54,17 @@ Array<T> read_hdf5(Engine& engine, const std::string& file, const std::string& d
   Layout layout;
   comm.run_collectively([&] { layout = Layout::make(shape, split, comm.size(), chunk, sizeof(T)); });
   const int rank = comm.rank();
-  const bool use_gpu = engine.execution().on_device();
   std::vector<Chunk> chunks;
   for (std::int64_t i = 0; i < layout.num_chunks(rank); ++i) {
     const ChunkExtent e = layout.chunk_extent(rank, i);
     chunks.push_back(engine.tasks().submit(
         "hdf5.read", {},
-        [info, e, use_gpu](TaskContext& ctx) {
+        [info, e](TaskContext& ctx) {
           auto out = ctx.output_as<T>(static_cast<std::size_t>(e.size()));
           const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
           const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
-          if (use_gpu) {
-            std::vector<T> host(out.size());
-            read_block(info, r0, nr, c0, nc, element_type_v<T>, host.data());
-            slab::copy(out.data(), host.data(), host.size() * sizeof(T), ctx.execution());
-          } else {
-            read_block(info, r0, nr, c0, nc, element_type_v<T>, out.data());
-          }
+          // On a GPU through page-locked staging, each slab's copy overlapping the next slab's read.
+          read_block_to(info, r0, nr, c0, nc, element_type_v<T>, out.data(), ctx.memory());
         },
         device_task(TraceKind::io)));
   }

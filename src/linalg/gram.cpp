@@ -77,15 +77,9 @@ std::span<double> reduce_scatter_rows(const Comm& comm, Tracer& tracer, Chunk& a
 }
 
 // Read `w` columns of X from column j0 into `out` (n x w row-major; device memory on the GPU path).
-void read_columns(const io::DatasetInfo& x, std::uint64_t n, std::uint64_t j0, std::uint64_t w,
-                  const ExecutionContext& exec, std::byte* out) {
-  if (exec.on_device()) {
-    std::vector<double> host(n * w);
-    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, host.data());
-    slab::copy(out, host.data(), n * w * sizeof(double), exec);
-  } else {
-    slab::io::read_block(x, 0, n, j0, w, ElementType::float64, out);
-  }
+void read_columns(const io::DatasetInfo& x, std::uint64_t n, std::uint64_t j0, std::uint64_t w, MemoryManager& memory,
+                  std::byte* out) {
+  slab::io::read_block_to(x, 0, n, j0, w, ElementType::float64, out, memory);
 }
 
 // The streaming pass of gram_xxt, recorded (the caller persists `acc`): this rank's blocks b = rank, rank + p, ...
@@ -111,7 +105,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
         [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
           const double t0 = MPI_Wtime();
           auto out = ctx.output(n * w * sizeof(double));
-          read_columns(x, n, j0, w, ctx.execution(), out.data());
+          read_columns(x, n, j0, w, ctx.memory(), out.data());
           rep->read_seconds += MPI_Wtime() - t0;
         },
         device_task(TraceKind::io, false));
@@ -155,7 +149,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
           BufferPtr next = room.allocate(bytes, "gram block");
           {
             Pin pinned = next->pin();
-            read_columns(x, n, next_j0, next_w, ctx.execution(), pinned.data());  // GPU: the copy waits for dsyrk
+            read_columns(x, n, next_j0, next_w, ctx.memory(), pinned.data());  // GPU: copies wait for the dgemm
           }
           ctx.set_output(std::move(next), 1);
           const double t1 = ctx.tracer().now();

@@ -56,13 +56,7 @@ Chunk read_chunk(TaskQueue& q, const io::DatasetInfo& info, const ChunkExtent& e
         auto out = ctx.output_as<double>(count);
         const auto r0 = static_cast<std::uint64_t>(e.row0), nr = static_cast<std::uint64_t>(e.rows);
         const auto c0 = static_cast<std::uint64_t>(e.col0), nc = static_cast<std::uint64_t>(e.cols);
-        if (ctx.execution().on_device()) {
-          std::vector<double> host(count);
-          io::read_block(info, r0, nr, c0, nc, ElementType::float64, host.data());
-          slab::copy(out.data(), host.data(), count * sizeof(double), ctx.execution());
-        } else {
-          io::read_block(info, r0, nr, c0, nc, ElementType::float64, out.data());
-        }
+        io::read_block_to(info, r0, nr, c0, nc, ElementType::float64, out.data(), ctx.memory());
       },
       device_task(TraceKind::io, false));
 }

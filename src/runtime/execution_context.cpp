@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/cuda/execution.hpp"
+#include "slab/runtime/copy_async.hpp"
 
 namespace slab {
 
@@ -57,6 +58,14 @@ void copy(void* dst, const void* src, std::size_t bytes, const ExecutionContext&
   if (bytes == 0 || dst == src) return;
   if (context.on_device())
     detail::cuda_copy(dst, src, bytes, context.stream());
+  else
+    detail::host_copy(dst, src, bytes);
+}
+
+void copy_async(void* dst, const void* src, std::size_t bytes, const ExecutionContext& context) {
+  if (bytes == 0 || dst == src) return;
+  if (context.on_device())
+    detail::cuda_copy_async(dst, src, bytes, context.stream());
   else
     detail::host_copy(dst, src, bytes);
 }

@@ -18,6 +18,10 @@
 #include "slab/comm/comm.hpp"
 #include "slab/core/element_type.hpp"
 
+namespace slab {
+class MemoryManager;
+}  // namespace slab
+
 namespace slab::io {
 
 /// A validated dataset.
@@ -64,6 +68,19 @@ bool exists(const Comm& comm, const std::string& file, const std::string& datase
  */
 void read_block(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
                 std::uint64_t ncols, ElementType mem_type, void* out);
+
+/**
+ * @brief read_block into `out` in the memory of `memory`'s device tier: on a GPU (device memory), in slabs of whole
+ * rows of about `slab_bytes` through two page-locked blocks of `memory`'s staging pool, held in a host-tier
+ * reservation ("hdf5 read staging"), each slab's copy to the device overlapping the read of the next; on the
+ * reference place the same slabs with host copies (so CI runs the loop); elsewhere straight into `out`. Complete
+ * when it returns (it waits for the rank's stream). Not collective.
+ * @throws IoError and ShapeError as read_block; OutOfMemory when the host limit cannot hold the staging blocks;
+ * CudaError.
+ */
+void read_block_to(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
+                   std::uint64_t ncols, ElementType mem_type, void* out, MemoryManager& memory,
+                   std::uint64_t slab_bytes = std::uint64_t{8} << 20);
 
 /**
  * @brief XXH64 of the dataset's elements in row-major order (read in pieces of rows on this rank).

@@ -14,6 +14,11 @@ void cuda_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
   check_cuda(cudaStreamSynchronize(s), "cudaStreamSynchronize after a copy");
 }
 
+void cuda_copy_async(void* dst, const void* src, std::size_t bytes, void* stream) {
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)),
+             "cudaMemcpyAsync");
+}
+
 void cuda_fill(void* dst, unsigned char value, std::size_t bytes, void* stream) {
   auto s = static_cast<cudaStream_t>(stream);
   check_cuda(cudaMemsetAsync(dst, value, bytes, s), "cudaMemsetAsync");

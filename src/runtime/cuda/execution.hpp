@@ -7,6 +7,8 @@ namespace slab::detail {
 /// cudaMemcpyAsync(..., cudaMemcpyDefault, stream) and wait for it: either side host or device memory.
 /// @throws CudaError.
 void cuda_copy(void* dst, const void* src, std::size_t bytes, void* stream);
+/// cudaMemcpyAsync(..., cudaMemcpyDefault, stream), not waited for. @throws CudaError.
+void cuda_copy_async(void* dst, const void* src, std::size_t bytes, void* stream);
 /// cudaMemsetAsync(dst, value, bytes, stream) and wait for it. @throws CudaError.
 void cuda_fill(void* dst, unsigned char value, std::size_t bytes, void* stream);
 /// memcpy.

@@ -10,6 +10,10 @@ void cuda_copy(void*, const void*, std::size_t, void*) {
   SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
 }
 
+void cuda_copy_async(void*, const void*, std::size_t, void*) {
+  SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
+}
+
 void cuda_fill(void*, unsigned char, std::size_t, void*) {
   SLAB_FAIL(NotCompiled, "this build of slab has no CUDA support");
 }
