@@ -503,6 +503,10 @@ for a, b in (("slab_host_s", "slab_device_s"), ("slab_host_syrk_s", "slab_device
         summ[a.replace("host_", "") + "_host_over_device"] = summ[a] / summ[b]
 if summ.get("slab_device_syrk_s") and summ.get("peer_matmul_s"):
     summ["syrk_device_over_peer_matmul"] = summ["slab_device_syrk_s"] / summ["peer_matmul_s"]
+    # The issue's target: the Gram's rate (n (n + 1) m flops, dsyrk's count) at least half the peer's dgemm rate
+    # (2 n^2 m flops) in the same run; slab's device Gram is dgemm over its upper tiles (linalg/gram_tiles.hpp).
+    slab_rate = rows * (rows + 1) * cols / summ["slab_device_syrk_s"]
+    summ["gram_rate_over_peer_dgemm_rate"] = slab_rate / (2.0 * rows * rows * cols / summ["peer_matmul_s"])
 print("GRAM_SUMMARY " + json.dumps(summ))
 EOF
   local line

@@ -16,6 +16,7 @@
 
 #include "linalg/cuda/gram_kernels.hpp"
 #include "linalg/gram_detail.hpp"
+#include "linalg/gram_tiles.hpp"
 #include "slab/core/units.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/trace/tracer.hpp"
@@ -23,12 +24,24 @@
 namespace slab::linalg {
 namespace {
 
-// C (n x n row-major, upper) += A A^T (A n x k, lda) or A^T A (A k x n, lda), on the tier's memory.
-void syrk(bool use_gpu, void* stream, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
-          bool trans) {
+// C (n x n row-major, upper) += A A^T (A n x k, lda) or A^T A (A k x n, lda), on the tier's memory: cuBLAS dgemm
+// over C's upper tiles on a GPU; the same tiles on the host's dgemm on the reference place (so CI runs the device's
+// composition, gram_tiles.hpp); dsyrk on the host, the fastest there.
+void syrk(ExecutionPlace place, void* stream, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
+          double* c, bool trans) {
   if (n == 0 || k == 0) return;
-  if (use_gpu) {
+  if (place == ExecutionPlace::cuda) {
     slab::detail::gram_syrk_device(n, k, a, lda, c, n, trans, stream);
+    return;
+  }
+  if (place == ExecutionPlace::reference) {
+    detail::gram_by_tiles(n, k, a, lda, c, n, trans, 1.0,
+                          [](const detail::GramTileProduct& p, std::uint64_t ld_a, std::uint64_t ld_c, double beta) {
+                            cblas_dgemm(CblasRowMajor, p.a_trans ? CblasTrans : CblasNoTrans,
+                                        p.b_trans ? CblasTrans : CblasNoTrans, static_cast<int>(p.m),
+                                        static_cast<int>(p.n), static_cast<int>(p.k), 1.0, p.a, static_cast<int>(ld_a),
+                                        p.b, static_cast<int>(ld_a), beta, p.c, static_cast<int>(ld_c));
+                          });
     return;
   }
   cblas_dsyrk(CblasRowMajor, CblasUpper, trans ? CblasTrans : CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
@@ -115,6 +128,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
     const bool more = i + 1 < mine.size();
     const std::uint64_t next_j0 = more ? mine[i + 1] * k : 0, next_w = more ? width(mine[i + 1]) : 0;
     auto step = [x, n, w, next_j0, next_w, more, use_gpu, stream, overlap, rep](TaskContext& ctx) {
+      const ExecutionPlace place = ctx.execution().place();
       Pin& a = ctx.input_pin(0);
       auto* c = reinterpret_cast<double*>(a.data());
       const double* blk = ctx.input_as<double>(1).data();
@@ -123,7 +137,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
       auto fold = [&] {
         try {
           const auto s0 = std::chrono::steady_clock::now();
-          syrk(false, stream, n, w, blk, w, c, false);
+          syrk(place, stream, n, w, blk, w, c, false);  // host or reference: GPUs enqueue below
           syrk_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
         } catch (...) {
           worker_error = std::current_exception();
@@ -301,7 +315,8 @@ std::vector<double> gram_ata(const Array<double>& a) {
     if (a.split() != Split::rows)
       SLAB_FAIL(ShapeError, std::string("gram_ata: A must be split by rows, not ") + to_string(a.split()));
   });
-  const bool use_gpu = tasks.memory().execution().on_device();
+  const ExecutionPlace place = tasks.memory().execution().place();
+  const bool use_gpu = place == ExecutionPlace::cuda;
   void* stream = tasks.memory().execution().stream();
   const std::uint64_t m = static_cast<std::uint64_t>(a.cols());
   Chunk acc = tasks.submit(
@@ -315,10 +330,10 @@ std::vector<double> gram_ata(const Array<double>& a) {
     const std::uint64_t r = static_cast<std::uint64_t>(a.local_extent(i).rows);
     acc = tasks.submit(
         "gram.ata_syrk", {std::move(acc), a.local_chunk(i)},
-        [m, r, use_gpu, stream](TaskContext& ctx) {
+        [m, r, place, stream](TaskContext& ctx) {
           Pin& p = ctx.input_pin(0);
           auto blk = ctx.input_as<double>(1);
-          syrk(use_gpu, stream, m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
+          syrk(place, stream, m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
           ctx.set_output(p.buffer());
         },
         device_task());
@@ -338,7 +353,7 @@ namespace detail {
 
 void gram_syrk(const ExecutionContext& exec, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
                double* c, bool trans) {
-  syrk(exec.on_device(), exec.stream(), n, k, a, lda, c, trans);
+  syrk(exec.place(), exec.stream(), n, k, a, lda, c, trans);
 }
 
 Chunk zero_accumulator(TaskQueue& tasks, std::uint64_t count, const char* purpose) {

@@ -38,7 +38,8 @@ TEST(Gpu, CommPathFollowsRanksPerDevice) {
     EXPECT_NE(rt.device_comm_path(), slab::DeviceCommPath::host);
 }
 
-TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) {
+// X X^T of an n x m X written to HDF5, on device memory, against a plain loop on the host.
+void check_gram_on_device(std::uint64_t n, std::uint64_t m) {
   slab::EngineOptions engine_options;
   engine_options.device_memory = true;
   engine_options.device_memory_limit.bytes = 64ull << 20;
@@ -46,7 +47,6 @@ TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) {
   slab::Engine engine(engine_options);
   if (!have_device(engine.runtime())) GTEST_SKIP() << kNoDevice;
   slab::Comm& comm = engine.comm();
-  const std::uint64_t n = 300, m = 1000;
   std::int64_t pid = getpid();
   comm.bcast(std::span<std::int64_t>(&pid, 1), 0);
   const std::string file =
@@ -83,3 +83,8 @@ TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) {
   comm.barrier();
   if (comm.rank() == 0) std::remove(file.c_str());
 }
+
+TEST(Gpu, GramXxtOnDeviceMemoryMatchesHostLoop) { check_gram_on_device(300, 1000); }
+
+// n past 2 x 1024: the device's dgemm runs over several of the Gram's upper tiles (linalg/gram_tiles.hpp).
+TEST(Gpu, GramXxtOverSeveralTilesMatchesHostLoop) { check_gram_on_device(2100, 300); }

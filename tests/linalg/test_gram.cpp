@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "../io/io_test_util.hpp"
+#include "linalg/gram_tiles.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
@@ -358,4 +359,67 @@ TEST(Gram, AtAOfARowSplitArray) {
     kind = err.kind();
   }
   EXPECT_EQ(kind, "ShapeError");
+}
+
+// The device's Gram (cuBLAS dgemm over C's upper tiles, gram_tiles.hpp) instantiated on the host's cblas_dgemm,
+// against cblas_dsyrk: small integers, so both are exact and must agree bit for bit. Tiles as small as 7 rows
+// make many tiles, uneven ones among them; C starts as a sentinel to see what each side writes.
+TEST(Gram, UpperTilesOnDgemmAreDsyrk) {
+  auto gemm = [](const slab::linalg::detail::GramTileProduct& p, std::uint64_t lda, std::uint64_t ldc, double beta) {
+    cblas_dgemm(CblasRowMajor, p.a_trans ? CblasTrans : CblasNoTrans, p.b_trans ? CblasTrans : CblasNoTrans,
+                static_cast<int>(p.m), static_cast<int>(p.n), static_cast<int>(p.k), 1.0, p.a, static_cast<int>(lda),
+                p.b, static_cast<int>(lda), beta, p.c, static_cast<int>(ldc));
+  };
+  for (const std::uint64_t n : {0, 1, 7, 31, 64, 97}) {
+    for (const std::uint64_t k : {1, 5, 33}) {
+      for (const bool trans : {false, true}) {
+        for (const std::uint64_t min_tile : {7, 16, 1024}) {
+          for (const double beta : {1.0, 0.0}) {
+            // A: n x k (lda k + 3), or k x n with trans (lda n + 3): values in -4..4.
+            const std::uint64_t rows = trans ? k : n, cols = trans ? n : k, lda = cols + 3;
+            std::vector<double> a(rows * lda, 99.0);
+            for (std::uint64_t i = 0; i < rows; ++i)
+              for (std::uint64_t j = 0; j < cols; ++j)
+                a[i * lda + j] = std::floor(slab::counter_uniform(11, i * cols + j) * 9.0) - 4.0;
+            const std::uint64_t ldc = n + 2;
+            std::vector<double> want(n * ldc, 5.0), got(n * ldc, 5.0);
+            if (n > 0)
+              cblas_dsyrk(CblasRowMajor, CblasUpper, trans ? CblasTrans : CblasNoTrans, static_cast<int>(n),
+                          static_cast<int>(k), 1.0, a.data(), static_cast<int>(lda), beta, want.data(),
+                          static_cast<int>(ldc));
+            slab::linalg::detail::gram_by_tiles(n, k, a.data(), lda, got.data(), ldc, trans, beta, gemm, min_tile);
+            // Which cells the tiles cover: each on-or-above-diagonal cell exactly once.
+            std::vector<int> cover(n * n, 0);
+            for (const auto& t : slab::linalg::detail::gram_tiles(n, min_tile)) {
+              ASSERT_LE(t.i0, t.j0);
+              for (std::uint64_t i = t.i0; i < t.i0 + t.ni; ++i)
+                for (std::uint64_t j = t.j0; j < t.j0 + t.nj; ++j) ++cover[i * n + j];
+            }
+            const std::string where = "n " + std::to_string(n) + ", k " + std::to_string(k) + ", trans " +
+                                      std::to_string(trans) + ", tile " + std::to_string(min_tile) + ", beta " +
+                                      std::to_string(beta);
+            for (std::uint64_t i = 0; i < n; ++i) {
+              for (std::uint64_t j = 0; j < n; ++j) {
+                if (j >= i) {
+                  ASSERT_EQ(cover[i * n + j], 1) << where << " at " << i << "," << j;
+                  ASSERT_EQ(got[i * ldc + j], want[i * ldc + j]) << where << " at " << i << "," << j;
+                } else if (cover[i * n + j] == 1) {  // below the diagonal in a diagonal tile: the mirrored value
+                  ASSERT_EQ(got[i * ldc + j], want[j * ldc + i]) << where << " at " << i << "," << j;
+                } else {
+                  ASSERT_EQ(cover[i * n + j], 0) << where;
+                  ASSERT_EQ(got[i * ldc + j], 5.0) << where << ": written below the tiles at " << i << "," << j;
+                }
+              }
+              for (std::uint64_t j = n; j < ldc; ++j) ASSERT_EQ(got[i * ldc + j], 5.0) << where << ": past row " << i;
+            }
+          }
+        }
+      }
+    }
+  }
+  // The tiles: at most 8 blocks a side, at least min_tile rows each where n allows.
+  EXPECT_EQ(slab::linalg::detail::gram_tiles(5000).size(), 10u);  // 4 blocks of 1250
+  EXPECT_EQ(slab::linalg::detail::gram_tiles(100000).size(), 36u);  // capped at 8 blocks
+  EXPECT_EQ(slab::linalg::detail::gram_tiles(300).size(), 1u);
+  EXPECT_TRUE(slab::linalg::detail::gram_tiles(0).empty());
 }

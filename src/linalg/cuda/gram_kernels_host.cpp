@@ -6,6 +6,11 @@ namespace slab::detail {
 
 bool gram_kernels_have_cuda() noexcept { return false; }
 
+void gram_gemm_tiles_device(void*, std::uint64_t, std::uint64_t, const double*, std::uint64_t, double*, std::uint64_t,
+                            bool, double) {
+  SLAB_FAIL(NotCompiled, "gram: the cuBLAS dgemm path needs a CUDA build of slab");
+}
+
 void gram_syrk_device(std::uint64_t, std::uint64_t, const double*, std::uint64_t, double*, std::uint64_t, bool, void*) {
   SLAB_FAIL(NotCompiled, "gram: the cuBLAS dsyrk path needs a CUDA build of slab");
 }

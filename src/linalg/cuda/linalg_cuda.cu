@@ -8,6 +8,7 @@
 
 #include <string>
 
+#include "linalg/cuda/gram_kernels.hpp"
 #include "runtime/cuda/check.hpp"
 #include "slab/core/error.hpp"
 #include "slab/runtime/execution_context.hpp"
@@ -93,11 +94,8 @@ void gpu_dgemm_ld(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std:
 }
 
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, const ExecutionContext& exec) {
-  // Row-major A (m x n) is column-major A^T (n x m): A^T A = (A^T)(A^T)^T, syrk with op N.
-  const double one = 1, zero = 0;
-  blas_try(
-      cublasDsyrk(blas(exec), CUBLAS_FILL_MODE_LOWER, CUBLAS_OP_N, int(n), int(m), &one, a, int(n), &zero, c, int(n)),
-      "cublasDsyrk");  // lower in column-major = upper in row-major
+  // A^T A of row-major A (m x n) into C's upper triangle: dgemm over its tiles, at dgemm's rate (gram_tiles.hpp).
+  slab::detail::gram_gemm_tiles_device(blas(exec), n, m, a, n, c, n, true, 0.0);
 }
 
 void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec) {
