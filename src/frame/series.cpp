@@ -9,11 +9,15 @@
 #include <set>
 
 #include "frame/device_paths.hpp"
+#include "frame/kernels/generate.hpp"
+#include "frame/kernels/merge.hpp"
 #include "frame/kernels/ops.hpp"
+#include "frame/move_rows.hpp"
 #include "frame/moments.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
+#include "slab/frame/column_recipe.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -140,141 +144,75 @@ std::vector<Moments> gathered_moments(const Frame& frame, const std::vector<std:
   return g;
 }
 
-// Copy row perm[i] of every column of `in` but `skip` into row i of `w` (column indices shift past skip).
-void permute_into(const BatchView& in, const std::vector<std::int64_t>& perm, std::size_t skip, BatchBuilder& w) {
-  std::size_t oc = 0;
-  for (std::size_t c = 0; c < in.ncols(); ++c) {
-    if (c == skip) continue;
-    std::size_t es = element_size(in.type(c));
-    const std::byte* src = in.data(c);
-    std::byte* dst = w.data(oc);
-    for (std::size_t i = 0; i < perm.size(); ++i)
-      std::memcpy(dst + i * es, src + static_cast<std::size_t>(perm[i]) * es, es);
-    if (auto* v = w.valid(oc)) {
-      const std::uint8_t* iv = in.valid(c);
-      for (std::size_t i = 0; i < perm.size(); ++i) v[i] = iv[perm[i]];
-    }
-    ++oc;
-  }
-}
-
-/**
- * The rows of `frame` (partition k of this rank starting at global position starts[k], its rows consecutive)
- * moved so that this rank holds partitions of `target` rows each, in position order. Collective: one
- * allgatherv of the targets, one shuffle.
- */
-Frame move_rows(const Frame& frame, const std::vector<std::int64_t>& starts, const std::vector<std::int64_t>& target,
-                const std::string& name) {
-  Engine& engine = frame.engine();
-  const Comm& comm = engine.comm();
-  const std::string pos_name = "__slab_position";
-  Schema with_pos = frame.schema().with_column({pos_name, ElementType::int64});
-  const std::size_t pos = with_pos.size() - 1;
-  std::vector<Chunk> parts;
-  for (std::size_t k = 0; k < frame.partitions().size(); ++k) {
-    std::int64_t start = starts[k];
-    parts.push_back(
-        engine.tasks().submit(name + ".position", {frame.partitions()[k]}, [with_pos, pos, start](TaskContext& ctx) {
-          BatchView in = input_batch(ctx, 0);
-          std::vector<bool> masks;
-          for (std::size_t c = 0; c < in.ncols(); ++c) masks.push_back(in.nrows() > 0 && in.valid(c) != nullptr);
-          masks.push_back(false);
-          BatchBuilder w(ctx, in.nrows(), with_pos, masks);
-          auto n = static_cast<std::size_t>(in.nrows());
-          for (std::size_t c = 0; c < in.ncols() && n > 0; ++c) {
-            std::memcpy(w.data(c), in.data(c), n * element_size(in.type(c)));
-            if (auto* v = w.valid(c)) std::memcpy(v, in.valid(c), n);
-          }
-          auto p = w.column<std::int64_t>(pos);
-          std::iota(p.begin(), p.end(), start);
-        }));
-  }
-  Frame positioned(engine, with_pos, std::move(parts), frame.partition_rows());
-
-  // Buckets (rank, part) in position order; nparts = the most partitions a rank asks for.
-  auto counts = static_cast<std::int64_t>(target.size());
-  std::int64_t nparts = std::max<std::int64_t>(comm.allreduce(counts, ReduceOp::max), 1);
-  std::vector<std::int64_t> all_targets;
-  auto v = comm.allgatherv(std::span<const std::int64_t>(target), all_targets);
-  std::vector<std::int64_t> bucket_start;  // of non-empty buckets only
-  std::vector<std::uint32_t> bucket_id;
-  std::int64_t at = 0;
-  for (int r = 0; r < comm.size(); ++r)
-    for (std::int64_t j = 0; j < static_cast<std::int64_t>(v.counts[r]); ++j) {
-      std::int64_t rows = all_targets[static_cast<std::size_t>(v.displs[r] + j)];
-      if (rows > 0) {
-        bucket_start.push_back(at);
-        bucket_id.push_back(static_cast<std::uint32_t>(r * nparts + j));
-      }
-      at += rows;
-    }
-  auto route = [bucket_start, bucket_id, pos](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-    bucket.resize(static_cast<std::size_t>(b.nrows()));
-    if (b.nrows() == 0) return;
-    auto p = b.column<std::int64_t>(pos);
-    for (std::size_t i = 0; i < bucket.size(); ++i) {
-      auto it = std::upper_bound(bucket_start.begin(), bucket_start.end(), p[i]);
-      bucket[i] = bucket_id[static_cast<std::size_t>(it - bucket_start.begin()) - 1];
-    }
-  };
-  Frame moved = shuffle_routed(positioned, static_cast<int>(nparts), route, name);
-
-  // Each kept partition: its rows sorted by position (pieces arrive by source rank), the position dropped.
-  Schema out = frame.schema();
-  std::vector<Chunk> result;
-  std::vector<std::optional<std::int64_t>> rows;
-  for (std::size_t k = 0; k < target.size(); ++k) {
-    result.push_back(engine.tasks().submit(name + ".order", {moved.partitions()[k]}, [out, pos](TaskContext& ctx) {
-      BatchView in = input_batch(ctx, 0);
-      std::vector<std::int64_t> perm(static_cast<std::size_t>(in.nrows()));
-      std::iota(perm.begin(), perm.end(), 0);
-      if (!perm.empty()) {
-        auto p = in.column<std::int64_t>(pos);
-        std::sort(perm.begin(), perm.end(), [&](std::int64_t a, std::int64_t b) { return p[a] < p[b]; });
-      }
-      std::vector<bool> masks;
-      for (std::size_t c = 0; c < in.ncols(); ++c)
-        if (c != pos) masks.push_back(in.nrows() > 0 && in.valid(c) != nullptr);
-      BatchBuilder w(ctx, in.nrows(), out, masks);
-      permute_into(in, perm, pos, w);
-    }));
-    rows.emplace_back(target[k]);
-  }
-  return Frame(engine, out, std::move(result), std::move(rows));
-}
-
-// `frame` with its string columns recoded to the dictionaries of `to` (same names and types). Lazy.
+// `frame` with its string columns recoded to the dictionaries of `to` (same names and types): a code becomes its
+// string's code in `to`, -1 where the row is null. On the device, merge's output gather with the remap
+// (JoinKernels::gather of every row). Lazy.
 Frame recode(const Frame& frame, const Schema& to) {
   const Schema& from = frame.schema();
-  std::vector<std::vector<std::int32_t>> maps(from.size());
+  auto maps = std::make_shared<std::vector<std::vector<std::int64_t>>>(from.size());
   bool any = false;
   for (std::size_t c = 0; c < from.size(); ++c) {
     if (from.type(c) != ElementType::string || *from.dictionary(c) == *to.dictionary(c)) continue;
     any = true;
-    for (const auto& s : *from.dictionary(c)) maps[c].push_back(to.code_of(c, s));
+    for (const auto& s : *from.dictionary(c)) (*maps)[c].push_back(to.code_of(c, s));
   }
   if (!any) return Frame(frame.engine(), to, frame.partitions(), frame.partition_rows());
-  return map_partitions(
-      frame, to, "concat.recode",
-      [maps](const BatchView& in, TaskContext& ctx) {
-        std::vector<bool> masks;
-        for (std::size_t c = 0; c < in.ncols(); ++c) masks.push_back(in.nrows() > 0 && in.valid(c) != nullptr);
-        std::vector<ElementType> types;
-        for (std::size_t c = 0; c < in.ncols(); ++c) types.push_back(in.type(c));
-        BatchBuilder w(ctx, in.nrows(), types, masks);
-        auto n = static_cast<std::size_t>(in.nrows());
-        for (std::size_t c = 0; c < in.ncols() && n > 0; ++c) {
-          if (maps[c].empty()) {
-            std::memcpy(w.data(c), in.data(c), n * element_size(in.type(c)));
-          } else {
-            auto src = in.column<std::int32_t>(c);
-            auto dst = w.column<std::int32_t>(c);
-            for (std::size_t i = 0; i < n; ++i) dst[i] = src[i] < 0 ? -1 : maps[c][static_cast<std::size_t>(src[i])];
+  const bool device = detail::takes_device_paths(frame);
+  std::vector<Chunk> parts;
+  for (const Chunk& part : frame.partitions())
+    parts.push_back(frame.engine().tasks().submit(
+        "concat.recode", {part},
+        [maps, device](TaskContext& ctx) {
+          const BatchView in = input_batch(ctx, 0);
+          const auto n = static_cast<std::size_t>(in.nrows());
+          std::vector<bool> masks;
+          std::vector<ElementType> types;
+          for (std::size_t c = 0; c < in.ncols(); ++c) {
+            masks.push_back(n > 0 && in.valid(c) != nullptr);
+            types.push_back(in.type(c));
           }
-          if (auto* v = w.valid(c)) std::memcpy(v, in.valid(c), n);
-        }
-      },
-      true);
+          BatchBuilder w(ctx, in.nrows(), types, masks);
+          if (n == 0) return;
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              using B = typename decltype(tag)::type;
+              slab::detail::ScratchBytes rows(exec, n * 8);
+              kernels::GenerateKernels<B>::column(exec, ColumnRecipe::affine(0, 1), ElementType::int64, 0,
+                                                  in.nrows(), rows.get());
+              for (std::size_t c = 0; c < in.ncols(); ++c) {
+                const std::vector<std::int64_t>& map = (*maps)[c];
+                if (map.empty()) {
+                  slab::copy(w.data(c), in.data(c), n * element_size(in.type(c)), ctx.execution());
+                  if (auto* v = w.valid(c)) slab::copy(v, in.valid(c), n, ctx.execution());
+                  continue;
+                }
+                slab::detail::ScratchBytes remap(exec, map.size() * 8);  // freed stream-ordered, after the gather
+                slab::copy(remap.get(), map.data(), map.size() * 8, ctx.execution());
+                const kernels::JoinSource source{detail::column_view(in, c),
+                                                 static_cast<const std::int64_t*>(remap.get())};
+                kernels::JoinKernels<B>::gather(exec, source, static_cast<const std::int64_t*>(rows.get()), nullptr,
+                                                nullptr, in.nrows(), w.data(c), w.valid(c));
+              }
+            });
+            return;
+          }
+          for (std::size_t c = 0; c < in.ncols(); ++c) {
+            const std::vector<std::int64_t>& map = (*maps)[c];
+            if (map.empty()) {
+              std::memcpy(w.data(c), in.data(c), n * element_size(in.type(c)));
+            } else {
+              auto src = in.column<std::int32_t>(c);
+              auto dst = w.column<std::int32_t>(c);
+              const std::uint8_t* valid = in.valid(c);
+              for (std::size_t i = 0; i < n; ++i)
+                dst[i] = src[i] < 0 || (valid && !valid[i]) ? -1
+                                                            : static_cast<std::int32_t>(map[static_cast<std::size_t>(src[i])]);
+            }
+            if (auto* v = w.valid(c)) std::memcpy(v, in.valid(c), n);
+          }
+        },
+        device ? device_task() : TaskOptions{}));
+  return Frame(frame.engine(), to, std::move(parts), frame.partition_rows());
 }
 
 }  // namespace
@@ -354,7 +292,7 @@ Frame repartition_rows(const Frame& frame, const std::vector<std::int64_t>& part
     starts.push_back(at);
     at += r;
   }
-  return move_rows(frame, starts, partition_rows, "repartition");
+  return detail::move_rows(frame, starts, partition_rows, "repartition");
 }
 
 Frame concat(const std::vector<Frame>& frames) {
@@ -371,7 +309,6 @@ Frame concat(const std::vector<Frame>& frames) {
                        (c < first.size() ? "'" + first.name(c) + "' (" + to_string(first.type(c)) + ")" : "missing"));
     }
   }
-  note_host_fallback(frames[0].engine(), "concat");
   // One schema with each string column's sorted union of dictionaries (replicated: no communication).
   Schema unified = first;
   for (std::size_t c = 0; c < first.size(); ++c) {
@@ -414,7 +351,7 @@ Frame concat(const std::vector<Frame>& frames) {
     if (b > a || j == 0) target.push_back(b - a);
   }
   if (hi == lo) target.clear();
-  return move_rows(stacked, starts, target, "concat");
+  return detail::move_rows(stacked, starts, target, "concat");
 }
 
 }  // namespace slab::frame

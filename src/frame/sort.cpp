@@ -14,6 +14,7 @@
 #include "frame/kernels/key_words_hd.hpp"
 #include "frame/kernels/partition.hpp"
 #include "frame/kernels/sort_perm.hpp"
+#include "frame/move_rows.hpp"
 #include "frame/partitioner.hpp"
 #include "frame/shuffle_device.hpp"
 #include "slab/comm/comm.hpp"
@@ -129,7 +130,7 @@ struct SortWords {
       cols.push_back({detail::column_view(b, enc.cols[k]), enc.ascending[k]});
     for (std::size_t w = 0; w < 2 * enc.cols.size(); ++w)
       words.push_back(static_cast<std::uint64_t*>(block.get()) + w * static_cast<std::size_t>(n));
-    if (n > 0)
+    if (n > 0 && !cols.empty())  // no keys (move_rows): the row index alone orders the rows
       kernels::KeyKernels<B>::sort_words(exec, cols.data(), static_cast<int>(cols.size()), enc.nulls_first, n,
                                          words.data());
   }
@@ -224,6 +225,111 @@ void local_sort_on_device(TaskContext& ctx, const kernels::Exec& exec, const Enc
     kernels::GatherKernels<B>::column(exec, detail::column_view(mine, c), p, m, b.data(c), b.valid(c));
 }
 
+/// Task names of a range exchange (sort_values' or move_rows').
+struct ExchangeNames {
+  std::string index, shuffle, sort;
+};
+
+/**
+ * The rows of `frame` (partition i: rows[i] rows from global row firsts[i]) with their global row index, routed by
+ * `partitioner`'s ranges over their records (`enc`'s key words, then the row index) through the all-to-all, and
+ * sorted within each bucket by record, the row index breaking every tie: the exchange of sort_values and of
+ * move_rows, on the device kernels where `device`. Every rank gets partitioner->parts() partitions, in bucket
+ * order. `total` is the rows of all ranks. Collective (one shuffle).
+ */
+Frame range_exchange(const Frame& frame, const std::shared_ptr<const Encoder>& enc,
+                     const std::shared_ptr<const detail::Partitioner>& partitioner, const std::vector<std::int64_t>& rows,
+                     const std::vector<std::int64_t>& firsts, std::int64_t total, bool device,
+                     const ExchangeNames& names) {
+  // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
+  Engine& engine = frame.engine();
+  const Schema& schema = frame.schema();
+  const std::size_t W = enc->words();
+  const int nparts = partitioner->parts();
+  const std::vector<ElementType> types = types_of(schema);
+  const std::size_t ncols = types.size();
+  std::vector<ElementType> wire_types = types;
+  wire_types.push_back(ElementType::int64);  // the global row index travels with the row
+  std::vector<Field> wire_fields = schema.fields();
+  wire_fields.push_back({"__row", ElementType::int64});
+  std::vector<Dictionary> wire_dicts;
+  for (std::size_t c = 0; c < ncols; ++c) wire_dicts.push_back(schema.dictionary(c));
+  wire_dicts.emplace_back();
+  const Schema wire_schema(wire_fields, wire_dicts);
+  std::vector<Chunk> wired;
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    wired.push_back(engine.tasks().submit(
+        names.index, {frame.partitions()[i]},
+        [f = firsts[i], wire_types, ncols, device](TaskContext& ctx) {
+          const BatchView in = input_batch(ctx, 0);
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              index_on_device<typename decltype(tag)::type>(ctx, exec, in, f, wire_types, ncols);
+            });
+            return;
+          }
+          const std::int64_t n = in.nrows();
+          std::vector<bool> masks;
+          for (std::size_t c = 0; c < ncols; ++c) masks.push_back(n && in.valid(c) != nullptr);
+          masks.push_back(false);
+          BatchBuilder b(ctx, n, wire_types, masks);
+          for (std::size_t c = 0; c < ncols && n; ++c) {
+            std::memcpy(b.data(c), in.data(c), static_cast<std::size_t>(n) * element_size(wire_types[c]));
+            if (auto* v = b.valid(c)) std::memcpy(v, in.valid(c), static_cast<std::size_t>(n));
+          }
+          auto r = b.column<std::int64_t>(ncols);
+          for (std::int64_t k = 0; k < n; ++k) r[static_cast<std::size_t>(k)] = f + k;
+        },
+        device ? device_task() : TaskOptions{}));
+  const Frame wire(engine, wire_schema, std::move(wired),
+                   std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
+  const Frame routed = device
+                           ? detail::shuffle_routed_on_device(
+                                 wire, nparts,
+                                 [enc, partitioner, ncols](TaskContext& ctx, const kernels::Exec& exec,
+                                                           const BatchView& b, std::uint32_t* bucket) {
+                                   route_on_device(ctx, exec, *enc, *partitioner, ncols, b, bucket);
+                                 },
+                                 names.shuffle)
+                           : shuffle_routed(
+                                 wire, nparts,
+                                 [enc, partitioner, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                                   const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
+                                   bucket.resize(static_cast<std::size_t>(b.nrows()));
+                                   for (std::size_t i = 0; i < bucket.size(); ++i)
+                                     bucket[i] = partitioner->bucket_of_key(&rec[i * W]);
+                                 },
+                                 names.shuffle);
+
+  // Each bucket sorted locally, the row index dropped.
+  const int row_bits = kernels::bits_for(static_cast<std::uint64_t>(std::max<std::int64_t>(total, 1) - 1));
+  std::vector<Chunk> parts;
+  for (const auto& part : routed.partitions())
+    parts.push_back(engine.tasks().submit(
+        names.sort, {part},
+        [enc, W, ncols, types, device, row_bits](TaskContext& ctx) {
+          const BatchView mine = input_batch(ctx, 0);
+          if (device) {
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              local_sort_on_device<typename decltype(tag)::type>(ctx, exec, *enc, mine, ncols, types, row_bits);
+            });
+            return;
+          }
+          const auto m = static_cast<std::size_t>(mine.nrows());
+          const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
+          std::vector<std::int64_t> order(m);
+          std::iota(order.begin(), order.end(), 0);
+          std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
+            return detail::key_less(&keys_m[static_cast<std::size_t>(a) * W], &keys_m[static_cast<std::size_t>(b) * W],
+                                    W);
+          });
+          BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
+          if (m) copy_rows(mine, order, ncols, b);
+        },
+        device ? device_task() : TaskOptions{}));
+  return Frame(engine, schema, std::move(parts));
+}
+
 }  // namespace
 
 Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPosition nulls,
@@ -243,16 +349,6 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   const Comm& comm = engine.comm();
   const int p = comm.size();
   const std::size_t W = enc->words();
-  const std::vector<ElementType> types = types_of(schema);
-  const std::size_t ncols = types.size();
-  std::vector<ElementType> wire_types = types;
-  wire_types.push_back(ElementType::int64);  // the global row index travels with the row
-  std::vector<Field> wire_fields = schema.fields();
-  wire_fields.push_back({"__row", ElementType::int64});
-  std::vector<Dictionary> wire_dicts;
-  for (std::size_t c = 0; c < ncols; ++c) wire_dicts.push_back(schema.dictionary(c));
-  wire_dicts.emplace_back();
-  const Schema wire_schema(wire_fields, wire_dicts);
 
   // Row counts (runs the graph; partitions stay spillable), each partition's first global row, the size.
   const std::vector<std::int64_t> rows = frame.local_partition_rows();
@@ -308,79 +404,8 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   auto partitioner = std::make_shared<const detail::Partitioner>(
       detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(samples), W));
 
-  // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
-  std::vector<Chunk> wired;
-  for (std::size_t i = 0; i < rows.size(); ++i)
-    wired.push_back(engine.tasks().submit(
-        "sort_index", {frame.partitions()[i]},
-        [f = firsts[i], wire_types, ncols, device](TaskContext& ctx) {
-          const BatchView in = input_batch(ctx, 0);
-          if (device) {
-            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-              index_on_device<typename decltype(tag)::type>(ctx, exec, in, f, wire_types, ncols);
-            });
-            return;
-          }
-          const std::int64_t n = in.nrows();
-          std::vector<bool> masks;
-          for (std::size_t c = 0; c < ncols; ++c) masks.push_back(n && in.valid(c) != nullptr);
-          masks.push_back(false);
-          BatchBuilder b(ctx, n, wire_types, masks);
-          for (std::size_t c = 0; c < ncols && n; ++c) {
-            std::memcpy(b.data(c), in.data(c), static_cast<std::size_t>(n) * element_size(wire_types[c]));
-            if (auto* v = b.valid(c)) std::memcpy(v, in.valid(c), static_cast<std::size_t>(n));
-          }
-          auto r = b.column<std::int64_t>(ncols);
-          for (std::int64_t k = 0; k < n; ++k) r[static_cast<std::size_t>(k)] = f + k;
-        },
-        device ? device_task() : TaskOptions{}));
-  const Frame wire(engine, wire_schema, std::move(wired),
-                   std::vector<std::optional<std::int64_t>>(rows.begin(), rows.end()));
-  const Frame routed = device
-                           ? detail::shuffle_routed_on_device(
-                                 wire, nparts,
-                                 [enc, partitioner, ncols](TaskContext& ctx, const kernels::Exec& exec,
-                                                           const BatchView& b, std::uint32_t* bucket) {
-                                   route_on_device(ctx, exec, *enc, *partitioner, ncols, b, bucket);
-                                 },
-                                 "sort_shuffle")
-                           : shuffle_routed(
-                                 wire, nparts,
-                                 [enc, partitioner, W, ncols](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-                                   const std::vector<std::uint64_t> rec = enc->encode(b, 0, static_cast<int>(ncols));
-                                   bucket.resize(static_cast<std::size_t>(b.nrows()));
-                                   for (std::size_t i = 0; i < bucket.size(); ++i)
-                                     bucket[i] = partitioner->bucket_of_key(&rec[i * W]);
-                                 },
-                                 "sort_shuffle");
-
-  // Each bucket sorted locally, the row index dropped.
-  const int row_bits = kernels::bits_for(static_cast<std::uint64_t>(std::max<std::int64_t>(total, 1) - 1));
-  std::vector<Chunk> parts;
-  for (const auto& part : routed.partitions())
-    parts.push_back(engine.tasks().submit(
-        "sort_values", {part},
-        [enc, W, ncols, types, device, row_bits](TaskContext& ctx) {
-          const BatchView mine = input_batch(ctx, 0);
-          if (device) {
-            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-              local_sort_on_device<typename decltype(tag)::type>(ctx, exec, *enc, mine, ncols, types, row_bits);
-            });
-            return;
-          }
-          const auto m = static_cast<std::size_t>(mine.nrows());
-          const std::vector<std::uint64_t> keys_m = enc->encode(mine, 0, static_cast<int>(ncols));
-          std::vector<std::int64_t> order(m);
-          std::iota(order.begin(), order.end(), 0);
-          std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
-            return detail::key_less(&keys_m[static_cast<std::size_t>(a) * W], &keys_m[static_cast<std::size_t>(b) * W],
-                                    W);
-          });
-          BatchBuilder b(ctx, static_cast<std::int64_t>(m), types, masks_of(mine, ncols));
-          if (m) copy_rows(mine, order, ncols, b);
-        },
-        device ? device_task() : TaskOptions{}));
-  return Frame(engine, schema, std::move(parts));
+  return range_exchange(frame, enc, partitioner, rows, firsts, total, device,
+                        {"sort_index", "sort_shuffle", "sort_values"});
 }
 
 Frame sort_values(const Frame& frame, const std::vector<std::string>& by, bool ascending, NullsPosition nulls,
@@ -400,6 +425,38 @@ Frame sort_values(const Frame& frame, std::initializer_list<const char*> by, boo
   std::vector<SortKey> keys;
   for (const char* c : by) keys.push_back({c, ascending});
   return sort_values(frame, keys, nulls, rows_per_partition);
+}
+
+Frame detail::move_rows(const Frame& frame, const std::vector<std::int64_t>& starts,
+                        const std::vector<std::int64_t>& target, const std::string& name) {
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
+  // Buckets rank-major, nparts per rank (the most partitions a rank asks for; a rank's missing ones hold no rows):
+  // the splitters are the first rows of every bucket but the first, so a row's bucket is the one its position
+  // falls in (an empty bucket shares its start with the next, which the count of splitters <= it passes).
+  const auto counts = static_cast<std::int64_t>(target.size());
+  const int nparts = static_cast<int>(std::max<std::int64_t>(comm.allreduce(counts, ReduceOp::max), 1));
+  std::vector<std::int64_t> all_targets;
+  const auto v = comm.allgatherv(std::span<const std::int64_t>(target), all_targets);
+  std::vector<std::uint64_t> splitters;
+  std::int64_t at = 0;
+  for (int r = 0; r < comm.size(); ++r)
+    for (int j = 0; j < nparts; ++j) {
+      if (r > 0 || j > 0) splitters.push_back(static_cast<std::uint64_t>(at));
+      if (j < static_cast<int>(v.counts[static_cast<std::size_t>(r)]))
+        at += all_targets[static_cast<std::size_t>(v.displs[static_cast<std::size_t>(r)] + j)];
+    }
+  auto partitioner = std::make_shared<const detail::Partitioner>(
+      detail::Partitioner::range(comm.size(), nparts, std::move(splitters), 1));
+  const std::vector<std::int64_t> rows = frame.local_partition_rows();
+  const bool device = detail::takes_device_paths(frame);
+  if (!device) note_host_fallback(engine, name);
+  const Frame routed = range_exchange(frame, std::make_shared<const Encoder>(), partitioner, rows, starts, at, device,
+                                      {name + ".position", name, name + ".order"});
+  std::vector<Chunk> parts(routed.partitions().begin(),
+                           routed.partitions().begin() + static_cast<std::ptrdiff_t>(target.size()));
+  return Frame(engine, frame.schema(), std::move(parts),
+               std::vector<std::optional<std::int64_t>>(target.begin(), target.end()));
 }
 
 }  // namespace slab::frame

@@ -381,6 +381,11 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   for (std::int64_t k : {1, -1}) add(out, "diff " + std::to_string(k), slab::frame::diff(f, k).local_table());
   add(out, "diff y", slab::frame::diff(f, 2, {"y"}).local_table());
   add(out, "select", slab::frame::select(f, {"s", "x", "i"}).local_table());
+  // concat: every rank's rows moved to even blocks by position (the range exchange with no key); the second
+  // frame's strings have another dictionary, so its codes are recoded into the union's.
+  add(out, "concat", slab::frame::concat({f, f}).local_table());
+  add(out, "concat recoded",
+      slab::frame::concat({f, slab::frame::fillna(f, std::string("zz"), {"s"}), f}).local_table());
   add(out, "dropna x i", slab::frame::dropna(f, {"x", "i"}).local_table());
   if (n == 4097)  // 86,400 rows in partitions of an hour
     add(out, "timeseries", slab::frame::timeseries(e, "2000-01-01", "2000-01-02", "1s", 3, "1h").local_table());
@@ -430,7 +435,8 @@ void expect_bitwise_the_host_kernels(slab::Engine& e) {
                          "drop_duplicates",
                          "quantile",
                          "value_counts_local",
-                         "value_counts"})
+                         "value_counts",
+                         "concat"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 }  // namespace
