@@ -23,6 +23,7 @@
 #include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
+#include "slab/frame/groupby_transform.hpp"
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/quantile.hpp"
@@ -246,6 +247,15 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   group({"s"}, distinct);
   group({"b"}, {{"x", {AggOp::nunique}}, {"s", {AggOp::nunique}}, {"t", {AggOp::nunique, AggOp::first}}}, false);
   group({"k"}, {{"y", {AggOp::nunique, AggOp::count}}, {"s", {AggOp::nunique}}});
+  // median and quantile: each group's values sorted in the IEEE total order (-0.0 before 0.0) on both sides.
+  const std::vector<Aggregation> holistic{
+      {"x", {AggOp::median, AggOp::quantile, AggOp::quantile, AggOp::min}, {0.0, 0.9}},
+      {"i", {AggOp::quantile, AggOp::median, AggOp::sum}, {0.25}},
+      {"b", {AggOp::median}},
+      {"y", {AggOp::quantile, AggOp::nunique}, {1.0}}};
+  group({"s"}, holistic);
+  group({"k"}, holistic);
+  group({"b", "s"}, {{"x", {AggOp::median}}}, false);
   add(out, "assign mixed",
       slab::frame::assign(f, "v", slab::frame::col("x") * slab::frame::col("i") - slab::frame::col("y")).local_table());
   add(out, "filter", slab::frame::filter(f, slab::frame::col("y") > 0 | slab::frame::col("s") == "b").local_table());
@@ -562,12 +572,14 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   EXPECT_EQ(e.tracer().fallbacks().count("cumsum"), 0u);
   (void)f.describe();  // moments on the device, quartiles by the device sort
   EXPECT_EQ(e.tracer().fallbacks().count("describe"), 0u);
-  // groupby's device path covers nunique, not median/quantile.
+  // groupby's device path covers nunique, median and quantile.
   (void)slab::frame::groupby(f, {"s"}, {{"i", {slab::frame::AggOp::nunique}}}).gather_all();
-  EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
   (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::median}}}).gather_all();
-  ASSERT_EQ(e.tracer().fallbacks().count("groupby"), 1u);
-  EXPECT_EQ(e.tracer().fallbacks().at("groupby"), 1u);
+  EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
+  // The group transforms have none yet: each call records one.
+  (void)f.groupby("s")["y"].cumsum().gather_all();
+  ASSERT_EQ(e.tracer().fallbacks().count("group_transform"), 1u);
+  EXPECT_EQ(e.tracer().fallbacks().at("group_transform"), 1u);
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {

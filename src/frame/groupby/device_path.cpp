@@ -1,6 +1,7 @@
 #include "frame/groupby/device_path.hpp"
 
 #include <algorithm>
+#include <memory>
 
 #include "frame/device_paths.hpp"
 #include "frame/kernels/gather.hpp"
@@ -95,9 +96,42 @@ void write_pairs(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan&
   write_records(ctx, pairs, W + 2, at, 1);
 }
 
+/// median/quantile's values of a partition into output `output` (W int64 key-word columns, then one float64
+/// column per holistic aggregation, NaN where null), the kept rows with a value: the host's write_values.
+/// Returns the rows written.
+template <class B>
+std::int64_t write_values(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
+                          const std::uint64_t* const* words, const std::uint8_t* keep, std::size_t output) {
+  const int W = plan.W;
+  const std::int64_t n = in.nrows();
+  const std::vector<std::size_t> hol = plan.proto.holistic_aggs();
+  const auto nh = static_cast<int>(hol.size());
+  RecordColumns cols(exec, W + nh, n);
+  std::vector<std::uint64_t*> out_words;
+  std::vector<double*> out_values;
+  std::vector<kernels::ColumnView> values;
+  for (int w = 0; w < W; ++w) out_words.push_back(cols.column(w));
+  for (int h = 0; h < nh; ++h) {
+    out_values.push_back(reinterpret_cast<double*>(cols.column(W + h)));
+    values.push_back(column_view(in, plan.proto.aggs[hol[static_cast<std::size_t>(h)]].col));
+  }
+  const std::int64_t m =
+      n > 0 ? kernels::GroupbyKernels<B>::holistic_rows(exec, words, W, n, keep, values.data(), nh, out_words.data(),
+                                                        out_values.data())
+            : 0;
+  std::vector<ElementType> types(static_cast<std::size_t>(W), ElementType::int64);
+  types.insert(types.end(), hol.size(), ElementType::float64);
+  BatchBuilder b(ctx, m, types, {}, output);
+  for (int c = 0; c < W + nh && m > 0; ++c)
+    slab::copy(b.data(static_cast<std::size_t>(c)), cols.column(c), static_cast<std::size_t>(m) * 8, ctx.execution());
+  return m;
+}
+
 template <class B>
 std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
-                          std::size_t part, int rank, std::vector<std::uint64_t>& samples) {
+                          std::size_t part, int rank, std::vector<std::uint64_t>& samples, std::int64_t& value_rows) {
+  const bool holistic = !plan.proto.holistic_aggs().empty();
+  const std::size_t values_out = plan.proto.has_nunique() ? 2 : 1;
   const KeyEncoder& enc = plan.proto.enc;
   const int W = plan.W, R = plan.R;
   const std::int64_t n = in.nrows();
@@ -130,8 +164,12 @@ std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const Gro
                                               static_cast<int>(aggs.size()), order0, groups);
     if (plan.proto.has_nunique())
       write_pairs<B>(ctx, exec, plan, in, words.data(), bits, static_cast<const std::uint8_t*>(keep.get()));
-  } else if (plan.proto.has_nunique()) {
-    write_records(ctx, RecordColumns(exec, W + 2, 0), W + 2, 0, 1);
+    if (holistic)
+      value_rows = write_values<B>(ctx, exec, plan, in, words.data(), static_cast<const std::uint8_t*>(keep.get()),
+                                   values_out);
+  } else {
+    if (plan.proto.has_nunique()) write_records(ctx, RecordColumns(exec, W + 2, 0), W + 2, 0, 1);
+    if (holistic) value_rows = write_values<B>(ctx, exec, plan, in, nullptr, nullptr, values_out);
   }
   write_records(ctx, recs, R, G, 0);
   // A few keys for range routing, spread over the groups (in key order here).
@@ -155,7 +193,7 @@ std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const Gro
 
 template <class B>
 std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const GroupbyPlan& plan, const BatchView& in,
-                        const BatchView* pairs) {
+                        const BatchView* pairs, const BatchView* values) {
   const KeyEncoder& enc = plan.proto.enc;
   const int W = plan.W, R = plan.R;
   const std::int64_t nrec = in.nrows();
@@ -197,6 +235,26 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
       if (plan.proto.aggs[static_cast<std::size_t>(k)].nuniq)
         aggs[static_cast<std::size_t>(k)].out.nunique = counts + k * G;
   }
+  // median/quantile: the shuffled values of each holistic aggregation, per group (combine_values), every q of
+  // it at once: holistic[a] holds ops * G doubles, in the order of the aggregation's ops.
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> holistic(plan.proto.aggs.size());
+  if (values && G > 0) {
+    const std::vector<std::size_t> hol = plan.proto.holistic_aggs();
+    std::vector<const std::uint64_t*> vw(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w)
+      vw[static_cast<std::size_t>(w)] =
+          values->nrows() ? reinterpret_cast<const std::uint64_t*>(values->data(static_cast<std::size_t>(w))) : nullptr;
+    std::vector<const std::uint64_t*> keys(key_out.begin(), key_out.end());
+    for (std::size_t h = 0; h < hol.size(); ++h) {
+      const ColAgg& a = plan.proto.aggs[hol[h]];
+      holistic[hol[h]] = std::make_unique<slab::detail::ScratchBytes>(exec, a.holistic.size() * G * 8);
+      const double* v =
+          values->nrows() ? reinterpret_cast<const double*>(values->data(static_cast<std::size_t>(W) + h)) : nullptr;
+      kernels::GroupbyKernels<B>::holistic(exec, vw.data(), W, bits, v, values->nrows(), keys.data(), G, a.holistic.data(),
+                                           static_cast<int>(a.holistic.size()),
+                                           static_cast<double*>(holistic[hol[h]]->get()));
+    }
+  }
   // The result batch: keys decoded, then one finalize per output column (write_result's types and masks).
   const std::vector<ElementType> types = types_of(plan.out_schema);
   const std::size_t nk = enc.cols.size();
@@ -223,6 +281,12 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
     const OutCol& oc = plan.out_cols[j];
     const bool size = oc.agg < 0;
     const ColAgg* a = size ? nullptr : &plan.proto.aggs[static_cast<std::size_t>(oc.agg)];
+    if (oc.holistic >= 0) {  // median/quantile: computed above
+      const auto* from = static_cast<const double*>(holistic[static_cast<std::size_t>(oc.agg)]->get());
+      slab::copy(b.data(nk + j), from + static_cast<std::size_t>(oc.holistic) * static_cast<std::size_t>(G),
+                 static_cast<std::size_t>(G) * 8, ctx.execution());
+      continue;
+    }
     kernels::GroupbyKernels<B>::finalize(exec, static_cast<kernels::AggKind>(oc.op),
                                          size ? ElementType::int64 : a->type,
                                          size ? kernels::AggStates{} : aggs[static_cast<std::size_t>(oc.agg)].out,
@@ -238,25 +302,25 @@ bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, cons
   if (!takes_device_paths(frame) || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
   if (plan.W > kernels::kMaxKeyWords) return false;
   if (plan.proto.has_nunique() && plan.W + 2 > kernels::kMaxKeyWords) return false;  // a pair's words
-  for (const ColAgg& a : plan.proto.aggs)
-    if (!a.holistic.empty()) return false;
+  if (!plan.proto.holistic_aggs().empty() && plan.W + 1 > kernels::kMaxKeyWords) return false;  // key and value
   return true;
 }
 
 std::int64_t aggregate_partition_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& in,
-                                           std::size_t part, int rank, std::vector<std::uint64_t>& samples) {
+                                           std::size_t part, int rank, std::vector<std::uint64_t>& samples,
+                                           std::int64_t& value_rows) {
   std::int64_t G = 0;
   on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-    G = aggregate_on<typename decltype(tag)::type>(ctx, exec, plan, in, part, rank, samples);
+    G = aggregate_on<typename decltype(tag)::type>(ctx, exec, plan, in, part, rank, samples, value_rows);
   });
   return G;
 }
 
 std::int64_t combine_records_on_device(TaskContext& ctx, const GroupbyPlan& plan, const BatchView& records,
-                                       const BatchView* pairs) {
+                                       const BatchView* pairs, const BatchView* values) {
   std::int64_t G = 0;
   on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-    G = combine_on<typename decltype(tag)::type>(ctx, exec, plan, records, pairs);
+    G = combine_on<typename decltype(tag)::type>(ctx, exec, plan, records, pairs, values);
   });
   return G;
 }

@@ -213,14 +213,15 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
     // Each partition's own groups as partial records, on the device kernels (device_path.hpp).
     const auto& parts = frame.partitions();
     written->assign(parts.size(), 0);
+    value_rows->assign(parts.size(), 0);
     auto samples = std::make_shared<std::vector<std::vector<std::uint64_t>>>(parts.size());
     std::vector<Chunk> all;
     for (std::size_t p = 0; p < parts.size(); ++p) {
       pieces.push_back(engine.tasks().submit_multi(
-          "groupby-local", {parts[p]}, has_pairs ? 2 : 1,
+          "groupby-local", {parts[p]}, outputs,
           [=, rank = comm.rank()](TaskContext& ctx) {
-            (*written)[p] =
-                detail::aggregate_partition_on_device(ctx, *plan, input_batch(ctx, 0), p, rank, (*samples)[p]);
+            (*written)[p] = detail::aggregate_partition_on_device(ctx, *plan, input_batch(ctx, 0), p, rank,
+                                                                  (*samples)[p], (*value_rows)[p]);
           },
           device_task()));
       all.insert(all.end(), pieces.back().begin(), pieces.back().end());
@@ -311,7 +312,10 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
                : shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts, route_by_key(partitioner, W),
                                 "groupby-nunique-shuffle");
   if (nhol)
-    shuffled_values = shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
+    shuffled_values =
+        device ? detail::shuffle_routed_on_device(value_frame, nparts, device_route_by_key(partitioner, W),
+                                                  "groupby-values-shuffle")
+               : shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
 
   // 3. Final combine and output: each shuffled partition (with its distinct pairs and values) into one result
   //    partition.
@@ -327,7 +331,9 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
           if (device) {
             const BatchView records = input_batch(ctx, 0);
             const BatchView pair_batch = has_pairs ? input_batch(ctx, pairs_out) : BatchView();
-            *groups += detail::combine_records_on_device(ctx, *plan, records, has_pairs ? &pair_batch : nullptr);
+            const BatchView value_batch = nhol ? input_batch(ctx, values_out) : BatchView();
+            *groups += detail::combine_records_on_device(ctx, *plan, records, has_pairs ? &pair_batch : nullptr,
+                                                         nhol ? &value_batch : nullptr);
             *received += records.nrows();
             return;
           }

@@ -218,7 +218,8 @@ void combine_values(GroupbyState& fin, int W, const BatchView& values, TaskConte
     for (std::size_t g = 0; g < G; ++g) {
       double* seg = sorted.data() + start[g];
       const std::size_t m = start[g + 1] - start[g];
-      std::sort(seg, seg + m);
+      // In the IEEE total order (-0.0 before 0.0), as the device sorts: the same bits among equal values.
+      std::sort(seg, seg + m, [](double x, double y) { return total_order_word(x) < total_order_word(y); });
       for (std::size_t k = 0; k < agg.holistic.size(); ++k)
         agg.holistic_result[k][g] = holistic_value(seg, m, agg.holistic[k]);
     }

@@ -115,6 +115,28 @@ struct GroupbyKernels {
                           std::int64_t* counts);
 
   /**
+   * @brief write_values: the kept rows (keep[i]) with at least one of the nvalues `values` columns not null, in row
+   * order: out_words[w][j] = the row's key word w (w < width), out_values[h][j] = its value h as a double (NaN
+   * where null; booleans 1 or 0, int64 converted). `out_words`, `out_values`: host arrays of backend arrays of
+   * capacity n. Returns the rows (synchronises).
+   */
+  static std::int64_t holistic_rows(const Exec& exec, const std::uint64_t* const* words, int width, std::int64_t n,
+                                    const std::uint8_t* keep, const ColumnView* values, int nvalues,
+                                    std::uint64_t* const* out_words, double* const* out_values);
+
+  /**
+   * @brief combine_values for one holistic aggregation: n rows as holistic_rows writes them, from any partitions
+   * and ranks (`words`: width backend arrays; `values`: one of its value columns, NaN dropped), per group of
+   * `group_keys` (width backend arrays of the ngroups keys, ascending: combine()'s groups): out[k * ngroups + g] =
+   * holistic_value(group g's values sorted in the IEEE total order, what[k]) (groupby/holistic.hpp; NaN for a
+   * group without values) for k < nwhat (`what` a host array). Rows of a key not among the groups are ignored.
+   * `bits` as for aggregate(); width + 1 <= kMaxKeyWords. out: nwhat * ngroups backend doubles. Synchronises.
+   */
+  static void holistic(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                       const double* values, std::int64_t n, const std::uint64_t* const* group_keys,
+                       std::int64_t ngroups, const double* what, int nwhat, double* out);
+
+  /**
    * @brief write_result for one output column: op's value per group from the states (and sizes for size) into
    * out (int64 for count/size/nunique, float64 for mean/std/var, the value type's batch representation
    * otherwise), with out_valid (when not nullptr) = whether a min/max/first/last exists. Asynchronous.

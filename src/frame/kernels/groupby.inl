@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/kernels/counter_rng_hd.hpp"
+#include "frame/groupby/holistic.hpp"
 #include "frame/kernels/groupby.hpp"
 #include "frame/kernels/key_words_hd.hpp"
 #include "frame/kernels/segments.inl"
@@ -251,6 +252,80 @@ struct PairRunCount {
     }
     if (lo < ngroups && compare(lo, s) == 0)
       counts[static_cast<std::int64_t>(agg[s]) * ngroups + lo] = distinct[e] - distinct[s];
+  }
+};
+
+/// holistic_rows: flags[i] = 1 where row i is kept and `column`'s value is not null (flags start at 0).
+struct AnyValue {
+  const std::uint8_t* keep;
+  ColumnView column;
+  std::uint8_t* flags;
+  SLAB_HD void operator()(std::int64_t i) const {
+    bool null = false;
+    (void)agg_value<double>(column, i, null);
+    if ((keep == nullptr || keep[i]) && !null) flags[i] = 1;
+  }
+};
+
+/// holistic_rows: out[j] = `column`'s value at rows[j] as a double, NaN where null.
+struct ValueAt {
+  ColumnView column;
+  const std::int64_t* rows;
+  double* out;
+  SLAB_HD void operator()(std::int64_t j) const {
+    bool null = false;
+    const double v = agg_value<double>(column, rows[j], null);
+    out[j] = null ? bits_double(0x7FF8000000000000ull) : v;
+  }
+};
+
+/// holistic: flags[i] = the value is not NaN.
+struct NotNan {
+  SLAB_HD std::uint8_t operator()(double v) const { return v == v ? 1 : 0; }
+};
+
+/// holistic: the order word of values[rows[j]] (the IEEE total order) and, by the sorted permutation, the values.
+struct HolisticWords {
+  const double* values;
+  const std::int64_t* rows;
+  std::uint64_t* out;
+  SLAB_HD void operator()(std::int64_t j) const { out[j] = frame::detail::total_order_word(values[rows[j]]); }
+};
+struct HolisticSorted {
+  const double* values;
+  const std::int64_t* rows;
+  const std::int64_t* perm;
+  double* out;
+  SLAB_HD void operator()(std::int64_t j) const { out[j] = values[rows[perm[j]]]; }
+};
+
+/// holistic: run r of the sorted rows (one key) gives its group's holistic value, where the key is a group's.
+struct HolisticRun {
+  const std::uint64_t* keys[kMaxKeyWords];    ///< the sorted rows' key words
+  const std::uint64_t* groups[kMaxKeyWords];  ///< the groups' keys, ascending
+  int width;
+  std::int64_t ngroups;
+  const std::int64_t* run_start;  ///< runs + 1
+  const double* sorted;           ///< the values, sorted within each run
+  double what;
+  double* out;
+  SLAB_HD int compare(std::int64_t g, std::int64_t s) const {  // group g's key against row s's
+    for (int w = 0; w < width; ++w)
+      if (groups[w][g] != keys[w][s]) return groups[w][g] < keys[w][s] ? -1 : 1;
+    return 0;
+  }
+  SLAB_HD void operator()(std::int64_t r) const {
+    const std::int64_t s = run_start[r], e = run_start[r + 1];
+    std::int64_t lo = 0, hi = ngroups;
+    while (lo < hi) {
+      const std::int64_t mid = lo + (hi - lo) / 2;
+      if (compare(mid, s) < 0)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    if (lo < ngroups && compare(lo, s) == 0)
+      out[lo] = frame::detail::holistic_value(sorted + s, static_cast<std::size_t>(e - s), what);
   }
 };
 
@@ -529,6 +604,103 @@ void GroupbyKernels<B>::count_pairs(const Exec& exec, const std::uint64_t* const
   c.distinct = distinct.get();
   c.counts = counts;
   thrust::for_each(b.policy(), i, i + runs, c);
+  b.sync();
+}
+
+template <class B>
+std::int64_t GroupbyKernels<B>::holistic_rows(const Exec& exec, const std::uint64_t* const* words, int width,
+                                              std::int64_t n, const std::uint8_t* keep, const ColumnView* values,
+                                              int nvalues, std::uint64_t* const* out_words,
+                                              double* const* out_values) {
+  using slab::kernels::Scratch;
+  detail::check_width(width, 0);
+  if (n <= 0) return 0;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  Scratch<std::uint8_t, B> flags(b, n);
+  b.zero(flags.get(), static_cast<std::size_t>(n));
+  for (int h = 0; h < nvalues; ++h)
+    thrust::for_each(b.policy(), i, i + n, detail::AnyValue{keep, values[h], flags.get()});
+  Scratch<std::int64_t, B> rows(b, n);
+  const std::int64_t m = GatherKernels<B>::select_rows(exec, flags.get(), n, rows.get());
+  if (m == 0) return 0;
+  SortKernels<B>::gather_words(exec, words, width, rows.get(), m, out_words);
+  for (int h = 0; h < nvalues; ++h)
+    thrust::for_each(b.policy(), i, i + m, detail::ValueAt{values[h], rows.get(), out_values[h]});
+  b.sync();
+  return m;
+}
+
+template <class B>
+void GroupbyKernels<B>::holistic(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
+                                 const double* values, std::int64_t n, const std::uint64_t* const* group_keys,
+                                 std::int64_t ngroups, const double* what, int nwhat, double* out) {
+  using slab::kernels::Scratch;
+  detail::check_width(width + 1, 0);
+  if (ngroups <= 0 || nwhat <= 0) return;
+  B b(exec);
+  thrust::fill(b.policy(), out, out + ngroups * nwhat, bits_double(0x7FF8000000000000ull));
+  if (n <= 0) {
+    b.sync();
+    return;
+  }
+  // The rows with a value, their key words and the value's order word: sorted by (key, value).
+  Scratch<std::uint8_t, B> flags(b, n);
+  thrust::transform(b.policy(), values, values + n, flags.get(), detail::NotNan{});
+  Scratch<std::int64_t, B> rows(b, n);
+  const std::int64_t m = GatherKernels<B>::select_rows(exec, flags.get(), n, rows.get());
+  if (m == 0) {
+    b.sync();
+    return;
+  }
+  std::vector<Scratch<std::uint64_t, B>> compact;
+  std::uint64_t* cw[kMaxKeyWords] = {};
+  const std::uint64_t* order[kMaxKeyWords] = {};
+  int obits[kMaxKeyWords] = {};
+  for (int w = 0; w <= width; ++w) {
+    compact.emplace_back(b, m);
+    cw[w] = compact.back().get();
+    order[w] = cw[w];
+    obits[w] = w < width && bits ? bits[w] : 64;
+  }
+  SortKernels<B>::gather_words(exec, words, width, rows.get(), m, cw);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + m, detail::HolisticWords{values, rows.get(), cw[width]});
+  Scratch<std::int64_t, B> perm(b, m);
+  SortKernels<B>::permutation(exec, order, width + 1, obits, m, perm.get());
+  Scratch<double, B> sorted(b, m);
+  thrust::for_each(b.policy(), i, i + m, detail::HolisticSorted{values, rows.get(), perm.get(), sorted.get()});
+  std::vector<Scratch<std::uint64_t, B>> sorted_keys;
+  std::uint64_t* sk[kMaxKeyWords] = {};
+  for (int w = 0; w < width; ++w) {
+    sorted_keys.emplace_back(b, m);
+    sk[w] = sorted_keys.back().get();
+  }
+  SortKernels<B>::gather_words(exec, order, width, perm.get(), m, sk);
+  // A run per key; each run's group found by binary search among the groups.
+  Scratch<std::uint8_t, B> head(b, m);
+  detail::SegmentHead h{};
+  for (int w = 0; w < width; ++w) h.words[w] = sk[w];
+  h.width = width;
+  h.head = head.get();
+  thrust::for_each(b.policy(), i, i + m, h);
+  Scratch<std::int64_t, B> run_start(b, m + 1);
+  const std::int64_t runs = GatherKernels<B>::select_rows(exec, head.get(), m, run_start.get());
+  b.to_backend(run_start.get() + runs, &m, sizeof m);
+  detail::HolisticRun run{};
+  for (int w = 0; w < width; ++w) {
+    run.keys[w] = sk[w];
+    run.groups[w] = group_keys[w];
+  }
+  run.width = width;
+  run.ngroups = ngroups;
+  run.run_start = run_start.get();
+  run.sorted = sorted.get();
+  for (int k = 0; k < nwhat; ++k) {
+    run.what = what[k];
+    run.out = out + static_cast<std::int64_t>(k) * ngroups;
+    thrust::for_each(b.policy(), i, i + runs, run);
+  }
   b.sync();
 }
 
