@@ -1,5 +1,7 @@
 // Slicing (lazy views through leaf offsets), transpose (local), and redistribution (one alltoallv).
 #include <algorithm>
+#include <optional>
+#include <span>
 #include <type_traits>
 
 #include "array/device_paths.hpp"
@@ -225,13 +227,76 @@ bool intersect(const ChunkExtent& a, const ChunkExtent& b, ChunkExtent& o) {
 }
 }  // namespace
 
+/// redistribute's exchange on the device kernels: every piece of this rank's chunks that another rank's block
+/// takes packed by LayoutKernels::copy_2d into a send buffer of kernel scratch (the host's packing, byte for
+/// byte), the buffers exchanged (device memory on a GPU: Comm sends it over NCCL, or stages it where ranks share
+/// one), each received piece copied into place. The receive counts follow from the layouts, so no count travels.
+namespace {
+template <class T, class LayoutK>
+void redistribute_on_device(TaskContext& ctx, const kernels::Exec& exec, LayoutK layout, const Layout& src,
+                            const Layout& whole, int rank) {
+  using M = MoveAs<T>;
+  const int p = src.nranks;
+  auto sends_to = [&](int from, int to) { return src.split != Split::none || from == to; };
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0), rcounts(static_cast<std::size_t>(p), 0);
+  const ChunkExtent me = whole.block_extent(rank);
+  std::size_t total = 0, rtotal = 0;
+  for (int r = 0; r < p; ++r) {
+    ChunkExtent x;
+    for (std::int64_t i = 0; sends_to(rank, r) && i < src.num_chunks(rank); ++i)
+      if (intersect(src.chunk_extent(rank, i), whole.block_extent(r), x))
+        counts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(x.size());
+    for (std::int64_t i = 0; sends_to(r, rank) && i < src.num_chunks(r); ++i)
+      if (intersect(src.chunk_extent(r, i), me, x)) rcounts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(x.size());
+    total += counts[static_cast<std::size_t>(r)];
+    rtotal += rcounts[static_cast<std::size_t>(r)];
+  }
+  std::optional<detail::ScratchBytes> send, recv;
+  ctx.comm().run_collectively([&] {  // a failed allocation is every rank's error, never a hang in the exchange
+    send.emplace(exec, total * sizeof(T));
+    recv.emplace(exec, rtotal * sizeof(T));
+    M* out = static_cast<M*>(send->get());
+    for (int to = 0; to < p; ++to) {
+      if (!sends_to(rank, to)) continue;
+      for (std::int64_t i = 0; i < src.num_chunks(rank); ++i) {
+        const ChunkExtent e = src.chunk_extent(rank, i);
+        ChunkExtent x;
+        if (!intersect(e, whole.block_extent(to), x)) continue;
+        const M* in = move_ptr(ctx.input_as<T>(static_cast<std::size_t>(i)).data());
+        layout.copy_2d(exec, in + (x.row0 - e.row0) * e.cols + (x.col0 - e.col0), e.cols, x.rows, x.cols, out, x.cols);
+        out += x.size();
+      }
+    }
+    ctx.execution().synchronize();
+  });
+  ctx.comm().alltoallv(std::span<const T>(static_cast<const T*>(send->get()), total),
+                       std::span<const std::size_t>(counts), std::span<T>(static_cast<T*>(recv->get()), rtotal),
+                       std::span<const std::size_t>(rcounts));
+  send.reset();
+  if (me.size() == 0) return;
+  M* o = move_ptr(ctx.output_as<T>(static_cast<std::size_t>(me.size())).data());
+  const M* in = static_cast<const M*>(recv->get());
+  for (int from = 0; from < p; ++from) {
+    if (!sends_to(from, rank)) continue;
+    for (std::int64_t i = 0; i < src.num_chunks(from); ++i) {
+      ChunkExtent x;
+      if (!intersect(src.chunk_extent(from, i), me, x)) continue;
+      layout.copy_2d(exec, in, x.cols, x.rows, x.cols, o + (x.row0 - me.row0) * me.cols + (x.col0 - me.col0), me.cols);
+      in += x.size();
+    }
+  }
+  ctx.execution().synchronize();  // the receive buffer goes with this scope
+}
+}  // namespace
+
 template <class T>
 Array<T> redistribute(const Array<T>& a, const Layout& target) {
   const Layout src = a.layout();
   SLAB_EXPECTS(target.rows == src.rows && target.cols == src.cols && target.nranks == src.nranks, ShapeError,
                "redistribute: " + src.to_string() + " to " + target.to_string());
   Engine& engine = a.engine();
-  note_host_fallback(engine, "redistribute");  // packs and unpacks on the host around the exchange
+  const bool device = detail::has_device_backend(engine.tasks().memory().execution());
+  if (!device) note_host_fallback(engine, "redistribute");  // packs and unpacks on the host around the exchange
   TaskQueue& q = engine.tasks();
   const int rank = q.comm().rank();
   // The exchange writes each rank's whole block as one buffer; a lazy rechunk then cuts it into chunks.
@@ -242,7 +307,11 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
   const auto& chunks = a.local_chunks();
   Chunk block = q.submit(
       "redistribute", chunks,
-      [src, whole, rank](TaskContext& ctx) {
+      [src, whole, rank, device](TaskContext& ctx) {
+        if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+              redistribute_on_device<T>(ctx, exec, layout, src, whole, rank);
+            }))
+          return;
         const int p = src.nranks;
         auto sends_to = [&](int from, int to) { return src.split != Split::none || from == to; };
         std::vector<T> send;
@@ -279,7 +348,7 @@ Array<T> redistribute(const Array<T>& a, const Layout& target) {
           }
         }
       },
-      TaskOptions{TraceKind::comm, true});
+      device ? device_task(TraceKind::comm, true) : TaskOptions{TraceKind::comm, true});
   std::vector<Chunk> mine;
   if (whole.num_chunks(rank) > 0) mine.push_back(block);
   Array<T> out(engine, whole, std::move(mine));

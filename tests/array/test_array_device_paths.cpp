@@ -178,6 +178,12 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     add(out, m.transpose().gather_all());
     add(out, Array<double>(m.transpose() * 2.0 + 1.0).persist().gather_all());
     if (split != Split::cols) add(out, slab::select_cols(m, {4, 0, 1, 2, 2}).gather_all());
+    // redistribute: to every split, and to other chunks (pieces packed by copy_2d, exchanged, copied into place).
+    for (Split to : {Split::rows, Split::cols, Split::none}) {
+      add(out, slab::resplit(m, to).gather_all());
+      const slab::Layout& l = m.layout();
+      add(out, slab::redistribute(m, slab::Layout::make(l.shape(), to, l.nranks, 7, sizeof(double))).gather_all());
+    }
   }
   {
     const auto ik = [](std::int64_t i, std::int64_t j) { return i * 1000003 - j * 7 + (i == 0 ? INT64_MIN : 0); };
