@@ -11,6 +11,8 @@
 #include <memory>
 #include <type_traits>
 
+#include "array/kernels/layout.hpp"
+#include "frame/device_paths.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -50,7 +52,10 @@ struct Piece {
 // source) of that source's overlapping chunks.
 Frame assemble(Engine& engine, Schema schema, const std::vector<ChunkExtent>& parts,
                const std::vector<Source>& sources) {
-  note_host_fallback(engine, "from_arrays");  // from_arrays and from_array: the columns are copied on the host
+  // On a device context each column is one strided copy per source chunk (LayoutKernels::copy_2d), in device
+  // memory; elsewhere a host loop, recorded as a fallback where device paths are taken.
+  const bool device = slab::detail::has_device_backend(engine.tasks().memory().execution());
+  if (!device) note_host_fallback(engine, "from_arrays");
   const std::vector<ElementType> types = types_of(schema);
   std::vector<Chunk> out;
   std::vector<std::optional<std::int64_t>> rows;
@@ -69,8 +74,23 @@ Frame assemble(Engine& engine, Schema schema, const std::vector<ChunkExtent>& pa
     std::vector<std::int64_t> widths;
     for (const Source& s : sources) widths.push_back(s.width);
     out.push_back(engine.tasks().submit(
-        "from_arrays", std::move(inputs), [types, begin, n = part.rows, pieces, widths](TaskContext& ctx) {
+        "from_arrays", std::move(inputs),
+        [types, begin, n = part.rows, pieces, widths, device](TaskContext& ctx) {
           BatchBuilder b(ctx, n, types, {});
+          if (device) {
+            detail::on_device_backend(ctx, [&](const slab::kernels::Exec& exec, auto tag) {
+              using Copy = slab::kernels::LayoutKernels<typename decltype(tag)::type, std::int64_t>;
+              std::size_t col = 0;
+              for (std::size_t s = 0; s < pieces.size(); ++s)
+                for (std::int64_t j = 0; j < widths[s]; ++j, ++col)
+                  for (const Piece& p : pieces[s])  // rows of column j of the chunk (row stride w) into place
+                    Copy::copy_2d(
+                        exec, ctx.input_as<std::int64_t>(p.input).data() + (p.row0 - p.chunk_row0) * widths[s] + j,
+                        widths[s], p.rows, 1, reinterpret_cast<std::int64_t*>(b.data(col)) + (p.row0 - begin), 1);
+            });
+            ctx.execution().synchronize();
+            return;
+          }
           std::size_t col = 0;
           for (std::size_t s = 0; s < pieces.size(); ++s) {
             const std::int64_t w = widths[s];
@@ -84,7 +104,8 @@ Frame assemble(Engine& engine, Schema schema, const std::vector<ChunkExtent>& pa
               }
             }
           }
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
     rows.emplace_back(part.rows);
   }
   return Frame(engine, std::move(schema), std::move(out), std::move(rows));

@@ -16,12 +16,15 @@
 #include <vector>
 
 #include "../common/sanitizer.hpp"
+#include "slab/array/creation.hpp"
+#include "slab/array/elementwise.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/version.hpp"
 #include "slab/frame/datasets.hpp"
 #include "slab/frame/expr.hpp"
 #include "slab/frame/frame.hpp"
+#include "slab/frame/from_arrays.hpp"
 #include "slab/frame/groupby.hpp"
 #include "slab/frame/groupby_transform.hpp"
 #include "slab/frame/merge.hpp"
@@ -272,8 +275,8 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   };
   const Frame small = Frame::from_local_table(e, right_for(97, e.comm().rank(), e.comm().size()), 40);
   join(small, {"k"}, JoinKind::inner, JoinStrategy::broadcast);  // every left row once, by the direct array
-  roll("y", RollingWindow::count(1500), all);     // past a partition (1000 rows)
-  roll("y", RollingWindow::parse("1d"), no_std);  // 1440 rows of one minute
+  roll("y", RollingWindow::count(1500), all);                    // past a partition (1000 rows)
+  roll("y", RollingWindow::parse("1d"), no_std);                 // 1440 rows of one minute
   if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
   for (std::int64_t w : {1, 3, 100, 5000}) roll("y", RollingWindow::count(w), all);
   roll("y", RollingWindow::count(7, 2), all);
@@ -393,6 +396,13 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "select", slab::frame::select(f, {"s", "x", "i"}).local_table());
   // concat: every rank's rows moved to even blocks by position (the range exchange with no key); the second
   // frame's strings have another dictionary, so its codes are recoded into the union's.
+  {  // from_arrays and from_array: each column one strided copy per overlapping source chunk
+    const slab::Array<double> ax = slab::random_uniform(e, {n}, slab::Split::rows, 31, -1.0, 1.0, 700);
+    const slab::Array<std::int64_t> ai(ax > 0.25);
+    add(out, "from_arrays", slab::frame::from_arrays({{"x", ax}, {"i", ai}}).local_table());
+    const slab::Array<double> m = slab::random_uniform(e, {n, 3}, slab::Split::rows, 33, 0.0, 1.0, 500);
+    add(out, "from_array", slab::frame::from_array(m, {"a", "b", "c"}).local_table());
+  }
   add(out, "concat", slab::frame::concat({f, f}).local_table());
   add(out, "concat recoded",
       slab::frame::concat({f, slab::frame::fillna(f, std::string("zz"), {"s"}), f}).local_table());
@@ -446,7 +456,8 @@ void expect_bitwise_the_host_kernels(slab::Engine& e) {
                          "quantile",
                          "value_counts_local",
                          "value_counts",
-                         "concat"})
+                         "concat",
+                         "from_arrays"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 }  // namespace
