@@ -247,7 +247,8 @@ void redistribute_on_device(TaskContext& ctx, const kernels::Exec& exec, LayoutK
       if (intersect(src.chunk_extent(rank, i), whole.block_extent(r), x))
         counts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(x.size());
     for (std::int64_t i = 0; sends_to(r, rank) && i < src.num_chunks(r); ++i)
-      if (intersect(src.chunk_extent(r, i), me, x)) rcounts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(x.size());
+      if (intersect(src.chunk_extent(r, i), me, x))
+        rcounts[static_cast<std::size_t>(r)] += static_cast<std::size_t>(x.size());
     total += counts[static_cast<std::size_t>(r)];
     rtotal += rcounts[static_cast<std::size_t>(r)];
   }

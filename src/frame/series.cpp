@@ -12,8 +12,8 @@
 #include "frame/kernels/generate.hpp"
 #include "frame/kernels/merge.hpp"
 #include "frame/kernels/ops.hpp"
-#include "frame/move_rows.hpp"
 #include "frame/moments.hpp"
+#include "frame/move_rows.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -177,8 +177,8 @@ Frame recode(const Frame& frame, const Schema& to) {
             detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
               using B = typename decltype(tag)::type;
               slab::detail::ScratchBytes rows(exec, n * 8);
-              kernels::GenerateKernels<B>::column(exec, ColumnRecipe::affine(0, 1), ElementType::int64, 0,
-                                                  in.nrows(), rows.get());
+              kernels::GenerateKernels<B>::column(exec, ColumnRecipe::affine(0, 1), ElementType::int64, 0, in.nrows(),
+                                                  rows.get());
               for (std::size_t c = 0; c < in.ncols(); ++c) {
                 const std::vector<std::int64_t>& map = (*maps)[c];
                 if (map.empty()) {
@@ -205,8 +205,9 @@ Frame recode(const Frame& frame, const Schema& to) {
               auto dst = w.column<std::int32_t>(c);
               const std::uint8_t* valid = in.valid(c);
               for (std::size_t i = 0; i < n; ++i)
-                dst[i] = src[i] < 0 || (valid && !valid[i]) ? -1
-                                                            : static_cast<std::int32_t>(map[static_cast<std::size_t>(src[i])]);
+                dst[i] = src[i] < 0 || (valid && !valid[i])
+                             ? -1
+                             : static_cast<std::int32_t>(map[static_cast<std::size_t>(src[i])]);
             }
             if (auto* v = w.valid(c)) std::memcpy(v, in.valid(c), n);
           }

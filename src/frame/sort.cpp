@@ -238,9 +238,9 @@ struct ExchangeNames {
  * order. `total` is the rows of all ranks. Collective (one shuffle).
  */
 Frame range_exchange(const Frame& frame, const std::shared_ptr<const Encoder>& enc,
-                     const std::shared_ptr<const detail::Partitioner>& partitioner, const std::vector<std::int64_t>& rows,
-                     const std::vector<std::int64_t>& firsts, std::int64_t total, bool device,
-                     const ExchangeNames& names) {
+                     const std::shared_ptr<const detail::Partitioner>& partitioner,
+                     const std::vector<std::int64_t>& rows, const std::vector<std::int64_t>& firsts, std::int64_t total,
+                     bool device, const ExchangeNames& names) {
   // Rows with their global row index (ties keep their order), streamed through the all-to-all by bucket.
   Engine& engine = frame.engine();
   const Schema& schema = frame.schema();

@@ -332,8 +332,8 @@ struct OpenDataset {
     fid = H5Handle(id);
     dset = H5Handle(SLAB_HDF5_TRY(name, H5Dopen2(fid, info.dataset.c_str(), H5P_DEFAULT)));
   }
-  void read(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
-            std::uint64_t ncols, ElementType mem_type, void* out, const std::string& name) const {
+  void read(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0, std::uint64_t ncols,
+            ElementType mem_type, void* out, const std::string& name) const {
     H5Handle fspace(SLAB_HDF5_TRY(name, H5Dget_space(dset)));
     select(fspace, info.shape.size(), row0, nrows, col0, ncols, name);
     hsize_t mdims[2] = {nrows, ncols};

@@ -21,8 +21,7 @@ struct GramTile {
 
 /// @brief The tiles on and above the diagonal of an n x n Gram, in row-major tile order: T = n / min_tile blocks
 /// (at least 1, at most max_blocks), the first n % T of them one row larger. Empty for n == 0.
-inline std::vector<GramTile> gram_tiles(std::uint64_t n, std::uint64_t min_tile = 1024,
-                                        std::uint64_t max_blocks = 8) {
+inline std::vector<GramTile> gram_tiles(std::uint64_t n, std::uint64_t min_tile = 1024, std::uint64_t max_blocks = 8) {
   std::vector<GramTile> tiles;
   if (n == 0) return tiles;
   const std::uint64_t t = std::clamp<std::uint64_t>(n / std::max<std::uint64_t>(min_tile, 1), 1, max_blocks);
@@ -61,8 +60,8 @@ inline GramTileProduct gram_tile_product(const GramTile& tile, std::uint64_t k, 
  * the lower triangle is left as it was, so callers mirror the upper triangle as after dsyrk. Not collective.
  */
 template <class Gemm>
-void gram_by_tiles(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
-                   std::uint64_t ldc, bool trans, double beta, Gemm&& gemm, std::uint64_t min_tile = 1024) {
+void gram_by_tiles(std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c, std::uint64_t ldc,
+                   bool trans, double beta, Gemm&& gemm, std::uint64_t min_tile = 1024) {
   if (n == 0) return;
   for (const GramTile& tile : gram_tiles(n, min_tile))
     gemm(gram_tile_product(tile, k, a, lda, c, ldc, trans), lda, ldc, beta);

@@ -271,9 +271,9 @@ TEST(ArrayDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
     std::size_t first = got.size();
     for (std::size_t i = 0; i < got.size() && first == got.size(); ++i)
       if (got[i] != host[n][i]) first = i;
-    EXPECT_EQ(first, got.size()) << "n = " << n << ": value " << first << " differs: "
-                                 << std::bit_cast<double>(got[first < got.size() ? first : 0]) << " vs host "
-                                 << std::bit_cast<double>(host[n][first < got.size() ? first : 0]);
+    EXPECT_EQ(first, got.size()) << "n = " << n << ": value " << first
+                                 << " differs: " << std::bit_cast<double>(got[first < got.size() ? first : 0])
+                                 << " vs host " << std::bit_cast<double>(host[n][first < got.size() ? first : 0]);
   }
   // Everything above has a device path except the inputs filled from host vectors: nothing else fell back.
   for (const auto& [op, count] : e.tracer().fallbacks())

@@ -418,7 +418,7 @@ TEST(Gram, UpperTilesOnDgemmAreDsyrk) {
     }
   }
   // The tiles: at most 8 blocks a side, at least min_tile rows each where n allows.
-  EXPECT_EQ(slab::linalg::detail::gram_tiles(5000).size(), 10u);  // 4 blocks of 1250
+  EXPECT_EQ(slab::linalg::detail::gram_tiles(5000).size(), 10u);    // 4 blocks of 1250
   EXPECT_EQ(slab::linalg::detail::gram_tiles(100000).size(), 36u);  // capped at 8 blocks
   EXPECT_EQ(slab::linalg::detail::gram_tiles(300).size(), 1u);
   EXPECT_TRUE(slab::linalg::detail::gram_tiles(0).empty());

@@ -115,10 +115,9 @@ std::int64_t write_values(TaskContext& ctx, const kernels::Exec& exec, const Gro
     out_values.push_back(reinterpret_cast<double*>(cols.column(W + h)));
     values.push_back(column_view(in, plan.proto.aggs[hol[static_cast<std::size_t>(h)]].col));
   }
-  const std::int64_t m =
-      n > 0 ? kernels::GroupbyKernels<B>::holistic_rows(exec, words, W, n, keep, values.data(), nh, out_words.data(),
-                                                        out_values.data())
-            : 0;
+  const std::int64_t m = n > 0 ? kernels::GroupbyKernels<B>::holistic_rows(exec, words, W, n, keep, values.data(), nh,
+                                                                           out_words.data(), out_values.data())
+                               : 0;
   std::vector<ElementType> types(static_cast<std::size_t>(W), ElementType::int64);
   types.insert(types.end(), hol.size(), ElementType::float64);
   BatchBuilder b(ctx, m, types, {}, output);
@@ -165,8 +164,8 @@ std::int64_t aggregate_on(TaskContext& ctx, const kernels::Exec& exec, const Gro
     if (plan.proto.has_nunique())
       write_pairs<B>(ctx, exec, plan, in, words.data(), bits, static_cast<const std::uint8_t*>(keep.get()));
     if (holistic)
-      value_rows = write_values<B>(ctx, exec, plan, in, words.data(), static_cast<const std::uint8_t*>(keep.get()),
-                                   values_out);
+      value_rows =
+          write_values<B>(ctx, exec, plan, in, words.data(), static_cast<const std::uint8_t*>(keep.get()), values_out);
   } else {
     if (plan.proto.has_nunique()) write_records(ctx, RecordColumns(exec, W + 2, 0), W + 2, 0, 1);
     if (holistic) value_rows = write_values<B>(ctx, exec, plan, in, nullptr, nullptr, values_out);
@@ -250,8 +249,8 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
       holistic[hol[h]] = std::make_unique<slab::detail::ScratchBytes>(exec, a.holistic.size() * G * 8);
       const double* v =
           values->nrows() ? reinterpret_cast<const double*>(values->data(static_cast<std::size_t>(W) + h)) : nullptr;
-      kernels::GroupbyKernels<B>::holistic(exec, vw.data(), W, bits, v, values->nrows(), keys.data(), G, a.holistic.data(),
-                                           static_cast<int>(a.holistic.size()),
+      kernels::GroupbyKernels<B>::holistic(exec, vw.data(), W, bits, v, values->nrows(), keys.data(), G,
+                                           a.holistic.data(), static_cast<int>(a.holistic.size()),
                                            static_cast<double*>(holistic[hol[h]]->get()));
     }
   }
@@ -301,7 +300,7 @@ bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, cons
   (void)options;  // sort=False asks for no order: each partition's groups come out in key order, as sorted
   if (!takes_device_paths(frame) || plan.proto.enc.cols.size() > kernels::kMaxKeyColumns) return false;
   if (plan.W > kernels::kMaxKeyWords) return false;
-  if (plan.proto.has_nunique() && plan.W + 2 > kernels::kMaxKeyWords) return false;  // a pair's words
+  if (plan.proto.has_nunique() && plan.W + 2 > kernels::kMaxKeyWords) return false;             // a pair's words
   if (!plan.proto.holistic_aggs().empty() && plan.W + 1 > kernels::kMaxKeyWords) return false;  // key and value
   return true;
 }

@@ -312,10 +312,10 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
                : shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts, route_by_key(partitioner, W),
                                 "groupby-nunique-shuffle");
   if (nhol)
-    shuffled_values =
-        device ? detail::shuffle_routed_on_device(value_frame, nparts, device_route_by_key(partitioner, W),
-                                                  "groupby-values-shuffle")
-               : shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
+    shuffled_values = device
+                          ? detail::shuffle_routed_on_device(value_frame, nparts, device_route_by_key(partitioner, W),
+                                                             "groupby-values-shuffle")
+                          : shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
 
   // 3. Final combine and output: each shuffled partition (with its distinct pairs and values) into one result
   //    partition.

@@ -39,8 +39,8 @@ SyrkEvents& events() {
   return e;
 }
 
-void gemm_row_major(cublasHandle_t h, const linalg::detail::GramTileProduct& p, std::uint64_t lda,
-                    std::uint64_t ldc, double beta) {
+void gemm_row_major(cublasHandle_t h, const linalg::detail::GramTileProduct& p, std::uint64_t lda, std::uint64_t ldc,
+                    double beta) {
   // Row-major C = op(A) op(B) is column-major C^T = op(B)^T op(A)^T: the operands swap and keep their flags.
   const double one = 1.0;
   check(cublasDgemm(h, p.b_trans ? CUBLAS_OP_T : CUBLAS_OP_N, p.a_trans ? CUBLAS_OP_T : CUBLAS_OP_N,
@@ -53,8 +53,8 @@ void gemm_row_major(cublasHandle_t h, const linalg::detail::GramTileProduct& p, 
 
 bool gram_kernels_have_cuda() noexcept { return true; }
 
-void gram_gemm_tiles_device(void* cublas_handle, std::uint64_t n, std::uint64_t k, const double* a,
-                            std::uint64_t lda, double* c, std::uint64_t ldc, bool trans, double beta) {
+void gram_gemm_tiles_device(void* cublas_handle, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
+                            double* c, std::uint64_t ldc, bool trans, double beta) {
   auto h = static_cast<cublasHandle_t>(cublas_handle);
   linalg::detail::gram_by_tiles(n, k, a, lda, c, ldc, trans, beta,
                                 [h](const linalg::detail::GramTileProduct& p, std::uint64_t ld_a, std::uint64_t ld_c,
