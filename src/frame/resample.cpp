@@ -9,11 +9,15 @@
 #include <memory>
 #include <optional>
 
+#include "frame/device_paths.hpp"
+#include "frame/kernels/resample.hpp"
+#include "frame/kernels/resample_hd.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/sort.hpp"
+#include "slab/memory/host_view.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 #include "slab/task/task_queue.hpp"
@@ -114,8 +118,7 @@ void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_
   BatchBuilder w(ctx, m, schema, masks);
   std::int64_t* out_keys = w.column<std::int64_t>(0).data();
   for (std::int64_t j = 0; j < m; ++j) {
-    const auto bin = static_cast<std::int64_t>(static_cast<std::uint64_t>(lo) +
-                                               static_cast<std::uint64_t>(j) * static_cast<std::uint64_t>(freq));
+    const std::int64_t bin = kernels::resample_nth_bin(lo, j, freq);
     out_keys[j] = bin;
     const bool present = r < end && keys[r] == bin;
     for (std::size_t c = 1; c < nc; ++c) {
@@ -132,6 +135,121 @@ void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_
     }
     if (present) ++r;
   }
+}
+
+// fill_bins on the device kernels: each bin's row of `in` by binary search, then one fill per column (the
+// empty bins' values and masks as fill_bins writes them).
+void fill_bins_on_device(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_t freq,
+                         const std::vector<AggOp>& ops, const Schema& schema, TaskContext& ctx) {
+  const std::size_t nc = schema.size();
+  std::vector<std::uint64_t> empty(nc, 0);
+  std::vector<bool> empty_valid(nc, true), masks(nc, false);
+  for (std::size_t c = 1; c < nc; ++c) {
+    std::array<std::byte, 8> bytes{};
+    empty_valid[c] = empty_bin_value(ops[c - 1], schema.type(c), bytes.data());
+    std::memcpy(&empty[c], bytes.data(), bytes.size());
+  }
+  detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+    using B = typename decltype(tag)::type;
+    const std::int64_t n = in.nrows();
+    slab::detail::ScratchBytes keys(exec, static_cast<std::size_t>(m) * 8), rows(exec, static_cast<std::size_t>(m) * 8);
+    const std::int64_t present = kernels::ResampleKernels<B>::bin_rows(
+        exec, n ? reinterpret_cast<const std::int64_t*>(in.data(0)) : nullptr, n, lo, m, freq,
+        static_cast<std::int64_t*>(keys.get()), static_cast<std::int64_t*>(rows.get()));
+    for (std::size_t c = 1; c < nc; ++c)
+      masks[c] = (n > 0 && in.valid(c) != nullptr) || (present < m && !empty_valid[c]);
+    BatchBuilder w(ctx, m, schema, masks);
+    slab::copy(w.data(0), keys.get(), static_cast<std::size_t>(m) * 8, ctx.execution());
+    for (std::size_t c = 1; c < nc; ++c) {
+      const kernels::ColumnView column =
+          n ? detail::column_view(in, c) : kernels::ColumnView{schema.type(c), nullptr, nullptr};
+      kernels::ResampleKernels<B>::fill(exec, column, static_cast<const std::int64_t*>(rows.get()), m, empty[c],
+                                        empty_valid[c], w.data(c), w.valid(c));
+    }
+    ctx.execution().synchronize();
+  });
+}
+
+// The times' bounds of every local partition, in order: on the device kernels (a small task each) or a host loop.
+std::vector<kernels::TimeBounds> time_bounds(const Frame& frame, std::size_t on_col, bool device) {
+  std::vector<kernels::TimeBounds> out;
+  if (!device) {
+    Frame(frame).persist();  // runs the graph (collective)
+    for (const Chunk& chunk : frame.partitions()) {
+      auto [pin, b] = view_chunk(chunk);
+      kernels::TimeBounds tb;
+      const auto n = static_cast<std::size_t>(b.nrows());
+      const std::int64_t* t = n ? b.column<std::int64_t>(on_col).data() : nullptr;
+      const std::uint8_t* valid = n ? b.valid(on_col) : nullptr;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (valid && !valid[i]) continue;
+        if (!tb.any) tb.any = true, tb.min = tb.first = tb.last = t[i];
+        if (t[i] < tb.last) tb.sorted = false;
+        tb.min = std::min(tb.min, t[i]), tb.last = t[i];
+      }
+      out.push_back(tb);
+    }
+    return out;
+  }
+  TaskQueue& tasks = frame.engine().tasks();
+  std::vector<Chunk> parts;
+  for (const Chunk& chunk : frame.partitions())
+    parts.push_back(tasks.submit(
+        "resample-bounds", {chunk},
+        [on_col](TaskContext& ctx) {
+          const BatchView in = input_batch(ctx, 0);
+          kernels::TimeBounds tb;
+          if (in.nrows() > 0)
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              tb = kernels::ResampleKernels<typename decltype(tag)::type>::bounds(exec, detail::column_view(in, on_col),
+                                                                                  in.nrows());
+            });
+          const std::int64_t v[5] = {tb.any, tb.min, tb.first, tb.last, tb.sorted};
+          auto dst = ctx.output(sizeof v);
+          slab::copy(dst.data(), v, sizeof v, ctx.execution());
+        },
+        device_task()));
+  tasks.persist(std::span<const Chunk>(parts));
+  for (const Chunk& p : parts) {
+    const Pin pin = p.buffer()->pin();
+    const auto v = HostView(pin).as<std::int64_t>();
+    out.push_back({v[0] != 0, v[1], v[2], v[3], v[4] != 0});
+  }
+  return out;
+}
+
+// `source`'s columns `cols` (the binned schema) with column 0, the times, replaced by their bins from `first_bin`.
+Frame bin_times(const Frame& source, const std::vector<std::size_t>& cols, const Schema& binned_schema,
+                std::int64_t first_bin, std::int64_t freq, bool device) {
+  auto body = [cols, first_bin, freq, binned_schema, device](const BatchView& b, TaskContext& ctx) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    std::vector<bool> masks;
+    for (auto c : cols) masks.push_back(n > 0 && b.valid(c) != nullptr);
+    BatchBuilder w(ctx, b.nrows(), binned_schema, masks);
+    if (n == 0) return;
+    for (std::size_t k = 0; k < cols.size(); ++k) {
+      slab::copy(w.data(k), b.data(cols[k]), n * element_size(b.type(cols[k])), ctx.execution());
+      if (auto* v = w.valid(k)) slab::copy(v, b.valid(cols[k]), n, ctx.execution());
+    }
+    auto* t = reinterpret_cast<std::int64_t*>(w.data(0));
+    if (device) {
+      detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+        kernels::ResampleKernels<typename decltype(tag)::type>::bins(exec, {ElementType::timestamp, t, w.valid(0)},
+                                                                     b.nrows(), first_bin, freq, t);
+      });
+      ctx.execution().synchronize();
+      return;
+    }
+    const std::uint8_t* valid = w.valid(0);
+    for (std::size_t i = 0; i < n; ++i)
+      if (!valid || valid[i]) t[i] = kernels::resample_bin(t[i], first_bin, freq);
+  };
+  if (!device) return map_partitions(source, binned_schema, "resample-bins", body, true);
+  std::vector<Chunk> parts;
+  for (const Chunk& chunk : source.partitions())
+    parts.push_back(source.engine().tasks().submit(
+        "resample-bins", {chunk}, [body](TaskContext& ctx) { body(input_batch(ctx, 0), ctx); }, device_task()));
+  return Frame(source.engine(), binned_schema, std::move(parts), source.partition_rows());
 }
 
 }  // namespace
@@ -170,24 +288,18 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
   const Comm& comm = engine.comm();
   const std::string where = "resample('" + format_duration(freq) + "', on='" + on + "')";
 
-  // The bins start at midnight of the day of the earliest time (pandas' origin='start_day').
-  // One pass over the times: the earliest (the bins start at midnight of its day, pandas' origin='start_day'),
-  // and whether they are in order already (nulls aside).
-  Frame(frame).persist();                                                         // runs the graph (collective)
+  // One pass over the times, a TimeBounds per partition (on the device kernels where the frame takes them):
+  // the earliest (the bins start at midnight of its day, pandas' origin='start_day') and whether they are in
+  // order already (nulls aside), folded in partition order.
+  const bool device = detail::takes_device_paths(frame);
   std::int64_t mine[5] = {0, std::numeric_limits<std::int64_t>::max(), 0, 0, 1};  // any, min, first, last, sorted
-  for (const Chunk& chunk : frame.partitions()) {
-    auto [pin, b] = view_chunk(chunk);
-    const auto n = static_cast<std::size_t>(b.nrows());
-    if (n == 0) continue;
-    const std::int64_t* t = b.column<std::int64_t>(on_col).data();
-    const std::uint8_t* valid = b.valid(on_col);
-    for (std::size_t i = 0; i < n; ++i) {
-      if (valid && !valid[i]) continue;
-      if (!mine[0]) mine[0] = 1, mine[2] = mine[3] = t[i];
-      if (t[i] < mine[3]) mine[4] = 0;
-      mine[1] = std::min(mine[1], t[i]), mine[3] = t[i];
-    }
-  }
+  auto fold = [&mine](const kernels::TimeBounds& b) {
+    if (!b.any) return;
+    if (!b.sorted || (mine[0] && b.first < mine[3])) mine[4] = 0;  // out of order within, or after the last
+    if (!mine[0]) mine[0] = 1, mine[2] = b.first;
+    mine[1] = std::min(mine[1], b.min), mine[3] = b.last;
+  };
+  for (const kernels::TimeBounds& b : time_bounds(frame, on_col, device)) fold(b);
   std::vector<std::int64_t> all_times(5 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(mine, 5), std::span<std::int64_t>(all_times));
   std::int64_t earliest = std::numeric_limits<std::int64_t>::max();
@@ -203,11 +315,14 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
   const __int128 day = kNanosPerDay;
   __int128 origin = earliest / day * day;
   if (origin > earliest) origin -= day;
-  const __int128 first_bin = origin + (earliest - origin) / freq * freq;
-  SLAB_EXPECTS(first_bin >= std::numeric_limits<std::int64_t>::min(), InvalidArgument,
+  const __int128 first_bin_wide = origin + (earliest - origin) / freq * freq;
+  SLAB_EXPECTS(first_bin_wide >= std::numeric_limits<std::int64_t>::min(), InvalidArgument,
                where +
                    ": the first bin would start before 1677-09-21 00:12:43.145224192, the earliest time an int64 "
                    "of nanoseconds holds");
+  // Every time is >= the first bin, which lies on origin's grid: the bins from it are the bins from origin, in
+  // 64-bit arithmetic (kernels/resample_hd.hpp).
+  const auto first_bin = static_cast<std::int64_t>(first_bin_wide);
 
   // first/last are a bin's first/last values in time order (pandas sorts by the times, stably, before grouping),
   // so times out of order are sorted first (stable: equal times keep their row order); the other aggregations do
@@ -224,25 +339,7 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
   }
 
   // Each row's bin, then the groupby of the bins.
-  const Frame binned = map_partitions(
-      source, binned_schema, "resample-bins",
-      [cols = source_cols, origin, freq, binned_schema](const BatchView& b, TaskContext& ctx) {
-        const auto n = static_cast<std::size_t>(b.nrows());
-        std::vector<bool> masks;
-        for (auto c : cols) masks.push_back(n > 0 && b.valid(c) != nullptr);
-        BatchBuilder w(ctx, b.nrows(), binned_schema, masks);
-        if (n == 0) return;
-        for (std::size_t k = 0; k < cols.size(); ++k) {
-          std::memcpy(w.data(k), b.data(cols[k]), n * element_size(b.type(cols[k])));
-          if (auto* v = w.valid(k)) std::memcpy(v, b.valid(cols[k]), n);
-        }
-        std::int64_t* t = w.column<std::int64_t>(0).data();
-        const std::uint8_t* valid = w.valid(0);
-        for (std::size_t i = 0; i < n; ++i)
-          if (!valid || valid[i])
-            t[i] = static_cast<std::int64_t>(origin + (static_cast<__int128>(t[i]) - origin) / freq * freq);
-      },
-      true);
+  const Frame binned = bin_times(source, source_cols, binned_schema, first_bin, freq, device);
   Frame g = groupby(binned, {on}, aggregations, GroupbyOptions{});
   g.persist();
   const Schema out = g.schema();
@@ -284,10 +381,15 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
       const auto lo = static_cast<std::int64_t>(static_cast<std::uint64_t>(start) +
                                                 static_cast<std::uint64_t>(j0) * static_cast<std::uint64_t>(freq));
       const std::int64_t m = std::min(piece_rows, count - j0);
-      parts.push_back(
-          engine.tasks().submit("resample-fill", {g.partitions()[k]}, [lo, m, freq, shared_ops, out](TaskContext& ctx) {
-            fill_bins(input_batch(ctx, 0), lo, m, freq, *shared_ops, out, ctx);
-          }));
+      parts.push_back(engine.tasks().submit(
+          "resample-fill", {g.partitions()[k]},
+          [lo, m, freq, shared_ops, out, device](TaskContext& ctx) {
+            if (device)
+              fill_bins_on_device(input_batch(ctx, 0), lo, m, freq, *shared_ops, out, ctx);
+            else
+              fill_bins(input_batch(ctx, 0), lo, m, freq, *shared_ops, out, ctx);
+          },
+          device ? device_task() : TaskOptions{}));
       part_rows.emplace_back(m);
     }
     prev = ends[k].second;

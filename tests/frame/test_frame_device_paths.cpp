@@ -30,6 +30,7 @@
 #include "slab/frame/merge.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/quantile.hpp"
+#include "slab/frame/resample.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/series.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -403,6 +404,17 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
     const slab::Array<double> m = slab::random_uniform(e, {n, 3}, slab::Split::rows, 33, 0.0, 1.0, 500);
     add(out, "from_array", slab::frame::from_array(m, {"a", "b", "c"}).local_table());
   }
+  {  // resample: the times' bounds, the bins and the filled bins; gaps (filtered rows), rows out of time order
+    using slab::frame::resample;
+    const std::vector<Aggregation> aggs{{"x", {AggOp::sum, AggOp::mean, AggOp::min, AggOp::first, AggOp::last}},
+                                        {"i", {AggOp::count, AggOp::max, AggOp::median}},
+                                        {"s", {AggOp::last, AggOp::size}}};
+    constexpr std::int64_t minute = 60'000'000'000;
+    add(out, "resample 7min", resample(f, 7 * minute, "t", aggs).gather_all());
+    add(out, "resample gaps 3min",
+        resample(slab::frame::filter(f, col("k") > 100), 3 * minute, "t", aggs).gather_all());
+    add(out, "resample unsorted 1h", resample(slab::frame::shuffle(f, {"k"}), 60 * minute, "t", aggs).gather_all());
+  }
   add(out, "concat", slab::frame::concat({f, f}).local_table());
   add(out, "concat recoded",
       slab::frame::concat({f, slab::frame::fillna(f, std::string("zz"), {"s"}), f}).local_table());
@@ -457,7 +469,8 @@ void expect_bitwise_the_host_kernels(slab::Engine& e) {
                          "value_counts_local",
                          "value_counts",
                          "concat",
-                         "from_arrays"})
+                         "from_arrays",
+                         "resample-bins"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
 }
 }  // namespace
