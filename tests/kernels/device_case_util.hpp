@@ -26,6 +26,7 @@
 #include "frame/kernels/merge.hpp"
 #include "frame/kernels/ops.hpp"
 #include "frame/kernels/partition.hpp"
+#include "frame/kernels/resample.hpp"
 #include "frame/kernels/rolling.hpp"
 #include "frame/kernels/sort_perm.hpp"
 #include "memory/device_allocator.hpp"

@@ -1,5 +1,6 @@
 // The frame layer's device cases (device_cases.hpp): keys, sort, partition, gather, groupby, ops, merge and
 // rolling, each entry point on the device against its reference instantiation, twice.
+#include <tuple>
 #include <type_traits>
 
 #include "device_case_util.hpp"
@@ -914,6 +915,124 @@ Outcome expr_evaluate(I64 n, const Options& opt) {
   return o;
 }
 
+// resample: the times' bounds (a mask, a step back now and then), every row's bin, and the filled bins of a
+// partition holding every third bin (the rest empty: NaN, valid).
+Outcome resample(I64 n, const Options& opt) {
+  Outcome o;
+  constexpr I64 minute = 60'000'000'000, origin = 946684800000000000;
+  std::vector<I64> t(static_cast<std::size_t>(n));
+  for (I64 i = 0; i < n; ++i) t[i] = origin + 90 * 60'000'000'000 + i * minute - (i % 97 == 5 ? 45 * minute : 0);
+  const std::vector<U8> tm = valid(n, 66, 7);
+  const DevColumn dt(ElementType::timestamp, t, &tm);
+  auto flat = [](const fk::TimeBounds& b) { return std::vector<I64>{b.any, b.min, b.first, b.last, b.sorted}; };
+  const auto ref_bounds =
+      flat(fk::ResampleKernels<Reference>::bounds(kExec, host_view(ElementType::timestamp, t, &tm), n));
+  compare(o, opt, "resample bounds", ref_bounds, flat(fk::ResampleKernels<Device>::bounds(kExec, dt.view(), n)),
+          flat(fk::ResampleKernels<Device>::bounds(kExec, dt.view(), n)));
+  std::vector<I64> ref_bins(static_cast<std::size_t>(n));
+  fk::ResampleKernels<Reference>::bins(kExec, host_view(ElementType::timestamp, t, &tm), n, origin, 7 * minute,
+                                       ref_bins.data());
+  const Dev<I64> bins(static_cast<std::size_t>(n));
+  auto bin_run = [&] {
+    fk::ResampleKernels<Device>::bins(kExec, dt.view(), n, origin, 7 * minute, bins.get());
+    return bins.host();
+  };
+  const auto bins_a = bin_run();
+  compare(o, opt, "resample bins", ref_bins, bins_a, bin_run());
+  // A partition of groupby's result: every third of m bins, with a float column (NaN, -0.0, a mask).
+  const I64 m = n, g = (n + 2) / 3;
+  std::vector<I64> keys(static_cast<std::size_t>(g));
+  for (I64 k = 0; k < g; ++k) keys[k] = origin + 3 * k * minute;
+  const std::vector<double> x = mixed(g, 67);
+  const std::vector<U8> xm = valid(g, 68, 4);
+  const Dev<I64> dkeys(keys);
+  const DevColumn dx(ElementType::float64, x, &xm);
+  const U64 nan_bits = 0x7FF8000000000000ull;
+  auto fill_ref = [&] {
+    std::vector<I64> out_keys(static_cast<std::size_t>(m)), rows(static_cast<std::size_t>(m));
+    const I64 present = fk::ResampleKernels<Reference>::bin_rows(kExec, keys.data(), g, origin, m, minute,
+                                                                 out_keys.data(), rows.data());
+    std::vector<double> out(static_cast<std::size_t>(m));
+    std::vector<U8> out_valid(static_cast<std::size_t>(m));
+    fk::ResampleKernels<Reference>::fill(kExec, host_view(ElementType::float64, x, &xm), rows.data(), m, nan_bits, true,
+                                         out.data(), out_valid.data());
+    out_keys.push_back(present);
+    return std::make_tuple(out_keys, out, out_valid);
+  };
+  auto fill_dev = [&] {
+    const Dev<I64> out_keys(static_cast<std::size_t>(m)), rows(static_cast<std::size_t>(m));
+    const I64 present =
+        fk::ResampleKernels<Device>::bin_rows(kExec, dkeys.get(), g, origin, m, minute, out_keys.get(), rows.get());
+    const Dev<double> out(static_cast<std::size_t>(m));
+    const Dev<U8> out_valid(static_cast<std::size_t>(m));
+    fk::ResampleKernels<Device>::fill(kExec, dx.view(), rows.get(), m, nan_bits, true, out.get(), out_valid.get());
+    std::vector<I64> k = out_keys.host();
+    k.push_back(present);
+    return std::make_tuple(k, out.host(), out_valid.host());
+  };
+  const auto [rk, rv, rm] = fill_ref();
+  const auto [ak, av, am] = fill_dev();
+  const auto [bk, bv, bm] = fill_dev();
+  compare(o, opt, "resample bin rows", rk, ak, bk);
+  compare(o, opt, "resample fill values", rv, av, bv);
+  compare(o, opt, "resample fill mask", rm, am, bm);
+  o.seconds = timed(opt, [&] { (void)bin_run(); });
+  return o;
+}
+
+// groupby median/quantile: each half's values (holistic_rows), then both halves' per group of the whole input
+// (holistic): sorted in the IEEE total order on both sides, so bitwise.
+Outcome holistic(I64 n, const Options& opt) {
+  Outcome o;
+  const Keys keys(n, true, true);
+  std::vector<U8> keep;
+  const auto words = host_words(keys, n, keep);
+  const std::vector<double> y = mixed(n, 69);
+  const std::vector<U8> ym = valid(n, 70, 6);
+  const int bits[1] = {fk::bits_for(1000 * 50 - 1)};
+  const auto un = std::max<std::size_t>(static_cast<std::size_t>(n), 1);
+  std::vector<U64> gkey(un);
+  std::vector<I64> gsize(un);
+  U64* gk[1] = {gkey.data()};
+  const U64* hw[1] = {words[0].data()};
+  const I64 G = fk::GroupbyKernels<Reference>::aggregate(kExec, hw, 1, bits, n, keep.data(), nullptr, 0, 0,
+                                                         {gk, gsize.data(), nullptr});
+  const double what[3] = {-1.0, 0.25, 0.9};  // the median (holistic.hpp's kMedian), two quantiles
+  const fk::ColumnView yc_host = host_view(ElementType::float64, y, &ym);
+  // Reference: rows, then the per-group values.
+  std::vector<U64> rw(un);
+  std::vector<double> rv(un), ref(static_cast<std::size_t>(3 * std::max<I64>(G, 1)));
+  U64* rwp[1] = {rw.data()};
+  double* rvp[1] = {rv.data()};
+  const I64 nr = fk::GroupbyKernels<Reference>::holistic_rows(kExec, hw, 1, n, keep.data(), &yc_host, 1, rwp, rvp);
+  const U64* rwc[1] = {rw.data()};
+  const U64* gkc[1] = {gkey.data()};
+  fk::GroupbyKernels<Reference>::holistic(kExec, rwc, 1, bits, rv.data(), nr, gkc, G, what, 3, ref.data());
+  const Dev<U64> dw(words[0]), dgk(gkey);
+  const Dev<U8> dkeep(keep);
+  const DevColumn dy(ElementType::float64, y, &ym);
+  auto run = [&] {
+    const Dev<U64> ow(un);
+    const Dev<double> ov(un), out(static_cast<std::size_t>(3 * std::max<I64>(G, 1)));
+    const U64* dwp[1] = {dw.get()};
+    U64* owp[1] = {ow.get()};
+    double* ovp[1] = {ov.get()};
+    const fk::ColumnView yc = dy.view();
+    const I64 m = fk::GroupbyKernels<Device>::holistic_rows(kExec, dwp, 1, n, dkeep.get(), &yc, 1, owp, ovp);
+    const U64* owc[1] = {ow.get()};
+    const U64* dgkc[1] = {dgk.get()};
+    fk::GroupbyKernels<Device>::holistic(kExec, owc, 1, bits, ov.get(), m, dgkc, G, what, 3, out.get());
+    std::vector<double> h = out.host(static_cast<std::size_t>(3 * G));
+    h.push_back(static_cast<double>(m));
+    return h;
+  };
+  std::vector<double> want(ref.begin(), ref.begin() + 3 * G);
+  want.push_back(static_cast<double>(nr));
+  compare(o, opt, "holistic median/quantiles", want, run(), run());
+  o.seconds = timed(opt, [&] { (void)run(); });
+  return o;
+}
+
 }  // namespace
 
 std::vector<Case> frame_cases() {
@@ -932,6 +1051,8 @@ std::vector<Case> frame_cases() {
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
       {"frame.groupby.nunique_pairs", nunique_pairs},
+      {"frame.groupby.holistic", holistic},
+      {"frame.resample.bounds_bins_fill", resample},
       {"frame.merge.inner",
        [](I64 n, const Options& o) {
          return join(n, o, false, {false, false});
