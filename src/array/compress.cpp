@@ -8,6 +8,7 @@
 #include <string>
 
 #include "array/assemble.hpp"
+#include "array/layout_kernels.hpp"
 #include "slab/array/reduction.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
@@ -20,7 +21,8 @@ namespace slab {
 
 template <class T>
 Array<T> compress(const Array<T>& a_in, const Array<std::int64_t>& mask_in) {
-  note_host_fallback(a_in.engine(), "compress");
+  const bool device = detail::has_device_backend(a_in.engine().tasks().memory().execution());
+  if (!device) note_host_fallback(a_in.engine(), "compress");
   const Layout& la = a_in.layout();
   const Layout& lm = mask_in.layout();
   const bool by_rows = la.ndim == 2 && lm.ndim == 1 && lm.rows == la.rows;
@@ -53,19 +55,30 @@ Array<T> compress(const Array<T>& a_in, const Array<std::int64_t>& mask_in) {
   std::vector<Chunk> pieces;
   for (std::size_t i = 0; i < ac.size(); ++i) {
     const ChunkExtent e = a.local_extent(i);
-    pieces.push_back(q.submit("compress.select", {ac[i], mc[i]}, [e, unit, by_rows](TaskContext& ctx) {
-      const T* x = ctx.input_as<T>(0).data();
-      const std::int64_t* m = ctx.input_as<std::int64_t>(1).data();
-      const std::int64_t items = by_rows ? e.rows : e.size();
-      const auto k = static_cast<std::int64_t>(std::count_if(m, m + items, [](std::int64_t v) { return v != 0; }));
-      if (k == 0) return;
-      T* o = ctx.output_as<T>(static_cast<std::size_t>(k * unit)).data();
-      for (std::int64_t t = 0; t < items; ++t)
-        if (m[t] != 0) {
-          if (unit > 0) std::memcpy(o, x + t * unit, static_cast<std::size_t>(unit) * sizeof(T));
-          o += unit;
-        }
-    }));
+    pieces.push_back(q.submit(
+        "compress.select", {ac[i], mc[i]},
+        [e, unit, by_rows, device](TaskContext& ctx) {
+          const T* x = ctx.input_as<T>(0).data();
+          const std::int64_t* m = ctx.input_as<std::int64_t>(1).data();
+          const std::int64_t items = by_rows ? e.rows : e.size();
+          // On the device: count, then the selected items copied in order (LayoutKernels::select).
+          if (device && detail::on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                const std::int64_t k = layout.count_selected(exec, m, items);
+                if (k == 0) return;
+                T* o = ctx.output_as<T>(static_cast<std::size_t>(k * unit)).data();
+                layout.select(exec, detail::move_ptr(x), m, items, unit, detail::move_ptr(o));
+              }))
+            return;
+          const auto k = static_cast<std::int64_t>(std::count_if(m, m + items, [](std::int64_t v) { return v != 0; }));
+          if (k == 0) return;
+          T* o = ctx.output_as<T>(static_cast<std::size_t>(k * unit)).data();
+          for (std::int64_t t = 0; t < items; ++t)
+            if (m[t] != 0) {
+              if (unit > 0) std::memcpy(o, x + t * unit, static_cast<std::size_t>(unit) * sizeof(T));
+              o += unit;
+            }
+        },
+        device ? device_task() : TaskOptions{}));
   }
   q.persist(std::span<const Chunk>(pieces));
   std::vector<std::int64_t> start{0};  // each piece's first item in this rank's selection
@@ -102,17 +115,20 @@ Array<T> compress(const Array<T>& a_in, const Array<std::int64_t>& mask_in) {
         inputs.push_back(pieces[i]);
         from.push_back(start[i]);
       }
-    res.push_back(q.submit("compress.gather", std::move(inputs), [u0, u1, unit, from](TaskContext& ctx) {
-      T* o = ctx.output_as<T>(static_cast<std::size_t>((u1 - u0) * unit)).data();
-      for (std::size_t k = 0; k < from.size(); ++k) {
-        const auto x = ctx.input_as<T>(k);
-        const std::int64_t n = static_cast<std::int64_t>(x.size()) / unit;
-        const std::int64_t s0 = std::max(u0, from[k]), s1 = std::min(u1, from[k] + n);
-        if (s1 > s0 && unit > 0)  // an empty piece may have no storage at all
-          std::memcpy(o + (s0 - u0) * unit, x.data() + (s0 - from[k]) * unit,
-                      static_cast<std::size_t>((s1 - s0) * unit) * sizeof(T));
-      }
-    }));
+    res.push_back(q.submit(
+        "compress.gather", std::move(inputs),
+        [u0, u1, unit, from](TaskContext& ctx) {  // slab::copy: host or device memory alike
+          T* o = ctx.output_as<T>(static_cast<std::size_t>((u1 - u0) * unit)).data();
+          for (std::size_t k = 0; k < from.size(); ++k) {
+            const auto x = ctx.input_as<T>(k);
+            const std::int64_t n = static_cast<std::int64_t>(x.size()) / unit;
+            const std::int64_t s0 = std::max(u0, from[k]), s1 = std::min(u1, from[k] + n);
+            if (s1 > s0 && unit > 0)  // an empty piece may have no storage at all
+              slab::copy(o + (s0 - u0) * unit, x.data() + (s0 - from[k]) * unit,
+                         static_cast<std::size_t>((s1 - s0) * unit) * sizeof(T), ctx.execution());
+          }
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return Array<T>(engine, std::move(out), std::move(res));
 }

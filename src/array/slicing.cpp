@@ -7,6 +7,7 @@
 #include "array/device_paths.hpp"
 #include "array/expr.hpp"
 #include "array/kernels/layout.hpp"
+#include "array/layout_kernels.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
@@ -16,33 +17,11 @@
 
 namespace slab {
 
+using detail::move_ptr;
+using detail::MoveAs;
+using detail::on_layout_kernels;
+
 namespace {
-/// The type LayoutKernels moves T's bits as (any 4- or 8-byte type moves as such).
-template <class T>
-using MoveAs =
-    std::conditional_t<std::is_same_v<T, double>, double, std::conditional_t<sizeof(T) == 4, float, std::int64_t>>;
-static_assert(sizeof(MoveAs<std::int32_t>) == 4 && sizeof(MoveAs<std::int64_t>) == 8);
-
-/// Run f(exec, LayoutKernels<B, MoveAs<T>>{}) on the task's device backend; false where it has none (the host
-/// loop runs instead).
-template <class T, class F>
-bool on_layout_kernels(TaskContext& ctx, F&& f) {
-  return detail::with_device_backend(ctx.execution(), [&](auto tag) {
-    using B = typename decltype(tag)::type;
-    detail::KernelScratch scratch(ctx.memory());
-    f(scratch.exec(ctx.execution()), kernels::LayoutKernels<B, MoveAs<T>>{});
-  });
-}
-
-template <class T>
-MoveAs<T>* move_ptr(T* p) {
-  return reinterpret_cast<MoveAs<T>*>(p);
-}
-template <class T>
-const MoveAs<T>* move_ptr(const T* p) {
-  return reinterpret_cast<const MoveAs<T>*>(p);
-}
-
 // Blocks of a slice [begin, end) of the split axis: each rank keeps what it had of the range.
 std::vector<std::int64_t> sliced_bounds(const Layout& l, std::int64_t begin, std::int64_t end) {
   std::vector<std::int64_t> b(static_cast<std::size_t>(l.nranks) + 1);

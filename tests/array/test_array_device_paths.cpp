@@ -18,6 +18,7 @@
 
 #include "../common/sanitizer.hpp"
 #include "slab/array/array.hpp"
+#include "slab/array/compress.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
 #include "slab/array/reduction.hpp"
@@ -178,6 +179,12 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     add(out, m.transpose().gather_all());
     add(out, Array<double>(m.transpose() * 2.0 + 1.0).persist().gather_all());
     if (split != Split::cols) add(out, slab::select_cols(m, {4, 0, 1, 2, 2}).gather_all());
+    // compress (a[mask]): elements, and rows of the matrix by a 1-D mask (counted, then selected in order).
+    add(out, m[m > 0.25].gather_all());
+    if (split != Split::cols) {  // a 1-D mask of the rows (split by rows or replicated as the matrix)
+      const Array<double> c0 = slab::random_uniform(e, {rows}, split, 15, -1.0, 1.0, 64);
+      add(out, slab::compress(m, Array<std::int64_t>(c0 < 0.0)).gather_all());
+    }
     // redistribute: to every split, and to other chunks (pieces packed by copy_2d, exchanged, copied into place).
     for (Split to : {Split::rows, Split::cols, Split::none}) {
       add(out, slab::resplit(m, to).gather_all());
