@@ -115,7 +115,7 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
     const std::uint64_t j0 = mine[0] * k, w = width(mine[0]);
     block = tasks.submit(
         "gram.read", {},
-        [x, n, j0, w, use_gpu, stream, rep](TaskContext& ctx) {
+        [x, n, j0, w, rep](TaskContext& ctx) {
           const double t0 = MPI_Wtime();
           auto out = ctx.output(n * w * sizeof(double));
           read_columns(x, n, j0, w, ctx.memory(), out.data());
