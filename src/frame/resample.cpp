@@ -12,12 +12,12 @@
 #include "frame/device_paths.hpp"
 #include "frame/kernels/resample.hpp"
 #include "frame/kernels/resample_hd.hpp"
+#include "frame/time_bounds.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/sort.hpp"
-#include "slab/memory/host_view.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 #include "slab/task/task_queue.hpp"
@@ -170,54 +170,6 @@ void fill_bins_on_device(const BatchView& in, std::int64_t lo, std::int64_t m, s
   });
 }
 
-// The times' bounds of every local partition, in order: on the device kernels (a small task each) or a host loop.
-std::vector<kernels::TimeBounds> time_bounds(const Frame& frame, std::size_t on_col, bool device) {
-  std::vector<kernels::TimeBounds> out;
-  if (!device) {
-    Frame(frame).persist();  // runs the graph (collective)
-    for (const Chunk& chunk : frame.partitions()) {
-      auto [pin, b] = view_chunk(chunk);
-      kernels::TimeBounds tb;
-      const auto n = static_cast<std::size_t>(b.nrows());
-      const std::int64_t* t = n ? b.column<std::int64_t>(on_col).data() : nullptr;
-      const std::uint8_t* valid = n ? b.valid(on_col) : nullptr;
-      for (std::size_t i = 0; i < n; ++i) {
-        if (valid && !valid[i]) continue;
-        if (!tb.any) tb.any = true, tb.min = tb.first = tb.last = t[i];
-        if (t[i] < tb.last) tb.sorted = false;
-        tb.min = std::min(tb.min, t[i]), tb.last = t[i];
-      }
-      out.push_back(tb);
-    }
-    return out;
-  }
-  TaskQueue& tasks = frame.engine().tasks();
-  std::vector<Chunk> parts;
-  for (const Chunk& chunk : frame.partitions())
-    parts.push_back(tasks.submit(
-        "resample-bounds", {chunk},
-        [on_col](TaskContext& ctx) {
-          const BatchView in = input_batch(ctx, 0);
-          kernels::TimeBounds tb;
-          if (in.nrows() > 0)
-            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-              tb = kernels::ResampleKernels<typename decltype(tag)::type>::bounds(exec, detail::column_view(in, on_col),
-                                                                                  in.nrows());
-            });
-          const std::int64_t v[5] = {tb.any, tb.min, tb.first, tb.last, tb.sorted};
-          auto dst = ctx.output(sizeof v);
-          slab::copy(dst.data(), v, sizeof v, ctx.execution());
-        },
-        device_task()));
-  tasks.persist(std::span<const Chunk>(parts));
-  for (const Chunk& p : parts) {
-    const Pin pin = p.buffer()->pin();
-    const auto v = HostView(pin).as<std::int64_t>();
-    out.push_back({v[0] != 0, v[1], v[2], v[3], v[4] != 0});
-  }
-  return out;
-}
-
 // `source`'s columns `cols` (the binned schema) with column 0, the times, replaced by their bins from `first_bin`.
 Frame bin_times(const Frame& source, const std::vector<std::size_t>& cols, const Schema& binned_schema,
                 std::int64_t first_bin, std::int64_t freq, bool device) {
@@ -299,7 +251,7 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
     if (!mine[0]) mine[0] = 1, mine[2] = b.first;
     mine[1] = std::min(mine[1], b.min), mine[3] = b.last;
   };
-  for (const kernels::TimeBounds& b : time_bounds(frame, on_col, device)) fold(b);
+  for (const kernels::TimeBounds& b : detail::time_bounds(frame, on_col, device)) fold(b);
   std::vector<std::int64_t> all_times(5 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(mine, 5), std::span<std::int64_t>(all_times));
   std::int64_t earliest = std::numeric_limits<std::int64_t>::max();

@@ -5,17 +5,20 @@
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <deque>
 #include <limits>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <type_traits>
 
 #include "frame/device_paths.hpp"
 #include "frame/kernels/rolling.hpp"
 #include "frame/kernels/rolling_hd.hpp"
+#include "frame/time_bounds.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/time.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -485,6 +488,42 @@ void append_times(const BatchView& b, std::size_t c, std::vector<std::int64_t>& 
   }
 }
 
+/**
+ * The halo's rows of one partition in device memory, as append_values / append_times and the host's cut give them:
+ * for a time window (ct a column) the timestamps are copied (8 bytes a row, not the partition) to find the first
+ * row after `bound`; for a row window the last `take` rows. Only those rows' values are converted on the device
+ * (RollingKernels::values) and copied. Returns the first row kept; x and t hold the rows from it.
+ */
+std::size_t tail_on_device(Engine& engine, const Chunk& chunk, std::size_t cx, std::size_t ct, std::int64_t bound,
+                           std::size_t take, std::vector<double>& x, std::vector<std::int64_t>& t) {
+  const ExecutionContext& exec = engine.execution();
+  const Pin pin = chunk.buffer()->pin();
+  const BatchView b(std::span<const std::byte>(pin.data(), pin.size()), exec);
+  const auto n = static_cast<std::size_t>(b.nrows());
+  std::size_t from = n - std::min(n, take);
+  if (ct != SIZE_MAX) {
+    t.resize(n);
+    slab::copy(t.data(), b.data(ct), n * sizeof(std::int64_t), exec);
+    from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
+    t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
+  }
+  const std::size_t m = n - from;
+  x.resize(m);
+  if (m == 0) return from;
+  detail::with_planned_backend(exec, [&](auto tag) {
+    slab::detail::KernelScratch scratch(engine.memory());
+    const kernels::Exec e = scratch.exec(exec);
+    slab::detail::ScratchBytes out(e, m * sizeof(double));
+    kernels::ColumnView v = detail::column_view(b, cx);
+    v.data = static_cast<const std::byte*>(v.data) + from * element_size(v.type);
+    if (v.valid) v.valid += from;
+    kernels::RollingKernels<typename decltype(tag)::type>::values(e, v, static_cast<std::int64_t>(m),
+                                                                  static_cast<double*>(out.get()));
+    slab::copy(x.data(), out.get(), m * sizeof(double), exec);
+  });
+  return from;
+}
+
 // The rows of (x, t) the next rows' windows can reach: the last rows - 1 of a row window, the rows within the span
 // of the last timestamp of a time window.
 std::size_t carry_from(const std::vector<double>& x, const std::vector<std::int64_t>& t, const RollingWindow& window) {
@@ -589,7 +628,20 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     problem = "rolling window needs rows >= 1 or a positive time span";
   } else {
     for (std::int64_t r : rows) n_me += r;
-    if (time) {
+    if (time && device) {  // each partition's TimeBounds on the device: no partition is copied to the host
+      bool null = false, unsorted = false, have = false;
+      for (const kernels::TimeBounds& b : detail::time_bounds(frame, ct, true)) {
+        null |= b.nulls || (b.any && b.min == std::numeric_limits<std::int64_t>::min());  // a null or a NaT
+        if (!b.any) continue;
+        unsorted |= !b.sorted || (have && b.first < t_last);
+        if (!have) t_first = b.first;
+        t_last = b.last, have = true;
+      }
+      if (null)
+        problem = what + "the timestamp column of a time window has a null";
+      else if (unsorted)
+        problem = what + "the timestamp column of a time window is not sorted";
+    } else if (time) {
       bool null = false, unsorted = false, have = false;
       for (const Chunk& chunk : frame.partitions()) {
         auto [pin, b] = view_chunk(chunk);
@@ -642,18 +694,22 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     std::size_t have = 0;
     for (std::size_t k = frame.num_partitions(); k-- > 0;) {
       if (rows[k] == 0) continue;
-      auto [pin, b] = view_chunk(frame.partitions()[k]);
       std::vector<double> x;
       std::vector<std::int64_t> t;
-      append_values(b, cx, xtype, x);
-      if (time) append_times(b, ct, t);
       std::size_t from = 0;
-      if (time)
-        from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
-      else
-        from = x.size() - std::min(x.size(), want - have);
-      x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(from));
-      if (time) t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
+      if (device) {
+        from = tail_on_device(engine, frame.partitions()[k], cx, time ? ct : SIZE_MAX, bound, want - have, x, t);
+      } else {
+        auto [pin, b] = view_chunk(frame.partitions()[k]);
+        append_values(b, cx, xtype, x);
+        if (time) append_times(b, ct, t);
+        if (time)
+          from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
+        else
+          from = x.size() - std::min(x.size(), want - have);
+        x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(from));
+        if (time) t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
+      }
       have += x.size();
       xs.push_back(std::move(x));
       ts.push_back(std::move(t));

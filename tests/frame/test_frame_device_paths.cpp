@@ -588,6 +588,49 @@ TEST(FrameDevicePaths, GroupbyStdAndVarAreTheHostsWithinRounding) {
   }
 }
 
+// A time window's checks on the device (each partition's TimeBounds): the same errors as the host's, whether the
+// disorder is inside a partition, between partitions or ranks, or the column has a null or a NaT.
+TEST(FrameDevicePaths, TimeWindowChecksAreTheHostsErrors) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  using slab::frame::LocalColumn;
+  using slab::frame::RollingWindow;
+  const std::int64_t second = 1'000'000'000;
+  // 40 rows on every rank together, rank r's block of them; `fix` edits the global times first.
+  auto message = [](slab::Engine& e,
+                    const std::function<void(std::vector<std::int64_t>&, std::vector<std::uint8_t>&)>& fix) {
+    const int r = e.comm().rank(), p = e.comm().size();
+    std::vector<std::int64_t> all(40);
+    std::vector<std::uint8_t> ok(40, 1);
+    for (std::int64_t i = 0; i < 40; ++i) all[static_cast<std::size_t>(i)] = i * 1'000'000'000;
+    fix(all, ok);
+    const std::int64_t b = 40 * r / p, en = 40 * (r + 1) / p;
+    LocalTable t;
+    t.add(LocalColumn::timestamp("t", std::vector<std::int64_t>(all.begin() + b, all.begin() + en),
+                                 std::vector<std::uint8_t>(ok.begin() + b, ok.begin() + en)));
+    t.add(LocalColumn::float64("x", std::vector<double>(static_cast<std::size_t>(en - b), 1.0)));
+    const Frame f = Frame::from_local_table(e, t, 4);
+    try {
+      (void)slab::frame::rolling(f, "x", RollingWindow::parse("3s"), {slab::frame::RollingOp::sum}, "t").gather_all();
+    } catch (const slab::InvalidArgument& err) {
+      return err.message();
+    }
+    return std::string("no error");
+  };
+  const std::vector<std::function<void(std::vector<std::int64_t>&, std::vector<std::uint8_t>&)>> cases{
+      [](auto&, auto&) {},                                                       // sorted: no error
+      [](auto& t, auto&) { std::swap(t[1], t[2]); },                             // inside a partition
+      [&](auto& t, auto&) { t[4] = t[3] - second; },                             // at a partition's first row
+      [&](auto& t, auto&) { t[20] = -5 * second; },                              // at a rank boundary where p is 2
+      [](auto&, auto& ok) { ok[17] = 0; },                                       // a null
+      [](auto& t, auto&) { t[0] = std::numeric_limits<std::int64_t>::min(); }};  // a NaT
+  for (std::size_t c = 0; c < cases.size(); ++c) {
+    slab::Engine h(options_for(false)), d(options_for(true));
+    const std::string want = message(h, cases[c]), got = message(d, cases[c]);
+    EXPECT_EQ(got, want) << "case " << c;
+    if (c > 0) EXPECT_NE(want, "no error") << "case " << c;
+  }
+}
+
 TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
   slab::Engine e(options_for(true));

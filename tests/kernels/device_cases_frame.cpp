@@ -924,7 +924,9 @@ Outcome resample(I64 n, const Options& opt) {
   for (I64 i = 0; i < n; ++i) t[i] = origin + 90 * 60'000'000'000 + i * minute - (i % 97 == 5 ? 45 * minute : 0);
   const std::vector<U8> tm = valid(n, 66, 7);
   const DevColumn dt(ElementType::timestamp, t, &tm);
-  auto flat = [](const fk::TimeBounds& b) { return std::vector<I64>{b.any, b.min, b.first, b.last, b.sorted}; };
+  auto flat = [](const fk::TimeBounds& b) {
+    return std::vector<I64>{b.any, b.min, b.first, b.last, b.sorted, b.nulls};
+  };
   const auto ref_bounds =
       flat(fk::ResampleKernels<Reference>::bounds(kExec, host_view(ElementType::timestamp, t, &tm), n));
   compare(o, opt, "resample bounds", ref_bounds, flat(fk::ResampleKernels<Device>::bounds(kExec, dt.view(), n)),

@@ -14,11 +14,12 @@ namespace slab::frame::kernels {
 using slab::kernels::Exec;
 
 /// The non-null times of a column, in row order: whether there is one, the earliest, the first and the last,
-/// and whether each is >= the one before it.
+/// and whether each is >= the one before it; and whether some row is null (by the mask).
 struct TimeBounds {
   bool any = false;
   std::int64_t min = 0, first = 0, last = 0;
   bool sorted = true;
+  bool nulls = false;
 };
 
 template <class B>

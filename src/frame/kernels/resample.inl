@@ -104,6 +104,7 @@ TimeBounds ResampleKernels<B>::bounds(const Exec& exec, const ColumnView& col, s
     std::int64_t* end = thrust::copy_if(b.policy(), t, t + n, col.valid, kept.get(), detail::ValidFlag{});
     m = end - kept.get();
     t = kept.get();
+    out.nulls = m < n;
   }
   if (m == 0) return out;
   out.any = true;
