@@ -24,21 +24,9 @@ int main(int argc, char** argv) {
 
   return app.run(argc, argv, [&](slab::AppContext& ctx) {
     slab::Engine& engine = ctx.engine();
-    const auto layout = slab::Layout::make(slab::Shape{n}, slab::Split::rows, ctx.size(), chunk);
-    std::vector<slab::Chunk> chunks;
-    for (std::int64_t i = 0; i < layout.num_chunks(ctx.rank()); ++i) {
-      const auto e = layout.chunk_extent(ctx.rank(), i);
-      chunks.push_back(engine.tasks().submit(
-          "generate_a", {},
-          // A host task: on GPU memory the queue copies its output to the device (slab::TaskPlace).
-          [e](slab::TaskContext& t) {
-            auto out = t.output_as<double>(std::size_t(e.rows));
-            for (std::int64_t k = 0; k < e.rows; ++k)
-              out[std::size_t(k)] = slab::counter_uniform(11, std::uint64_t(e.row0 + k));
-          },
-          {slab::TraceKind::generate, false}));
-    }
-    slab::Array<double> a(engine, layout, std::move(chunks));
+    // a[k] = U(11, k) is random_uniform's value on [0, 1): made where a lives (on a GPU, by the device's
+    // counter-based creation kernel).
+    slab::Array<double> a = slab::random_uniform(engine, slab::Shape{n}, slab::Split::rows, 11, 0.0, 1.0, chunk);
     ctx.show_task_progress("generate");
     a.persist();
     ctx.show_task_progress("");

@@ -100,7 +100,6 @@ int main(int argc, char** argv) {
     }
     const auto layout = slab::Layout::make(slab::Shape{rows, cols}, slab::Split::rows, comm.size(), chunk_rows);
     const int rank = comm.rank();
-    const std::int64_t nchunks = layout.num_chunks(rank);
 
     // The dgemm rate of this run: one chunk-shaped (rows x n) x (n x n) product per rank, summed over ranks.
     double rate = 0;
@@ -121,10 +120,9 @@ int main(int argc, char** argv) {
                   return generate_chunk(engine.tasks(), layout.chunk_extent(rank, std::int64_t(i)), cols);
                 }};
     } else {
-      std::vector<slab::Chunk> chunks;
-      for (std::int64_t i = 0; i < nchunks; ++i)
-        chunks.push_back(generate_chunk(engine.tasks(), layout.chunk_extent(rank, i), cols));
-      a = slab::Array<double>(engine, layout, std::move(chunks));
+      // U(1, i * cols + j) is random_uniform's value on [0, 1): made where A lives (on a GPU, by the device's
+      // counter-based creation kernel), in the same chunks.
+      a = slab::random_uniform(engine, {rows, cols}, slab::Split::rows, stream_a, 0.0, 1.0, chunk_rows);
       a.persist();
       source = la::row_source(a, "slab-svd");
     }
