@@ -425,8 +425,10 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   return out;
 }
 
-std::vector<std::int64_t> sizes() {
-  if (kAddressSanitizer) return {0, 1, 31, 32, 4095, 4096, 4097};
+// 2^20 + 1 rows at 1 and 2 ranks only: at 3 and 4 ranks (oversubscribed on CI's two cores) the kernels see the
+// same large partitions again, and the distribution is the small sizes' (about 25 s of CI's budget).
+std::vector<std::int64_t> sizes(int ranks) {
+  if (kAddressSanitizer || ranks > 2) return {0, 1, 31, 32, 4095, 4096, 4097};
   return {0, 1, 31, 32, 4095, 4096, 4097, (1 << 20) + 1};
 }
 
@@ -440,9 +442,9 @@ void expect_bitwise_the_host_kernels(slab::Engine& e) {
   {
     slab::Engine h(options_for(false));
     ASSERT_FALSE(h.execution().device_kernels());
-    for (std::int64_t n : sizes()) host[n] = compute(h, n);
+    for (std::int64_t n : sizes(e.comm().size())) host[n] = compute(h, n);
   }
-  for (std::int64_t n : sizes()) {
+  for (std::int64_t n : sizes(e.comm().size())) {
     const std::vector<Result> got = compute(e, n);
     ASSERT_EQ(got.size(), host[n].size()) << "n = " << n;
     for (std::size_t i = 0; i < got.size(); ++i)
