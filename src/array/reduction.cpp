@@ -197,7 +197,7 @@ std::int64_t count_nonzero(const Array<T>& a) {
 
 // The NaN-skipping reductions: sum()'s lanes and tiles with NaN counted as 0 (kernels::tile_nansum), on the
 // device kernels where the rank takes device paths. An integer nansum is sum() (no NaN; wrapping integer sums
-// are exact in any order); an integer nanmean sums in double, on the host.
+// are exact in any order); an integer nanmean is mean() (its statistics kernels: no wrapping).
 template <class T>
 sum_t<T> nansum(const Array<T>& a) {
   if constexpr (std::is_integral_v<T>) {
@@ -213,11 +213,7 @@ sum_t<T> nansum(const Array<T>& a) {
 template <class T>
 double nanmean(const Array<T>& a) {
   if constexpr (std::is_integral_v<T>) {
-    const auto p = sum_partials(a, "nanmean", [](SumP<T>& p, const T* x, std::int64_t n) {
-      for (std::int64_t i = 0; i < n; ++i) p.dsum += static_cast<double>(x[i]);
-      p.n += n;
-    });
-    return p.n ? p.dsum / static_cast<double>(p.n) : nan_v();
+    return mean(a);  // NumPy's nanmean of integers is its mean (no NaN to skip)
   } else {
     const auto p = sum_partials(
         a, "nanmean",
