@@ -470,25 +470,26 @@ Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_
       op, [&](const char*, auto f) { return combine_scalar<std::int64_t>(a, b, false, f, elem_op_of(op)); });
 }
 
+// Integer true division is float64 division of the operands converted to float64 (NumPy's int64 / int64), so its
+// device form is a float64 program over cast leaves.
 template <class T>
 Array<true_divide_t<T>> divide(const Array<T>& a, const Array<T>& b) {
   if constexpr (std::is_integral_v<T>)
-    return combine<double>("divide", a, b, [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+    return binary(BinaryOp::div, astype<double>(a), astype<double>(b));
   else
     return binary(BinaryOp::div, a, b);
 }
 template <class T>
 Array<true_divide_t<T>> divide(const Array<T>& a, std::type_identity_t<T> b) {
   if constexpr (std::is_integral_v<T>)
-    return combine_scalar<double>(a, b, false,
-                                  [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+    return binary(BinaryOp::div, astype<double>(a), static_cast<double>(b));
   else
     return binary(BinaryOp::div, a, b);
 }
 template <class T>
 Array<true_divide_t<T>> divide(std::type_identity_t<T> a, const Array<T>& b) {
   if constexpr (std::is_integral_v<T>)
-    return combine_scalar<double>(b, a, true, [](T x, T y) { return static_cast<double>(x) / static_cast<double>(y); });
+    return binary(BinaryOp::div, static_cast<double>(a), astype<double>(b));
   else
     return binary(BinaryOp::div, a, b);
 }
@@ -563,8 +564,9 @@ Array<U> astype(const Array<T>& a) {
   if constexpr (std::is_same_v<U, T>) {
     return a;
   } else {
-    auto f = [](T x) { return static_cast<U>(x); };
-    return Array<U>(a.engine(), a.layout(), std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f));
+    auto f = [](T x) { return kernels::cast_value<U>(x); };
+    return Array<U>(a.engine(), a.layout(),
+                    std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f, detail::kElemCast));
   }
 }
 

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "array/kernels/cast_hd.hpp"
 #include "array/kernels/elementwise.hpp"
 #include "slab/array/array.hpp"
 #include "slab/array/creation.hpp"
@@ -101,8 +102,8 @@ bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& e, std::int6
   for (const auto& c : in)
     if (r0 >= c.ext.row0 && r0 + rows <= c.ext.row0 + c.ext.rows && c0 >= c.ext.col0 &&
         c0 + cols <= c.ext.col0 + c.ext.cols) {
-      out.data = plan_only ? nullptr
-                           : reinterpret_cast<const T*>(c.data) + (r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0);
+      out.data =
+          plan_only ? nullptr : reinterpret_cast<const T*>(c.data) + (r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0);
       out.row_stride = br ? 0 : c.ext.cols;
       out.col_stride = bc ? 0 : 1;
       return true;
@@ -223,8 +224,10 @@ struct ScalarNode final : ExprNode<T> {
   T value;
 };
 
-/// No device operation: a node made from a user's function or a cast.
+/// No device operation: a node made from a user's function.
 inline constexpr int kNoElemOp = -1;
+/// A UnaryNode<R, A> that is astype's conversion (kernels::cast_value): its device form is a cast leaf.
+inline constexpr int kElemCast = -2;
 
 /// A comparison of two T operands (an ExprNode<int64_t> of 0/1): its program runs in T and pushes T(0/1), which the
 /// kernel writes as int64 at the root (ElementwiseKernels::run's out_int64) or where() uses as its condition.
@@ -239,6 +242,44 @@ template <class R, class A, class B>
 using CompareRootOf =
     std::conditional_t<std::is_same_v<R, std::int64_t> && std::is_same_v<A, B> && !std::is_same_v<A, std::int64_t>,
                        CompareRoot<A>, NoCompareRoot>;
+
+template <class A>
+constexpr kernels::ElemSource elem_source() {
+  if constexpr (std::is_same_v<A, double>)
+    return kernels::ElemSource::float64;
+  else if constexpr (std::is_same_v<A, float>)
+    return kernels::ElemSource::float32;
+  else if constexpr (std::is_same_v<A, std::int64_t>)
+    return kernels::ElemSource::int64;
+  else
+    return kernels::ElemSource::int32;
+}
+
+/// Append astype<R>(a) to an R program: a leaf of A read through a cast leaf, a scalar converted here, or a
+/// comparison of R operands (int64 0/1, which the R program pushes as R 0/1 already). Anything else in A would
+/// need a program in A: no device form.
+template <class R, class A>
+bool compile_cast(const ExprNode<A>& a, ElemBuilder<R>& b) {
+  if constexpr (!kernel_element_v<R>) {
+    return false;
+  } else {
+    if (const auto* leaf = dynamic_cast<const Leaf<A>*>(&a)) {
+      if (b.program.ncast_leaves >= kernels::kMaxElemCastLeaves) return false;
+      kernels::ElemLeaf<A> v;
+      if (!leaf->view(*b.ctx, b.plan_only, v)) return false;
+      b.program.cast_leaves[b.program.ncast_leaves] = {v.data, v.row_stride, v.col_stride, elem_source<A>()};
+      return b.emit(kernels::ElemOp::cast_leaf, b.program.ncast_leaves++, 1);
+    }
+    if (const auto* scalar = dynamic_cast<const ScalarNode<A>*>(&a)) {
+      if (b.program.nscalars >= kernels::kMaxElemScalars) return false;
+      b.program.scalars[b.program.nscalars] = kernels::cast_value<R>(scalar->value);
+      return b.emit(kernels::ElemOp::scalar, b.program.nscalars++, 1);
+    }
+    if constexpr (std::is_same_v<A, std::int64_t> && !std::is_same_v<R, std::int64_t>)
+      if (const auto* cmp = dynamic_cast<const CompareRoot<R>*>(&a)) return cmp->compile_compare(b);
+    return false;
+  }
+}
 
 template <class R, class A, class F>
 struct UnaryNode final : ExprNode<R> {
@@ -257,9 +298,9 @@ struct UnaryNode final : ExprNode<R> {
   void leaves(std::vector<const LeafBase*>& out) const override { a->leaves(out); }
   bool compile(ElemBuilder<R>& b) const override {
     if constexpr (std::is_same_v<R, A>)
-      return op != kNoElemOp && a->compile(b) && b.emit(static_cast<kernels::ElemOp>(op), 0, 0);
+      return op >= 0 && a->compile(b) && b.emit(static_cast<kernels::ElemOp>(op), 0, 0);
     else
-      return false;
+      return op == kElemCast && compile_cast(*a, b);
   }
   ExprPtr<A> a;
   F f;

@@ -246,6 +246,41 @@ Bits compute(slab::Engine& e, std::int64_t n) {
   reductions(out, Array<float>(f * 1.5f - f.abs()));
   add(out, Array<float>((f + 0.5f).sqrt()).persist().gather_all());
   add(out, Array<std::int64_t>(f > 0.0f).persist().gather_all());
+  // Casts (astype: cast leaves of the target's program, with cast_hd.hpp's rule for NaN, infinities and values
+  // out of range), integer true division (a float64 program over two cast leaves) and a comparison cast to float64.
+  {
+    std::vector<double> dv;
+    const double specials[] = {std::numeric_limits<double>::quiet_NaN(),
+                               std::numeric_limits<double>::infinity(),
+                               -std::numeric_limits<double>::infinity(),
+                               1e19,
+                               -0x1p63,
+                               0x1p63,
+                               -2.7,
+                               -0.0,
+                               9.2e18};
+    for (std::int64_t i = 0; i < n; ++i)
+      dv.push_back(i % 3 ? static_cast<double>(i * 7919 % 4001) * 0.37 - 600.0 : specials[i / 3 % 9]);
+    const Array<double> d = from_values(e, dv, chunk);
+    add(out, d.astype<std::int64_t>().gather_all());
+    add(out, d.astype<float>().gather_all());
+    add(out, Array<double>(d.astype<float>().persist().astype<double>() * 2.0).gather_all());
+    add(out, k.astype<double>().gather_all());
+    add(out, k.astype<float>().gather_all());
+    add(out, f.astype<std::int64_t>().gather_all());
+    reductions(out, f.astype<double>());
+    std::vector<std::int32_t> iv;
+    for (std::int64_t i = 0; i < n; ++i) iv.push_back(static_cast<std::int32_t>(i % 2 ? 2147483647 - i : -i));
+    const Array<std::int32_t> i32 = from_values(e, iv, chunk);
+    add(out, i32.astype<double>().gather_all());
+    add(out, i32.astype<std::int64_t>().gather_all());
+    add(out, Array<double>(i32 / std::int32_t{-3}).gather_all());
+    const Array<std::int64_t> k7 = from_values(e, std::vector<std::int64_t>(static_cast<std::size_t>(n), 7), chunk);
+    add(out, (k / k7).gather_all());
+    add(out, (k / std::int64_t{-3}).gather_all());
+    add(out, (std::int64_t{1000} / k).gather_all());
+    reductions(out, slab::astype<double>(u > 0.25));
+  }
   return out;
 }
 
@@ -330,11 +365,18 @@ TEST(ArrayDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   EXPECT_EQ(f.count("argmax") + f.count("argmin"), 0u);
   (void)slab::argmin(Array<std::int32_t>::from_function(e, {40, 3}, Split::rows, i32, 16), 1).gather_all();
   EXPECT_EQ(f.count("argmin"), 1u);
-  // A comparison has a device program; a cast has none yet: its materialisation is a host loop.
+  // A comparison and a cast of a materialised array or of a comparison have device programs; a cast to int32 (no
+  // int32 programs) or of an int64 expression (its program would be in int64) materialises as a host loop.
   (void)Array<std::int64_t>(a > 0.5).persist();
-  EXPECT_EQ(f.count("elementwise"), 0u);
   (void)Array<double>(slab::astype<double>(a > 0.5)).persist();
-  EXPECT_EQ(f.count("elementwise"), 1u);
+  const Array<std::int64_t> k = Array<std::int64_t>(a > 0.5).persist();
+  (void)Array<double>(k.astype<double>() / 3.0).persist();
+  EXPECT_EQ(f.count("elementwise"), 0u);
+  (void)a.astype<std::int32_t>().persist();
+  ASSERT_EQ(f.count("elementwise"), 1u);
+  EXPECT_EQ(f.at("elementwise"), 1u);
+  (void)Array<double>(slab::astype<double>(k + std::int64_t{1})).persist();
+  EXPECT_EQ(f.at("elementwise"), 2u);
 }
 
 TEST(ArrayDevicePaths, AHostBuildRefusesTheReferencePlaceByName) {

@@ -419,3 +419,36 @@ TEST(ArrayNumpy, Int32ArraysCreateComputeReduceAndPrint) {
   EXPECT_EQ(slab::cumsum(v).gather_all(), (std::vector<std::int64_t>{0, 1, 3, 6}));
   EXPECT_EQ(slab::to_string(slab::zeros<std::int32_t>(e, Shape{0}, Split::rows)), "array([], dtype=int32)");
 }
+
+// astype where C++ leaves the conversion undefined, against NumPy 2.4 on x86 (the rule of
+// src/array/kernels/cast_hd.hpp, which the host loop and the device program share; warnings silenced):
+//   np.array([nan, inf, -inf, 1e19, -1e19, -2.7, 2.7, -0.0, 9.2e18, -2.0**63]).astype(np.int64)
+//   np.array([nan, 3e9, -2.9, -2.0**31, 2147483647.9]).astype(np.int32)
+//   np.array([nan, 3e9, -2.9], dtype=np.float32).astype(np.int64)
+// and integer true division of the int64 extremes (float64 of each operand, then /).
+TEST(ArrayNumpy, AstypeOfNaNInfinitiesAndOutOfRangeValuesIsNumpys) {
+  Engine e;
+  constexpr std::int64_t lo64 = std::numeric_limits<std::int64_t>::min();
+  constexpr std::int32_t lo32 = std::numeric_limits<std::int32_t>::min();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto from = [&](auto values) {
+    using T = typename decltype(values)::value_type;
+    const auto n = static_cast<std::int64_t>(values.size());
+    return Array<T>::from_function(
+        e, Shape{n}, Split::rows,
+        [values](std::int64_t i, std::int64_t) { return values[static_cast<std::size_t>(i)]; }, 3);
+  };
+  const auto d = from(std::vector<double>{nan_v, inf, -inf, 1e19, -1e19, -2.7, 2.7, -0.0, 9.2e18, -0x1p63});
+  EXPECT_EQ(d.astype<std::int64_t>().gather_all(),
+            (std::vector<std::int64_t>{lo64, lo64, lo64, lo64, lo64, -2, 2, 0, 9200000000000000000, lo64}));
+  const auto d32 = from(std::vector<double>{nan_v, 3e9, -2.9, -0x1p31, 2147483647.9});
+  EXPECT_EQ(d32.astype<std::int32_t>().gather_all(), (std::vector<std::int32_t>{lo32, lo32, -2, lo32, 2147483647}));
+  const auto f = from(std::vector<float>{std::numeric_limits<float>::quiet_NaN(), 3e9f, -2.9f});
+  EXPECT_EQ(f.astype<std::int64_t>().gather_all(), (std::vector<std::int64_t>{lo64, 3000000000, -2}));
+  const auto k = from(std::vector<std::int64_t>{std::numeric_limits<std::int64_t>::max(), lo64, 7, -7, 0});
+  const auto q = (k / std::int64_t{3}).gather_all();
+  EXPECT_EQ(q[0], 0x1p63 / 3.0);
+  EXPECT_EQ(q[1], -0x1p63 / 3.0);
+  EXPECT_EQ((std::int64_t{1} / k).gather_all()[4], inf);
+  EXPECT_EQ((k / k).gather_all()[2], 1.0);
+}

@@ -116,7 +116,9 @@ template <class T>
   return binary(BinaryOp::mod, a, b);
 }
 
-/// Convert elementwise with static_cast (float -> int64 truncates like NumPy's astype).
+/// Convert elementwise as NumPy's astype: static_cast, so a float converted to an integer type truncates toward
+/// zero; NaN, an infinity or a value outside the integer type's range becomes its lowest value (NumPy's result on
+/// x86, where C++ leaves it undefined). Lazy, not collective; a device program where the operand is materialised.
 template <class U, class T>
 [[nodiscard]] Array<U> astype(const Array<T>& a);
 

@@ -23,6 +23,7 @@ namespace slab::kernels {
 enum class ElemOp : std::uint8_t {
   leaf,       ///< push leaves[arg] at the element
   cond_leaf,  ///< push int64 leaf cond_leaves[arg] (a where() condition; non-zero = true) as T 0/1
+  cast_leaf,  ///< push cast_leaves[arg] at the element, converted to T by cast_hd.hpp's cast_value (astype)
   scalar,     ///< push scalars[arg]
   neg,
   exp,
@@ -60,8 +61,19 @@ struct ElemLeaf {
   std::int64_t row_stride = 0, col_stride = 1;
 };
 
+/// The element type of a cast leaf's operand.
+enum class ElemSource : std::uint8_t { float64, float32, int64, int32 };
+
+/// A leaf of another element type, read as T (astype, and integer true division in float64).
+struct ElemCastLeaf {
+  const void* data = nullptr;
+  std::int64_t row_stride = 0, col_stride = 1;
+  ElemSource source = ElemSource::float64;
+};
+
 inline constexpr int kMaxElemInstrs = 32;
 inline constexpr int kMaxElemLeaves = 8;
+inline constexpr int kMaxElemCastLeaves = 4;
 inline constexpr int kMaxElemScalars = 8;
 inline constexpr int kMaxElemStack = 12;
 
@@ -74,6 +86,8 @@ struct ElemProgram {
   int nleaves = 0;
   ElemLeaf<std::int64_t> cond_leaves[kMaxElemLeaves];
   int ncond_leaves = 0;
+  ElemCastLeaf cast_leaves[kMaxElemCastLeaves];
+  int ncast_leaves = 0;
   T scalars[kMaxElemScalars] = {};
   int nscalars = 0;
 };

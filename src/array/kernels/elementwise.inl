@@ -8,6 +8,7 @@
 #include <string>
 #include <type_traits>
 
+#include "array/kernels/cast_hd.hpp"
 #include "array/kernels/elementwise.hpp"
 #include "core/kernels/hd.hpp"
 #include "slab/core/error.hpp"
@@ -137,6 +138,25 @@ struct ElemRun {
           st[top++] = l.data[i * l.row_stride + j * l.col_stride] != 0 ? T(1) : T(0);
           break;
         }
+        case ElemOp::cast_leaf: {
+          const ElemCastLeaf& l = p.cast_leaves[in.arg];
+          const std::int64_t at = i * l.row_stride + j * l.col_stride;
+          switch (l.source) {
+            case ElemSource::float64:
+              st[top++] = cast_value<T>(static_cast<const double*>(l.data)[at]);
+              break;
+            case ElemSource::float32:
+              st[top++] = cast_value<T>(static_cast<const float*>(l.data)[at]);
+              break;
+            case ElemSource::int64:
+              st[top++] = cast_value<T>(static_cast<const std::int64_t*>(l.data)[at]);
+              break;
+            default:
+              st[top++] = cast_value<T>(static_cast<const std::int32_t*>(l.data)[at]);
+              break;
+          }
+          break;
+        }
         case ElemOp::scalar:
           st[top++] = p.scalars[in.arg];
           break;
@@ -231,7 +251,8 @@ template <class T>
 void check_program(const ElemProgram<T>& p) {
   int depth = 0, deepest = 0;
   SLAB_EXPECTS(p.size >= 1 && p.size <= kMaxElemInstrs && p.nleaves <= kMaxElemLeaves &&
-                   p.ncond_leaves <= kMaxElemLeaves && p.nscalars <= kMaxElemScalars,
+                   p.ncond_leaves <= kMaxElemLeaves && p.ncast_leaves <= kMaxElemCastLeaves &&
+                   p.nscalars <= kMaxElemScalars,
                InvalidArgument, "elementwise program: bad size");
   for (int pc = 0; pc < p.size; ++pc) {
     const ElemInstr in = p.code[pc];
@@ -242,6 +263,10 @@ void check_program(const ElemProgram<T>& p) {
         break;
       case ElemOp::cond_leaf:
         bad_arg = in.arg >= p.ncond_leaves;
+        break;
+      case ElemOp::cast_leaf:
+        bad_arg = in.arg >= p.ncast_leaves ||
+                  static_cast<int>(p.cast_leaves[in.arg].source) > static_cast<int>(ElemSource::int32);
         break;
       case ElemOp::scalar:
         bad_arg = in.arg >= p.nscalars;
