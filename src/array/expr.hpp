@@ -237,11 +237,16 @@ struct CompareRoot {
   /// Append both operands and the comparison to a T program.
   virtual bool compile_compare(ElemBuilder<T>& b) const = 0;
 };
-struct NoCompareRoot {};
+/// The other binaries: the same member, which no program calls (so that BinaryNode overrides it either way).
+template <class A>
+struct NoCompareRoot {
+  virtual ~NoCompareRoot() = default;
+  virtual bool compile_compare(ElemBuilder<A>&) const { return false; }
+};
 template <class R, class A, class B>
 using CompareRootOf =
     std::conditional_t<std::is_same_v<R, std::int64_t> && std::is_same_v<A, B> && !std::is_same_v<A, std::int64_t>,
-                       CompareRoot<A>, NoCompareRoot>;
+                       CompareRoot<A>, NoCompareRoot<A>>;
 
 template <class A>
 constexpr kernels::ElemSource elem_source() {
@@ -333,7 +338,7 @@ struct BinaryNode final : ExprNode<R>, CompareRootOf<R, A, B> {
     else
       return false;
   }
-  bool compile_compare(ElemBuilder<A>& bld) const {
+  bool compile_compare(ElemBuilder<A>& bld) const override {
     return op != kNoElemOp && a->compile(bld) && b->compile(bld) && bld.emit(static_cast<kernels::ElemOp>(op), 0, -1);
   }
   ExprPtr<A> a;
