@@ -97,6 +97,23 @@ bool empty_bin_value(AggOp op, ElementType type, std::byte* value) {
   }
 }
 
+// Each output column's empty-bin value (its 8 bytes, of which a column uses its element size) and whether it is
+// valid, for fill_bins and fill_bins_on_device alike; column 0 (the bins) is never empty.
+struct EmptyBins {
+  std::vector<std::uint64_t> value;
+  std::vector<bool> valid;
+};
+EmptyBins empty_bins(const std::vector<AggOp>& ops, const Schema& schema) {
+  const std::size_t nc = schema.size();
+  EmptyBins e{std::vector<std::uint64_t>(nc, 0), std::vector<bool>(nc, true)};
+  for (std::size_t c = 1; c < nc; ++c) {
+    std::array<std::byte, 8> bytes{};
+    e.valid[c] = empty_bin_value(ops[c - 1], schema.type(c), bytes.data());
+    std::memcpy(&e.value[c], bytes.data(), bytes.size());
+  }
+  return e;
+}
+
 // The result's rows for the bins lo, lo + freq, ... (m of them) from `in`, a partition of groupby's result (bins in
 // column 0, ascending): the bins `in` holds are copied, the others are empty bins.
 void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_t freq, const std::vector<AggOp>& ops,
@@ -109,12 +126,9 @@ void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_
   const auto end = static_cast<std::size_t>(std::upper_bound(keys, keys + n, hi) - keys);
   const bool gaps = static_cast<std::int64_t>(end - r) < m;
   const std::size_t nc = schema.size();
-  std::vector<std::array<std::byte, 8>> empty(nc);
-  std::vector<bool> empty_valid(nc, true), masks(nc, false);
-  for (std::size_t c = 1; c < nc; ++c) {
-    empty_valid[c] = empty_bin_value(ops[c - 1], schema.type(c), empty[c].data());
-    masks[c] = (n > 0 && in.valid(c) != nullptr) || (gaps && !empty_valid[c]);
-  }
+  const EmptyBins empty = empty_bins(ops, schema);
+  std::vector<bool> masks(nc, false);
+  for (std::size_t c = 1; c < nc; ++c) masks[c] = (n > 0 && in.valid(c) != nullptr) || (gaps && !empty.valid[c]);
   BatchBuilder w(ctx, m, schema, masks);
   std::int64_t* out_keys = w.column<std::int64_t>(0).data();
   for (std::int64_t j = 0; j < m; ++j) {
@@ -129,8 +143,8 @@ void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_
         std::memcpy(dst, in.data(c) + r * size, size);
         if (valid) valid[j] = in.valid(c) ? in.valid(c)[r] : 1;
       } else {
-        std::memcpy(dst, empty[c].data(), size);
-        if (valid) valid[j] = empty_valid[c] ? 1 : 0;
+        std::memcpy(dst, &empty.value[c], size);
+        if (valid) valid[j] = empty.valid[c] ? 1 : 0;
       }
     }
     if (present) ++r;
@@ -142,13 +156,8 @@ void fill_bins(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_
 void fill_bins_on_device(const BatchView& in, std::int64_t lo, std::int64_t m, std::int64_t freq,
                          const std::vector<AggOp>& ops, const Schema& schema, TaskContext& ctx) {
   const std::size_t nc = schema.size();
-  std::vector<std::uint64_t> empty(nc, 0);
-  std::vector<bool> empty_valid(nc, true), masks(nc, false);
-  for (std::size_t c = 1; c < nc; ++c) {
-    std::array<std::byte, 8> bytes{};
-    empty_valid[c] = empty_bin_value(ops[c - 1], schema.type(c), bytes.data());
-    std::memcpy(&empty[c], bytes.data(), bytes.size());
-  }
+  const EmptyBins empty = empty_bins(ops, schema);
+  std::vector<bool> masks(nc, false);
   detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
     using B = typename decltype(tag)::type;
     const std::int64_t n = in.nrows();
@@ -157,14 +166,14 @@ void fill_bins_on_device(const BatchView& in, std::int64_t lo, std::int64_t m, s
         exec, n ? reinterpret_cast<const std::int64_t*>(in.data(0)) : nullptr, n, lo, m, freq,
         static_cast<std::int64_t*>(keys.get()), static_cast<std::int64_t*>(rows.get()));
     for (std::size_t c = 1; c < nc; ++c)
-      masks[c] = (n > 0 && in.valid(c) != nullptr) || (present < m && !empty_valid[c]);
+      masks[c] = (n > 0 && in.valid(c) != nullptr) || (present < m && !empty.valid[c]);
     BatchBuilder w(ctx, m, schema, masks);
     slab::copy(w.data(0), keys.get(), static_cast<std::size_t>(m) * 8, ctx.execution());
     for (std::size_t c = 1; c < nc; ++c) {
       const kernels::ColumnView column =
           n ? detail::column_view(in, c) : kernels::ColumnView{schema.type(c), nullptr, nullptr};
-      kernels::ResampleKernels<B>::fill(exec, column, static_cast<const std::int64_t*>(rows.get()), m, empty[c],
-                                        empty_valid[c], w.data(c), w.valid(c));
+      kernels::ResampleKernels<B>::fill(exec, column, static_cast<const std::int64_t*>(rows.get()), m, empty.value[c],
+                                        empty.valid[c], w.data(c), w.valid(c));
     }
     ctx.execution().synchronize();
   });

@@ -628,33 +628,14 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     problem = "rolling window needs rows >= 1 or a positive time span";
   } else {
     for (std::int64_t r : rows) n_me += r;
-    if (time && device) {  // each partition's TimeBounds on the device: no partition is copied to the host
+    if (time) {  // each partition's TimeBounds (on the device where the frame takes device paths: no copy)
       bool null = false, unsorted = false, have = false;
-      for (const kernels::TimeBounds& b : detail::time_bounds(frame, ct, true)) {
+      for (const kernels::TimeBounds& b : detail::time_bounds(frame, ct, device)) {
         null |= b.nulls || (b.any && b.min == std::numeric_limits<std::int64_t>::min());  // a null or a NaT
         if (!b.any) continue;
         unsorted |= !b.sorted || (have && b.first < t_last);
         if (!have) t_first = b.first;
         t_last = b.last, have = true;
-      }
-      if (null)
-        problem = what + "the timestamp column of a time window has a null";
-      else if (unsorted)
-        problem = what + "the timestamp column of a time window is not sorted";
-    } else if (time) {
-      bool null = false, unsorted = false, have = false;
-      for (const Chunk& chunk : frame.partitions()) {
-        auto [pin, b] = view_chunk(chunk);
-        const auto n = static_cast<std::size_t>(b.nrows());
-        if (n == 0) continue;
-        const std::int64_t* t = b.column<std::int64_t>(ct).data();  // read in place: no copy of the column
-        if (const std::uint8_t* valid = b.valid(ct))
-          for (std::size_t i = 0; i < n; ++i) null |= valid[i] == 0;
-        for (std::size_t i = 0; i < n; ++i) null |= t[i] == std::numeric_limits<std::int64_t>::min();  // NaT
-        for (std::size_t i = 1; i < n; ++i) unsorted |= t[i] < t[i - 1];
-        if (have) unsorted |= t[0] < t_last;
-        if (!have) t_first = t[0];
-        t_last = t[n - 1], have = true;
       }
       if (null)
         problem = what + "the timestamp column of a time window has a null";
