@@ -4,12 +4,16 @@
 // compositions on the CPU), an operation whose expression compiles to a device program (expr.hpp's ElemBuilder)
 // runs the device kernels of array/kernels/ on the chunks in the device tier; anything else runs its host
 // kernel and is recorded as a fallback (slab/engine/host_fallback.hpp).
+#include <algorithm>
+#include <memory>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 #include "array/expr.hpp"
 #include "array/kernels/creation.hpp"
 #include "array/kernels/elementwise.hpp"
+#include "array/kernels/layout.hpp"
 #include "array/kernels/reduction.hpp"
 #include "memory/kernel_scratch.hpp"
 #include "runtime/device_backend.hpp"
@@ -51,6 +55,42 @@ std::optional<kernels::ElemProgram<A>> compare_program(const ExprNode<std::int64
   const auto* root = dynamic_cast<const CompareRoot<A>*>(&expr);
   if (!root) return std::nullopt;
   return build_program<A>(ec, plan_only, [&](ElemBuilder<A>& b) { return root->compile_compare(b); });
+}
+
+/**
+ * Each leaf of `ec` whose region for ec.target spans several input chunks (a slice across chunk boundaries) is
+ * gathered into one block of scratch, a LayoutKernels::copy_2d per piece, and ec's inputs of that leaf become that
+ * block, so that its program reads one strided view (leaf_view). `held` gives the blocks back when it goes
+ * (stream-ordered, as all kernel scratch: the programs queued after the copies still read them). Asynchronous.
+ */
+template <class B>
+void gather_spanning_leaves(EvalCtx& ec, const kernels::Exec& exec, std::vector<std::unique_ptr<ScratchBytes>>& held) {
+  if (ec.target.size() == 0) return;
+  for (auto& [leaf, inputs] : ec.leaves) {
+    const ChunkExtent r = leaf->region(ec.target);
+    const auto inside = [&](const LeafInput& c) {
+      return r.row0 >= c.ext.row0 && r.row0 + r.rows <= c.ext.row0 + c.ext.rows && r.col0 >= c.ext.col0 &&
+             r.col0 + r.cols <= c.ext.col0 + c.ext.cols;
+    };
+    if (std::any_of(inputs.begin(), inputs.end(), inside)) continue;
+    const std::size_t es = leaf->element_size();
+    auto& block = held.emplace_back(std::make_unique<ScratchBytes>(exec, static_cast<std::size_t>(r.size()) * es));
+    auto* dst = static_cast<std::byte*>(block->get());
+    for (const LeafInput& c : inputs) {
+      const std::int64_t r0 = std::max(r.row0, c.ext.row0), r1 = std::min(r.row0 + r.rows, c.ext.row0 + c.ext.rows);
+      const std::int64_t c0 = std::max(r.col0, c.ext.col0), c1 = std::min(r.col0 + r.cols, c.ext.col0 + c.ext.cols);
+      if (r1 <= r0 || c1 <= c0) continue;
+      const std::byte* src = c.data + static_cast<std::size_t>((r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0)) * es;
+      std::byte* to = dst + static_cast<std::size_t>((r0 - r.row0) * r.cols + (c0 - r.col0)) * es;
+      if (es == 8)
+        kernels::LayoutKernels<B, std::int64_t>::copy_2d(exec, reinterpret_cast<const std::int64_t*>(src), c.ext.cols,
+                                                         r1 - r0, c1 - c0, reinterpret_cast<std::int64_t*>(to), r.cols);
+      else
+        kernels::LayoutKernels<B, float>::copy_2d(exec, reinterpret_cast<const float*>(src), c.ext.cols, r1 - r0,
+                                                  c1 - c0, reinterpret_cast<float*>(to), r.cols);
+    }
+    inputs.assign(1, LeafInput{dst, r});
+  }
 }
 
 /// Whether `expr` has a device program for target chunk ec.target: its own, or (int64) a comparison's.
@@ -118,7 +158,7 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
     out.push_back(q.submit(
         name, std::move(inputs),
         [expr, plan = std::move(plan), device](TaskContext& ctx) {
-          const EvalCtx ec = plan.context(ctx);
+          EvalCtx ec = plan.context(ctx);
           const std::int64_t n = plan.target.size();
           T* o = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(n) * sizeof(T)).data());
           if (device) {
@@ -127,8 +167,10 @@ std::vector<Chunk> materialise(TaskQueue& q, const Layout& layout, const ExprPtr
               using B = typename decltype(tag)::type;
               if constexpr (kernel_element_v<T>) {
                 KernelScratch scratch(ctx.memory());
-                run_device_program<B, T>(scratch.exec(ctx.execution()), *expr, ec, compile_program(*expr, ec, false),
-                                         o);
+                const kernels::Exec exec = scratch.exec(ctx.execution());
+                std::vector<std::unique_ptr<ScratchBytes>> gathered;
+                gather_spanning_leaves<B>(ec, exec, gathered);
+                run_device_program<B, T>(exec, *expr, ec, compile_program(*expr, ec, false), o);
               }
             });
             return;
@@ -196,7 +238,7 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
         name, std::move(inputs),
         [expr, plan = std::move(plan), identity, tile, device, kind, global_cols](TaskContext& ctx) {
           (void)kind, (void)global_cols;  // read only by the device path, which a host-only build does not instantiate
-          const EvalCtx ec = plan.context(ctx);
+          EvalCtx ec = plan.context(ctx);
           const std::int64_t n = plan.target.size();
           P p = identity;
           if (device && n > 0) {
@@ -205,6 +247,8 @@ P reduce_partials(const Array<T>& a, const std::string& name, const P& identity,
               if constexpr (kernel_element_v<T>) {
                 KernelScratch scratch(ctx.memory());
                 const kernels::Exec exec = scratch.exec(ctx.execution());
+                std::vector<std::unique_ptr<ScratchBytes>> gathered;
+                gather_spanning_leaves<B>(ec, exec, gathered);
                 const auto program = compile_program(*expr, ec, false);
                 const T* x = program ? direct_operand(*program, plan.target) : nullptr;
                 std::optional<ScratchBytes> values;

@@ -49,6 +49,9 @@ class LeafBase {
   virtual ~LeafBase() = default;
   /// The source chunks (with their extents) that target chunk `e` reads.
   virtual void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const = 0;
+  /// The part of the source that target chunk `e` (not empty) reads: one row or column where it is broadcast.
+  [[nodiscard]] virtual ChunkExtent region(const ChunkExtent& e) const = 0;
+  [[nodiscard]] virtual std::size_t element_size() const = 0;
 };
 
 template <class T>
@@ -89,7 +92,9 @@ struct ElemBuilder {
   }
 };
 
-/// The view of a leaf's operand for target chunk `e` when it lies in one input chunk (else false).
+/// The view of a leaf's operand for target chunk `e` when it lies in one input chunk. A region that spans several
+/// chunks has a view only in planning (plan_only): a device task gathers it into one block first
+/// (device_paths.hpp's gather_spanning_leaves), and without that it has none (false).
 template <class T>
 bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& e, std::int64_t row_off, std::int64_t col_off,
                bool br, bool bc, bool plan_only, kernels::ElemLeaf<T>& out) {
@@ -108,7 +113,8 @@ bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& e, std::int6
       out.col_stride = bc ? 0 : 1;
       return true;
     }
-  return false;
+  out = {};
+  return plan_only;
 }
 
 template <class T>
@@ -175,6 +181,10 @@ class Leaf final : public ExprNode<T>, public LeafBase {
     return out;
   }
   void leaves(std::vector<const LeafBase*>& out) const override { out.push_back(this); }
+  ChunkExtent region(const ChunkExtent& e) const override {
+    return {br_ ? 0 : e.row0 + row_off_, br_ ? 1 : e.rows, bc_ ? 0 : e.col0 + col_off_, bc_ ? 1 : e.cols};
+  }
+  std::size_t element_size() const override { return sizeof(T); }
 
   bool view(const EvalCtx& ctx, bool plan_only, kernels::ElemLeaf<T>& out) const {
     return leaf_view(ctx.inputs_of(this), ctx.target, row_off_, col_off_, br_, bc_, plan_only, out);

@@ -281,6 +281,21 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     add(out, (std::int64_t{1000} / k).gather_all());
     reductions(out, slab::astype<double>(u > 0.25));
   }
+  // Slices whose views span chunks (gathered into one block per target chunk by the device path): rows of a vector,
+  // columns of a matrix split by columns, both of one split by rows, and a slice read through a cast leaf.
+  {
+    const std::int64_t b = n / 4, end = n - n / 5;
+    add(out, u.row_range(b, end).gather_all());
+    reductions(out, u.row_range(b, end));
+    add(out, Array<double>(slab::where(u.row_range(b, end) > 0.5, u.row_range(b, end), -1.0)).gather_all());
+    add(out, k.row_range(b, end).astype<double>().gather_all());
+    const std::int64_t rows = (n + 2) / 3;
+    const Array<double> mc = slab::random_uniform(e, {rows, 200}, Split::cols, 17, -1.0, 1.0, 64).persist();
+    add(out, Array<double>(mc.col_range(30, 170) + 1.0).gather_all());
+    axis_reductions(out, mc.col_range(30, 170));
+    const Array<double> mr = slab::random_uniform(e, {rows, 6}, Split::rows, 18, -1.0, 1.0, 64).persist();
+    add(out, Array<double>(mr.row_range(rows / 3, rows).col_range(1, 5) * 3.0).gather_all());
+  }
   return out;
 }
 
