@@ -1,12 +1,17 @@
 // Arrays assembled by flat (C-order) index from pieces of others: local tasks where nothing changes rank,
-// otherwise one collective alltoallv task per round of result chunks.
+// otherwise one collective alltoallv task per round of result chunks. On a device context the runs are copied by
+// LayoutKernels::copy_2d (batched where they follow at constant strides) and exchanged in kernel scratch.
 #include "array/assemble.hpp"
 
 #include <algorithm>
 #include <cstring>
+#include <optional>
 #include <span>
 #include <utility>
 
+#include "array/layout_kernels.hpp"
+#include "memory/kernel_scratch.hpp"
+#include "runtime/device_backend.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/task/task_context.hpp"
@@ -88,6 +93,119 @@ std::size_t slot_of(const Slots& slots, std::size_t s, std::int64_t i) {
   return static_cast<std::size_t>(std::lower_bound(slots.begin(), slots.end(), std::make_pair(s, i)) - slots.begin());
 }
 
+/// Contiguous runs copied on the device: runs of one length that follow at constant source and destination
+/// strides (a column chunk's rows) become one LayoutKernels::copy_2d, the others one each. flush() before the
+/// copies are needed.
+template <class M, class LayoutK>
+class RunCopier {
+ public:
+  RunCopier(const kernels::Exec& exec, LayoutK layout) : exec_(exec), layout_(layout) {}
+  void add(const M* src, M* dst, std::int64_t len) {
+    if (len <= 0) return;
+    if (n_ > 0 && len == len_) {
+      const std::int64_t ds = src - last_src_, dd = dst - last_dst_;
+      if (n_ == 1 && ds >= len && dd >= len) sld_ = ds, dld_ = dd;
+      if ((n_ == 1 && ds >= len && dd >= len) || (n_ > 1 && ds == sld_ && dd == dld_)) {
+        ++n_, last_src_ = src, last_dst_ = dst;
+        return;
+      }
+    }
+    flush();
+    src0_ = last_src_ = src, dst0_ = last_dst_ = dst, len_ = len, n_ = 1, sld_ = dld_ = len;
+  }
+  void flush() {
+    if (n_ > 0) layout_.copy_2d(exec_, src0_, sld_, n_, len_, dst0_, dld_);
+    n_ = 0;
+  }
+
+ private:
+  kernels::Exec exec_;
+  LayoutK layout_;
+  const M *src0_ = nullptr, *last_src_ = nullptr;
+  M *dst0_ = nullptr, *last_dst_ = nullptr;
+  std::int64_t len_ = 0, n_ = 0, sld_ = 0, dld_ = 0;
+};
+
+/// A round's exchange on the device kernels: the runs this rank sends packed into a send buffer of kernel scratch
+/// in the host's order (targets, sources, chunks, runs), exchanged (device memory on a GPU: NCCL, or staged where
+/// ranks share one), and unpacked into this rank's chunk. The receive counts follow from the layouts, as the
+/// host's unpacking walks them.
+template <class T, class LayoutK>
+void exchange_on_device(TaskContext& ctx, const kernels::Exec& exec, LayoutK layout, const std::vector<Src>& srcs,
+                        const Slots& slots, const std::vector<std::pair<int, Range>>& targets, int me, int p) {
+  using M = MoveAs<T>;
+  const auto it = std::find_if(targets.begin(), targets.end(), [me](const auto& t) { return t.first == me; });
+  std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0), rcounts(static_cast<std::size_t>(p), 0);
+  std::size_t total = 0, rtotal = 0;
+  for (const auto& target : targets)
+    for (const Src& s : srcs) {
+      const int to = target.first;  // a plain variable: clang 14 cannot capture a structured binding
+      const Range r = target.second;
+      if (!sends(s, me, to)) continue;
+      const auto [i0, i1] = chunk_span(s, me, r);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for_each_run(s, s.layout.chunk_extent(me, i), r, [&](std::int64_t, std::int64_t len, std::int64_t) {
+          counts[static_cast<std::size_t>(to)] += static_cast<std::size_t>(len);
+        });
+    }
+  if (it != targets.end())
+    for (int from = 0; from < p; ++from)
+      for (const Src& s : srcs) {
+        if (!sends(s, from, me)) continue;
+        const auto [i0, i1] = chunk_span(s, from, it->second);
+        for (std::int64_t i = i0; i < i1; ++i)
+          for_each_run(s, s.layout.chunk_extent(from, i), it->second,
+                       [&](std::int64_t, std::int64_t len, std::int64_t) {
+                         rcounts[static_cast<std::size_t>(from)] += static_cast<std::size_t>(len);
+                       });
+      }
+  for (int r = 0; r < p; ++r)
+    total += counts[static_cast<std::size_t>(r)], rtotal += rcounts[static_cast<std::size_t>(r)];
+  std::optional<ScratchBytes> send, recv;
+  ctx.comm().run_collectively([&] {  // a failed allocation is every rank's error, never a hang in the exchange
+    send.emplace(exec, total * sizeof(T));
+    recv.emplace(exec, rtotal * sizeof(T));
+    M* to_ptr = static_cast<M*>(send->get());
+    RunCopier<M, LayoutK> copier(exec, layout);
+    for (const auto& [to, r] : targets)
+      for (std::size_t s = 0; s < srcs.size(); ++s) {
+        if (!sends(srcs[s], me, to)) continue;
+        const auto [i0, i1] = chunk_span(srcs[s], me, r);
+        for (std::int64_t i = i0; i < i1; ++i) {
+          const M* x = move_ptr(ctx.input_as<T>(slot_of(slots, s, i)).data());
+          for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
+                       [&](std::int64_t, std::int64_t len, std::int64_t src) {
+                         copier.add(x + src, to_ptr, len);
+                         to_ptr += len;
+                       });
+        }
+      }
+    copier.flush();
+    ctx.execution().synchronize();
+  });
+  ctx.comm().alltoallv(std::span<const T>(static_cast<const T*>(send->get()), total),
+                       std::span<const std::size_t>(counts), std::span<T>(static_cast<T*>(recv->get()), rtotal),
+                       std::span<const std::size_t>(rcounts));
+  send.reset();
+  if (it == targets.end()) return;  // this rank has no chunk in this round
+  const Range r = it->second;
+  M* o = move_ptr(ctx.output_as<T>(static_cast<std::size_t>(r.hi - r.lo)).data());
+  const M* from_ptr = static_cast<const M*>(recv->get());
+  RunCopier<M, LayoutK> copier(exec, layout);
+  for (int from = 0; from < p; ++from)
+    for (const Src& s : srcs) {
+      if (!sends(s, from, me)) continue;
+      const auto [i0, i1] = chunk_span(s, from, r);
+      for (std::int64_t i = i0; i < i1; ++i)
+        for_each_run(s, s.layout.chunk_extent(from, i), r, [&](std::int64_t dst, std::int64_t len, std::int64_t) {
+          copier.add(from_ptr, o + (dst - r.lo), len);
+          from_ptr += len;
+        });
+    }
+  copier.flush();
+  ctx.execution().synchronize();  // the receive buffer goes with this scope
+}
+
 }  // namespace
 
 std::int64_t chunk_elements(const Layout& l) noexcept {
@@ -107,8 +225,9 @@ Array<T> as_2d(const Array<T>& a) {
 template <class T>
 Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources, const Layout& target,
                        const char* name) {
-  note_host_fallback(engine, name);  // reshape and the joins pack and unpack on the host
   TaskQueue& q = engine.tasks();
+  const bool device = has_device_backend(q.memory().execution());
+  if (!device) note_host_fallback(engine, name);  // packs and unpacks on the host
   const int me = q.comm().rank();
   const int p = target.nranks;
   std::vector<Src> srcs;
@@ -144,17 +263,33 @@ Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources
       const Range r = flat_of(e, target.cols);
       Slots slots = slots_for({{me, r}});
       std::vector<Chunk> in = inputs_of(slots);
-      out.push_back(q.submit(name, std::move(in), [srcs, slots, r, me](TaskContext& ctx) {
-        T* o = ctx.output_as<T>(static_cast<std::size_t>(r.hi - r.lo)).data();
-        for (std::size_t k = 0; k < slots.size(); ++k) {
-          const auto [s, i] = slots[k];
-          const T* x = ctx.input_as<T>(k).data();
-          for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
-                       [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
-                         std::memcpy(o + (dst - r.lo), x + src, static_cast<std::size_t>(len) * sizeof(T));
-                       });
-        }
-      }));
+      out.push_back(q.submit(
+          name, std::move(in),
+          [srcs, slots, r, me, device](TaskContext& ctx) {
+            T* o = ctx.output_as<T>(static_cast<std::size_t>(r.hi - r.lo)).data();
+            if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                  RunCopier<MoveAs<T>, decltype(layout)> copier(exec, layout);
+                  for (std::size_t k = 0; k < slots.size(); ++k) {
+                    const auto [s, i] = slots[k];
+                    const auto* x = move_ptr(ctx.input_as<T>(k).data());
+                    for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
+                                 [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
+                                   copier.add(x + src, move_ptr(o) + (dst - r.lo), len);
+                                 });
+                  }
+                  copier.flush();
+                }))
+              return;
+            for (std::size_t k = 0; k < slots.size(); ++k) {
+              const auto [s, i] = slots[k];
+              const T* x = ctx.input_as<T>(k).data();
+              for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
+                           [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
+                             std::memcpy(o + (dst - r.lo), x + src, static_cast<std::size_t>(len) * sizeof(T));
+                           });
+            }
+          },
+          device ? device_task() : TaskOptions{}));
     }
     return Array<T>(engine, target, std::move(out));
   }
@@ -169,7 +304,11 @@ Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources
     std::vector<Chunk> in = inputs_of(slots);
     Chunk c = q.submit(
         name, std::move(in),
-        [srcs, slots, targets, me, p](TaskContext& ctx) {
+        [srcs, slots, targets, me, p, device](TaskContext& ctx) {
+          if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                exchange_on_device<T>(ctx, exec, layout, srcs, slots, targets, me, p);
+              }))
+            return;
           std::vector<T> send;
           std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
           for (const auto& target : targets)
@@ -207,7 +346,7 @@ Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources
                              });
             }
         },
-        TaskOptions{TraceKind::comm, true});
+        device ? device_task(TraceKind::comm, true) : TaskOptions{TraceKind::comm, true});
     if (j < mine) out.push_back(std::move(c));
   }
   return Array<T>(engine, target, std::move(out));

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "array/assemble.hpp"
+#include "array/layout_kernels.hpp"
+#include "runtime/device_backend.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -73,7 +75,8 @@ Array<T> join_cols(const std::vector<Array<T>>& in, const char* name) {
   std::vector<Array<T>> arrays;
   for (const auto& a : in) arrays.push_back(detail::as_2d(a));
   Engine& engine = arrays[0].engine();
-  note_host_fallback(engine, name);
+  const bool device = detail::has_device_backend(engine.tasks().memory().execution());
+  if (!device) note_host_fallback(engine, name);
   const std::int64_t rows = arrays[0].rows();
   std::int64_t cols = 0, elements = std::numeric_limits<std::int64_t>::max();
   const Layout* ref = nullptr;  // the row blocks to keep: the first input split by rows
@@ -115,17 +118,31 @@ Array<T> join_cols(const std::vector<Array<T>>& in, const char* name) {
       }
       c0 += a.cols();
     }
-    out.push_back(engine.tasks().submit(name, std::move(inputs), [e, extents, col0](TaskContext& ctx) {
-      T* o = ctx.output_as<T>(static_cast<std::size_t>(e.size())).data();
-      for (std::size_t k = 0; k < extents.size(); ++k) {
-        const ChunkExtent& x = extents[k];
-        const T* src = ctx.input_as<T>(k).data();
-        const std::int64_t r0 = std::max(x.row0, e.row0), r1 = std::min(x.row0 + x.rows, e.row0 + e.rows);
-        for (std::int64_t r = r0; r < r1 && x.cols > 0; ++r)  // an input with no columns has no storage
-          std::memcpy(o + (r - e.row0) * e.cols + col0[k], src + (r - x.row0) * x.cols,
-                      static_cast<std::size_t>(x.cols) * sizeof(T));
-      }
-    }));
+    out.push_back(engine.tasks().submit(
+        name, std::move(inputs),
+        [e, extents, col0, device](TaskContext& ctx) {
+          T* o = ctx.output_as<T>(static_cast<std::size_t>(e.size())).data();
+          // Each input chunk's rows that fall in this chunk, at their columns: one strided copy on the device.
+          if (device && detail::on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
+                for (std::size_t k = 0; k < extents.size(); ++k) {
+                  const ChunkExtent& x = extents[k];
+                  const std::int64_t r0 = std::max(x.row0, e.row0), r1 = std::min(x.row0 + x.rows, e.row0 + e.rows);
+                  if (r1 <= r0 || x.cols == 0) continue;  // an input with no columns has no storage
+                  layout.copy_2d(exec, detail::move_ptr(ctx.input_as<T>(k).data()) + (r0 - x.row0) * x.cols, x.cols,
+                                 r1 - r0, x.cols, detail::move_ptr(o) + (r0 - e.row0) * e.cols + col0[k], e.cols);
+                }
+              }))
+            return;
+          for (std::size_t k = 0; k < extents.size(); ++k) {
+            const ChunkExtent& x = extents[k];
+            const T* src = ctx.input_as<T>(k).data();
+            const std::int64_t r0 = std::max(x.row0, e.row0), r1 = std::min(x.row0 + x.rows, e.row0 + e.rows);
+            for (std::int64_t r = r0; r < r1 && x.cols > 0; ++r)  // an input with no columns has no storage
+              std::memcpy(o + (r - e.row0) * e.cols + col0[k], src + (r - x.row0) * x.cols,
+                          static_cast<std::size_t>(x.cols) * sizeof(T));
+          }
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return Array<T>(engine, std::move(target), std::move(out));
 }

@@ -21,7 +21,9 @@
 #include "slab/array/compress.hpp"
 #include "slab/array/creation.hpp"
 #include "slab/array/elementwise.hpp"
+#include "slab/array/join.hpp"
 #include "slab/array/reduction.hpp"
+#include "slab/array/reshape.hpp"
 #include "slab/array/scan.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/core/version.hpp"
@@ -295,6 +297,31 @@ Bits compute(slab::Engine& e, std::int64_t n) {
     axis_reductions(out, mc.col_range(30, 170));
     const Array<double> mr = slab::random_uniform(e, {rows, 6}, Split::rows, 18, -1.0, 1.0, 64).persist();
     add(out, Array<double>(mr.row_range(rows / 3, rows).col_range(1, 5) * 3.0).gather_all());
+  }
+  // Joins and reshape (assemble.cpp: local copies, or rounds of an exchange where elements change rank; join_cols's
+  // rows side by side), of every split, 8- and 4-byte elements, and an empty input.
+  {
+    const std::int64_t rows = (n + 2) / 3;
+    const Array<double> mr = slab::random_uniform(e, {rows, 4}, Split::rows, 19, -1.0, 1.0, 64).persist();
+    const Array<double> mc = slab::random_uniform(e, {rows, 4}, Split::cols, 20, -1.0, 1.0, 1).persist();
+    const Array<double> mn = slab::random_uniform(e, {rows, 4}, Split::none, 21, -1.0, 1.0, 64).persist();
+    const Array<double> v4 = slab::random_uniform(e, {4}, Split::none, 22, -1.0, 1.0, 4).persist();
+    const Array<double> none = slab::random_uniform(e, {0, 4}, Split::rows, 23, -1.0, 1.0, 4).persist();
+    add(out, slab::concatenate({mr, mc, none, mn}).gather_all());
+    add(out, slab::concatenate({mr, mc, mn}, 1).gather_all());
+    add(out, slab::vstack({v4, mr, v4}).gather_all());
+    add(out, slab::hstack({mc, mr}).gather_all());
+    add(out, slab::column_stack({u.row_range(0, rows), mr}).gather_all());
+    add(out, slab::stack({u, u}).gather_all());
+    add(out, slab::stack({u, u}, 1).gather_all());
+    add(out, mr.reshape({2 * rows, 2}).gather_all());
+    add(out, mc.ravel().gather_all());
+    add(out, mn.reshape({4, rows}).gather_all());
+    add(out, slab::concatenate({k, k.row_range(0, n / 2)}).gather_all());
+    const Array<float> ff = from_values(e, fv, 7);
+    add(out, slab::concatenate({ff, f}).gather_all());
+    add(out, slab::stack({ff, f}, 1).gather_all());
+    if (n % 2 == 0) add(out, ff.reshape({n / 2, 2}).gather_all());
   }
   return out;
 }
