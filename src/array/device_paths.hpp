@@ -98,7 +98,8 @@ template <class T>
 bool device_compiles(const ExprNode<T>& expr, const EvalCtx& ec) {
   if (compile_program(expr, ec, true)) return true;
   if constexpr (std::is_same_v<T, std::int64_t>)
-    return compare_program<double>(expr, ec, true) || compare_program<float>(expr, ec, true);
+    return compare_program<double>(expr, ec, true) || compare_program<float>(expr, ec, true) ||
+           compare_program<std::int32_t>(expr, ec, true);
   return false;
 }
 
@@ -117,6 +118,8 @@ void run_device_program(const kernels::Exec& exec, const ExprNode<T>& expr, cons
       return kernels::ElementwiseKernels<B, double>::run(exec, *p, e.rows, e.cols, out, true);
     if (auto p = compare_program<float>(expr, ec, false))
       return kernels::ElementwiseKernels<B, float>::run(exec, *p, e.rows, e.cols, out, true);
+    if (auto p = compare_program<std::int32_t>(expr, ec, false))
+      return kernels::ElementwiseKernels<B, std::int32_t>::run(exec, *p, e.rows, e.cols, out, true);
   }
   SLAB_FAIL(Error, "array expression: no device program at run time although it had one when planned (internal)");
 }

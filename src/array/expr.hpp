@@ -68,8 +68,8 @@ struct ExprNode {
 
 /// The element types the device kernels are instantiated for.
 template <class T>
-inline constexpr bool kernel_element_v =
-    std::is_same_v<T, double> || std::is_same_v<T, float> || std::is_same_v<T, std::int64_t>;
+inline constexpr bool kernel_element_v = std::is_same_v<T, double> || std::is_same_v<T, float> ||
+                                         std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::int32_t>;
 
 /**
  * An expression compiled for one target chunk: the program and its operands. Made twice per chunk: when the

@@ -3,7 +3,7 @@
 /// @brief Fused elementwise expressions on the device: the expression tree of src/array/expr.hpp compiled to a
 /// small postfix program (operand pushes of leaves and scalars, then operations on a stack of registers) that
 /// one kernel interprets per element of a chunk, so `(a * 2.0 + b).exp()` is one pass however deep the tree.
-/// Entry points of elementwise.inl; T = float, double or std::int64_t.
+/// Entry points of elementwise.inl; T = float, double, std::int64_t or std::int32_t.
 ///
 /// Leaves are strided views of the operands as the target chunk sees them: element (i, j) of leaf l is
 /// data[i * row_stride + j * col_stride], so broadcasting a row vector is row_stride = 0 and a column vector

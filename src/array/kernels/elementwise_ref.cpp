@@ -6,4 +6,5 @@ namespace slab::kernels {
 template struct ElementwiseKernels<Reference, float>;
 template struct ElementwiseKernels<Reference, double>;
 template struct ElementwiseKernels<Reference, std::int64_t>;
+template struct ElementwiseKernels<Reference, std::int32_t>;
 }  // namespace slab::kernels

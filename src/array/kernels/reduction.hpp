@@ -4,8 +4,8 @@
 /// canonical order of reduction_hd.hpp: every tile of every chunk in parallel (each one thread, its 8 lanes
 /// in the host's order), then each chunk's tiles merged in order. The caller merges the partials in chunk
 /// order (merge_stats, or += for sums) and over ranks as the host does, and finishes them as the host does:
-/// the results are bitwise the host's at a fixed rank count. Entry points of reduction.inl; T = float, double
-/// or std::int64_t. No CUB DeviceReduce: its order is not the host's.
+/// the results are bitwise the host's at a fixed rank count. Entry points of reduction.inl; T = float, double,
+/// std::int64_t or std::int32_t. No CUB DeviceReduce: its order is not the host's.
 
 #include <cstdint>
 

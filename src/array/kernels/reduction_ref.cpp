@@ -6,4 +6,5 @@ namespace slab::kernels {
 template struct ReductionKernels<Reference, float>;
 template struct ReductionKernels<Reference, double>;
 template struct ReductionKernels<Reference, std::int64_t>;
+template struct ReductionKernels<Reference, std::int32_t>;
 }  // namespace slab::kernels
