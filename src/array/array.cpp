@@ -565,6 +565,12 @@ Array<U> astype(const Array<T>& a) {
     return a;
   } else {
     auto f = [](T x) { return kernels::cast_value<U>(x); };
+    // A program reads a cast operand as a leaf: where the rank takes device paths, an operand that is some other
+    // expression is materialised first (its own program), instead of the whole cast falling back to a host loop.
+    // On the host the cast stays fused with it.
+    if (a.is_expression() && detail::has_device_backend(a.engine().tasks().memory().execution()) &&
+        !detail::casts_in_place<U>(*a.expr()))
+      (void)a.local_chunks();
     return Array<U>(a.engine(), a.layout(),
                     std::make_shared<detail::UnaryNode<U, T, decltype(f)>>(a.expr(), f, detail::kElemCast));
   }

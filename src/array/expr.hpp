@@ -296,6 +296,15 @@ bool compile_cast(const ExprNode<A>& a, ElemBuilder<R>& b) {
   }
 }
 
+/// Whether compile_cast takes `a` as it is (a leaf, a scalar, or a comparison of R operands).
+template <class R, class A>
+bool casts_in_place(const ExprNode<A>& a) {
+  if (dynamic_cast<const Leaf<A>*>(&a) || dynamic_cast<const ScalarNode<A>*>(&a)) return true;
+  if constexpr (std::is_same_v<A, std::int64_t> && !std::is_same_v<R, std::int64_t>)
+    return dynamic_cast<const CompareRoot<R>*>(&a) != nullptr;
+  return false;
+}
+
 template <class R, class A, class F>
 struct UnaryNode final : ExprNode<R> {
   UnaryNode(ExprPtr<A> a, F f, int op = kNoElemOp) : a(std::move(a)), f(f), op(op) {}
