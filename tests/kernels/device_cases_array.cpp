@@ -191,6 +191,76 @@ Outcome elementwise(I64 n, const Options& opt) {
   return o;
 }
 
+// astype's cast leaves (every source type into a float64 and an int32 program, NaN, infinities and values out of
+// int32's range included) and int32 arithmetic, with cast_hd.hpp's rule on both sides.
+Outcome casts(I64 n, const Options& opt) {
+  Outcome o;
+  const std::vector<double> a = mixed(n, 82);
+  std::vector<double> wide(static_cast<std::size_t>(n));
+  std::vector<float> f(static_cast<std::size_t>(n)), g(static_cast<std::size_t>(n));
+  std::vector<std::int32_t> i32(static_cast<std::size_t>(n));
+  const std::vector<I64> i64 = ints(n, 83, 1 << 30, -(1 << 29));
+  for (I64 i = 0; i < n; ++i) {
+    const U64 r = hh(84, i);
+    wide[i] = r % 7 == 0    ? std::numeric_limits<double>::infinity()
+              : r % 11 == 0 ? std::numeric_limits<double>::quiet_NaN()
+                            : static_cast<double>(r % 6000000001) - 3e9;
+    f[i] = static_cast<float>(a[i] * 3.5);
+    g[i] = static_cast<float>(static_cast<double>(r % 200001) - 100000.0) * 0.75f;  // finite: no wrap below
+    i32[i] = static_cast<std::int32_t>(static_cast<std::uint32_t>(r >> 32));
+  }
+  using E = sk::ElemOp;
+  using S = sk::ElemSource;
+  // float64: f64(i32) * f64(f32) + f64(i64)
+  sk::ElemProgram<double> pd;
+  const sk::ElemInstr cd[] = {{E::cast_leaf, 0}, {E::cast_leaf, 1}, {E::mul, 0}, {E::cast_leaf, 2}, {E::add, 0}};
+  std::copy(std::begin(cd), std::end(cd), pd.code);
+  pd.size = 5;
+  pd.ncast_leaves = 3;
+  // int32: floordiv(i32(wide), -3) + mod(i32 leaf, 5) - i32(g) (NaN, infinities and out of range -> INT32_MIN)
+  sk::ElemProgram<std::int32_t> pi;
+  const sk::ElemInstr ci[] = {{E::cast_leaf, 0}, {E::scalar, 0}, {E::floordiv, 0},  {E::leaf, 0}, {E::scalar, 1},
+                              {E::mod, 0},       {E::add, 0},    {E::cast_leaf, 1}, {E::sub, 0}};
+  std::copy(std::begin(ci), std::end(ci), pi.code);
+  pi.size = 9;
+  pi.scalars[0] = -3, pi.scalars[1] = 5, pi.nscalars = 2;
+  pi.nleaves = 1, pi.ncast_leaves = 2;
+  auto wire = [&](const std::int32_t* pi32, const float* pf, const I64* p64, const double* pw, const float* pg) {
+    pd.cast_leaves[0] = {pi32, 1, 0, S::int32};
+    pd.cast_leaves[1] = {pf, 1, 0, S::float32};
+    pd.cast_leaves[2] = {p64, 1, 0, S::int64};
+    pi.cast_leaves[0] = {pw, 1, 0, S::float64};
+    pi.cast_leaves[1] = {pg, 1, 0, S::float32};
+    pi.leaves[0] = {pi32, 1, 0};
+  };
+  wire(i32.data(), f.data(), i64.data(), wide.data(), g.data());
+  std::vector<double> rd(static_cast<std::size_t>(n));
+  std::vector<std::int32_t> ri(static_cast<std::size_t>(n));
+  sk::ElementwiseKernels<Reference, double>::run(kExec, pd, n, 1, rd.data());
+  sk::ElementwiseKernels<Reference, std::int32_t>::run(kExec, pi, n, 1, ri.data());
+  const Dev<std::int32_t> d32(i32);
+  const Dev<float> df(f);
+  const Dev<I64> d64(i64);
+  const Dev<double> dw(wide);
+  const Dev<float> dg(g);
+  wire(d32.get(), df.get(), d64.get(), dw.get(), dg.get());
+  Dev<double> od(static_cast<std::size_t>(n));
+  Dev<std::int32_t> oi(static_cast<std::size_t>(n));
+  auto run = [&] {
+    sk::ElementwiseKernels<Device, double>::run(kExec, pd, n, 1, od.get());
+    sk::ElementwiseKernels<Device, std::int32_t>::run(kExec, pi, n, 1, oi.get());
+  };
+  run();
+  const auto xd = od.host();
+  const auto xi = oi.host();
+  run();
+  compare(o, opt, "f64(i32) * f64(f32) + f64(i64)", rd, xd, od.host());
+  compare(o, opt, "i32(f64) // -3 + i32 % 5 - i32(f32)", ri, xi, oi.host());
+  o.seconds = timed(opt, run);
+  o.bytes = 40.0 * static_cast<double>(n);
+  return o;
+}
+
 Outcome layout(I64 n, const Options& opt) {
   Outcome o;
   const I64 cols = 1000, rows = std::max<I64>(n / cols, 1);
@@ -228,11 +298,13 @@ std::vector<Case> cases() {
       {"array.reduction.float64", reductions<double>},
       {"array.reduction.float32", reductions<float>},
       {"array.reduction.int64", reductions<std::int64_t>},
+      {"array.reduction.int32", reductions<std::int32_t>},
       {"array.scan.float64", scan<double, double>},
       {"array.scan.float32", scan<float, float>},
       {"array.scan.int32", scan<std::int32_t, std::int64_t>},
       {"array.scan.int64", scan<std::int64_t, std::int64_t>},
       {"array.elementwise.program", elementwise},
+      {"array.elementwise.casts_int32", casts},
       {"array.layout.transpose_copy", layout},
   };
   all.insert(all.end(), arrays.begin(), arrays.end());
