@@ -68,26 +68,22 @@ void gather_spanning_leaves(EvalCtx& ec, const kernels::Exec& exec, std::vector<
   if (ec.target.size() == 0) return;
   for (auto& [leaf, inputs] : ec.leaves) {
     const ChunkExtent r = leaf->region(ec.target);
-    const auto inside = [&](const LeafInput& c) {
-      return r.row0 >= c.ext.row0 && r.row0 + r.rows <= c.ext.row0 + c.ext.rows && r.col0 >= c.ext.col0 &&
-             r.col0 + r.cols <= c.ext.col0 + c.ext.cols;
-    };
-    if (std::any_of(inputs.begin(), inputs.end(), inside)) continue;
+    if (std::any_of(inputs.begin(), inputs.end(), [&](const LeafInput& c) { return contains(c.ext, r); })) continue;
     const std::size_t es = leaf->element_size();
     auto& block = held.emplace_back(std::make_unique<ScratchBytes>(exec, static_cast<std::size_t>(r.size()) * es));
     auto* dst = static_cast<std::byte*>(block->get());
     for (const LeafInput& c : inputs) {
-      const std::int64_t r0 = std::max(r.row0, c.ext.row0), r1 = std::min(r.row0 + r.rows, c.ext.row0 + c.ext.rows);
-      const std::int64_t c0 = std::max(r.col0, c.ext.col0), c1 = std::min(r.col0 + r.cols, c.ext.col0 + c.ext.cols);
-      if (r1 <= r0 || c1 <= c0) continue;
-      const std::byte* src = c.data + static_cast<std::size_t>((r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0)) * es;
-      std::byte* to = dst + static_cast<std::size_t>((r0 - r.row0) * r.cols + (c0 - r.col0)) * es;
+      ChunkExtent x;
+      if (!intersect(r, c.ext, x)) continue;
+      const std::byte* src =
+          c.data + static_cast<std::size_t>((x.row0 - c.ext.row0) * c.ext.cols + (x.col0 - c.ext.col0)) * es;
+      std::byte* to = dst + static_cast<std::size_t>((x.row0 - r.row0) * r.cols + (x.col0 - r.col0)) * es;
       if (es == 8)
         kernels::LayoutKernels<B, std::int64_t>::copy_2d(exec, reinterpret_cast<const std::int64_t*>(src), c.ext.cols,
-                                                         r1 - r0, c1 - c0, reinterpret_cast<std::int64_t*>(to), r.cols);
+                                                         x.rows, x.cols, reinterpret_cast<std::int64_t*>(to), r.cols);
       else
-        kernels::LayoutKernels<B, float>::copy_2d(exec, reinterpret_cast<const float*>(src), c.ext.cols, r1 - r0,
-                                                  c1 - c0, reinterpret_cast<float*>(to), r.cols);
+        kernels::LayoutKernels<B, float>::copy_2d(exec, reinterpret_cast<const float*>(src), c.ext.cols, x.rows, x.cols,
+                                                  reinterpret_cast<float*>(to), r.cols);
     }
     inputs.assign(1, LeafInput{dst, r});
   }

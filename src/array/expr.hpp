@@ -92,23 +92,31 @@ struct ElemBuilder {
   }
 };
 
-/// The view of a leaf's operand for target chunk `e` when it lies in one input chunk. A region that spans several
-/// chunks has a view only in planning (plan_only): a device task gathers it into one block first
-/// (device_paths.hpp's gather_spanning_leaves), and without that it has none (false).
+/// Whether extent `outer` holds all of `inner`.
+inline bool contains(const ChunkExtent& outer, const ChunkExtent& inner) {
+  return inner.row0 >= outer.row0 && inner.row0 + inner.rows <= outer.row0 + outer.rows && inner.col0 >= outer.col0 &&
+         inner.col0 + inner.cols <= outer.col0 + outer.cols;
+}
+/// The overlap o of extents a and b; false where they do not overlap.
+inline bool intersect(const ChunkExtent& a, const ChunkExtent& b, ChunkExtent& o) {
+  o.row0 = std::max(a.row0, b.row0);
+  o.col0 = std::max(a.col0, b.col0);
+  o.rows = std::min(a.row0 + a.rows, b.row0 + b.rows) - o.row0;
+  o.cols = std::min(a.col0 + a.cols, b.col0 + b.cols) - o.col0;
+  return o.rows > 0 && o.cols > 0;
+}
+
+/// The view of a leaf's operand `region` (LeafBase::region of a non-empty target chunk) when it lies in one input
+/// chunk. A region that spans several chunks has a view only in planning (plan_only): a device task gathers it into
+/// one block first (device_paths.hpp's gather_spanning_leaves), and without that it has none (false).
 template <class T>
-bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& e, std::int64_t row_off, std::int64_t col_off,
-               bool br, bool bc, bool plan_only, kernels::ElemLeaf<T>& out) {
-  if (e.size() == 0) {
-    out = {};
-    return true;
-  }
-  const std::int64_t r0 = br ? 0 : e.row0 + row_off, c0 = bc ? 0 : e.col0 + col_off;
-  const std::int64_t rows = br ? 1 : e.rows, cols = bc ? 1 : e.cols;
+bool leaf_view(const std::vector<LeafInput>& in, const ChunkExtent& region, bool br, bool bc, bool plan_only,
+               kernels::ElemLeaf<T>& out) {
   for (const auto& c : in)
-    if (r0 >= c.ext.row0 && r0 + rows <= c.ext.row0 + c.ext.rows && c0 >= c.ext.col0 &&
-        c0 + cols <= c.ext.col0 + c.ext.cols) {
-      out.data =
-          plan_only ? nullptr : reinterpret_cast<const T*>(c.data) + (r0 - c.ext.row0) * c.ext.cols + (c0 - c.ext.col0);
+    if (contains(c.ext, region)) {
+      out.data = plan_only ? nullptr
+                           : reinterpret_cast<const T*>(c.data) + (region.row0 - c.ext.row0) * c.ext.cols +
+                                 (region.col0 - c.ext.col0);
       out.row_stride = br ? 0 : c.ext.cols;
       out.col_stride = bc ? 0 : 1;
       return true;
@@ -132,8 +140,8 @@ class Leaf final : public ExprNode<T>, public LeafBase {
 
   void needed(const ChunkExtent& e, std::vector<std::pair<Chunk, ChunkExtent>>& out) const override {
     if (e.size() == 0) return;
-    const std::int64_t r0 = br_ ? 0 : e.row0 + row_off_, r1 = br_ ? 1 : e.row0 + row_off_ + e.rows;
-    const std::int64_t c0 = bc_ ? 0 : e.col0 + col_off_, c1 = bc_ ? 1 : e.col0 + col_off_ + e.cols;
+    const ChunkExtent r = region(e);
+    const std::int64_t r0 = r.row0, r1 = r.row0 + r.rows, c0 = r.col0, c1 = r.col0 + r.cols;
     const ChunkExtent b = src_.block_extent(rank_);
     SLAB_EXPECTS(r0 >= b.row0 && r1 <= b.row0 + b.rows && c0 >= b.col0 && c1 <= b.col0 + b.cols, ShapeError,
                  "array expression reads outside this rank's block of " + src_.to_string() + " (internal error)");
@@ -187,7 +195,11 @@ class Leaf final : public ExprNode<T>, public LeafBase {
   std::size_t element_size() const override { return sizeof(T); }
 
   bool view(const EvalCtx& ctx, bool plan_only, kernels::ElemLeaf<T>& out) const {
-    return leaf_view(ctx.inputs_of(this), ctx.target, row_off_, col_off_, br_, bc_, plan_only, out);
+    if (ctx.target.size() == 0) {
+      out = {};
+      return true;
+    }
+    return leaf_view(ctx.inputs_of(this), region(ctx.target), br_, bc_, plan_only, out);
   }
   bool compile(ElemBuilder<T>& b) const override {
     if constexpr (!kernel_element_v<T>) {

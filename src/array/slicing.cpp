@@ -17,6 +17,7 @@
 
 namespace slab {
 
+using detail::intersect;
 using detail::move_ptr;
 using detail::MoveAs;
 using detail::on_layout_kernels;
@@ -195,16 +196,6 @@ Array<T> rechunk(const Array<T>& a, std::int64_t chunk) {
   if (out.chunk == a.layout().chunk) return a;
   return Array<T>(a.engine(), std::move(out), a.expr());
 }
-
-namespace {
-bool intersect(const ChunkExtent& a, const ChunkExtent& b, ChunkExtent& o) {
-  o.row0 = std::max(a.row0, b.row0);
-  o.col0 = std::max(a.col0, b.col0);
-  o.rows = std::min(a.row0 + a.rows, b.row0 + b.rows) - o.row0;
-  o.cols = std::min(a.col0 + a.cols, b.col0 + b.cols) - o.col0;
-  return o.rows > 0 && o.cols > 0;
-}
-}  // namespace
 
 /// redistribute's exchange on the device kernels: every piece of this rank's chunks that another rank's block
 /// takes packed by LayoutKernels::copy_2d into a send buffer of kernel scratch (the host's packing, byte for
