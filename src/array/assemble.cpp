@@ -267,27 +267,27 @@ Array<T> assemble_flat(Engine& engine, const std::vector<FlatSource<T>>& sources
           name, std::move(in),
           [srcs, slots, r, me, device](TaskContext& ctx) {
             T* o = ctx.output_as<T>(static_cast<std::size_t>(r.hi - r.lo)).data();
+            // copy(from, to, len) for each run of each input chunk into this chunk.
+            auto each_run = [&](auto copy) {
+              for (std::size_t k = 0; k < slots.size(); ++k) {
+                const auto [s, i] = slots[k];
+                const T* x = ctx.input_as<T>(k).data();
+                for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
+                             [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
+                               copy(x + src, o + (dst - r.lo), len);
+                             });
+              }
+            };
             if (device && on_layout_kernels<T>(ctx, [&](const kernels::Exec& exec, auto layout) {
                   RunCopier<MoveAs<T>, decltype(layout)> copier(exec, layout);
-                  for (std::size_t k = 0; k < slots.size(); ++k) {
-                    const auto [s, i] = slots[k];
-                    const auto* x = move_ptr(ctx.input_as<T>(k).data());
-                    for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
-                                 [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
-                                   copier.add(x + src, move_ptr(o) + (dst - r.lo), len);
-                                 });
-                  }
+                  each_run(
+                      [&](const T* from, T* to, std::int64_t len) { copier.add(move_ptr(from), move_ptr(to), len); });
                   copier.flush();
                 }))
               return;
-            for (std::size_t k = 0; k < slots.size(); ++k) {
-              const auto [s, i] = slots[k];
-              const T* x = ctx.input_as<T>(k).data();
-              for_each_run(srcs[s], srcs[s].layout.chunk_extent(me, i), r,
-                           [&](std::int64_t dst, std::int64_t len, std::int64_t src) {
-                             std::memcpy(o + (dst - r.lo), x + src, static_cast<std::size_t>(len) * sizeof(T));
-                           });
-            }
+            each_run([](const T* from, T* to, std::int64_t len) {
+              std::memcpy(to, from, static_cast<std::size_t>(len) * sizeof(T));
+            });
           },
           device ? device_task() : TaskOptions{}));
     }
