@@ -18,8 +18,8 @@ class TaskContext;
 namespace slab::frame::detail {
 
 /// bucket[i] (backend memory, batch.nrows() entries) for each row of `batch`: < nranks * nparts, or kDropRow.
-using DeviceRouteFn =
-    std::function<void(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch, std::uint32_t* bucket)>;
+using DeviceRouteFn = std::function<void(TaskContext& ctx, const slab::kernels::Exec& exec, const BatchView& batch,
+                                         std::uint32_t* bucket)>;
 
 /// FNV-1a hashes of each string key's dictionary entries (hash_rows' words for strings; empty for other keys).
 [[nodiscard]] std::vector<std::vector<std::uint64_t>> dictionary_hashes(const Schema& schema,
@@ -36,7 +36,7 @@ struct HotKeys {
  * nparts buckets (PartitionKernels::hash_rows, hash_buckets); with `hot` (non-empty), merge's split of hot keys
  * for `side` instead (hot_key_buckets). `dict_hashes` as dictionary_hashes gives them. Not collective.
  */
-void route_by_row_hash(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
+void route_by_row_hash(TaskContext& ctx, const slab::kernels::Exec& exec, const BatchView& batch,
                        const std::vector<std::size_t>& keys, const std::vector<std::vector<std::uint64_t>>& dict_hashes,
                        int nranks, int nparts, const HotKeys* hot, int side, std::uint32_t* bucket);
 

@@ -1,5 +1,6 @@
 // The frame operations' device paths (src/frame/ops.cpp on frame/kernels/ops.hpp and gather.hpp: cumsum, shift,
-// diff, dropna; select moves columns with the memory-kind-aware copy; rolling.cpp on frame/kernels/rolling.hpp), run on
+// diff, dropna; select moves columns with the memory-kind-aware copy; rolling.cpp on frame/kernels/rolling.hpp; the
+// group transforms on frame/kernels/transform.hpp; and the rest listed in docs/ARCHITECTURE.md), run on
 // the reference place: the same wiring a GPU rank takes (per-partition totals and scans, halos copied next to a
 // partition's rows, one kernel per column), with the device kernels' CPU instantiations on host memory. Every value and
 // every null must be bitwise the host kernels' (the reference scans in row order, as the host does), and these
@@ -269,6 +270,20 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   join(small, {"k"}, JoinKind::inner, JoinStrategy::broadcast);  // every left row once, by the direct array
   roll("y", RollingWindow::count(1500), all);                    // past a partition (1000 rows)
   roll("y", RollingWindow::parse("1d"), no_std);                 // 1440 rows of one minute
+  // Group transforms: each group's rows in row order through the host's own sequential pass, so even the sums of
+  // x (not exactly summable, NaN, +-inf) agree bitwise.
+  using slab::frame::GroupScan;
+  using slab::frame::GroupTransform;
+  auto transform = [&](const std::vector<std::string>& keys, const GroupTransform& what, bool dropna = true) {
+    std::string name = std::string("group ") + slab::frame::to_string(what.op) + " " + what.column;
+    for (const auto& k : keys) name += " by " + k;
+    if (what.op == GroupScan::transform) name += std::string(" ") + slab::frame::to_string(what.agg);
+    if (what.op == GroupScan::shift || what.op == GroupScan::diff) name += " " + std::to_string(what.periods);
+    add(out, name + (dropna ? "" : " (dropna=False)"),
+        slab::frame::group_transform(f, keys, what, {.dropna = dropna}).frame().local_table());
+  };
+  transform({"s"}, {.op = GroupScan::cumsum, .column = "x"});
+  transform({"k"}, {.op = GroupScan::cumcount, .ascending = false});
   if (n > 5000) return out;  // 2^20 + 1: the cases above; the rest on the small sizes
   // median and quantile (the small sizes: the values travel whole): each group's values sorted in the IEEE total order
   // (-0.0 before 0.0) on both sides.
@@ -390,6 +405,36 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
           .agg(std::vector<slab::frame::NamedAgg>{{"total", "y", "sum"}, {"rows", "i", "count"}})
           .gather_all());
   group({"t", "b"}, {{"i", {AggOp::max, AggOp::sum}}});
+  // Group transforms: every sequential operation on every type it takes, keys with nulls kept or dropped, float
+  // keys (NaN, -0.0), one group, and groups of one row.
+  for (GroupScan op : {GroupScan::cumsum, GroupScan::cumprod, GroupScan::cummin, GroupScan::cummax})
+    for (const char* c : {"y", "x", "i", "b"}) transform({"s"}, {.op = op, .column = c});
+  transform({"k"}, {.op = GroupScan::cummin, .column = "t"});
+  transform({"b", "s"}, {.op = GroupScan::cummax, .column = "t"}, false);
+  transform({"s"}, {.op = GroupScan::cumcount});
+  transform({"x"}, {.op = GroupScan::cumsum, .column = "y"});
+  transform({"i"}, {.op = GroupScan::cumsum, .column = "y"});  // nulls, extremes: mostly one row a group
+  for (std::int64_t p : {1, -2, 0, 4})
+    for (const char* c : {"i", "x", "s", "b", "t"}) {
+      transform({"k"}, {.op = GroupScan::shift, .column = c, .periods = p});
+      if (std::string(c) != "s" && std::string(c) != "t")
+        transform({"b"}, {.op = GroupScan::diff, .column = c, .periods = p}, false);
+    }
+  for (GroupScan op : {GroupScan::ffill, GroupScan::bfill})
+    for (const char* c : {"s", "i", "y", "b", "t"}) transform({"k"}, {.op = op, .column = c});
+  for (AggOp agg : {AggOp::size, AggOp::count, AggOp::sum, AggOp::mean, AggOp::std, AggOp::var, AggOp::min, AggOp::max,
+                    AggOp::first, AggOp::last}) {
+    transform({"s"}, {.op = GroupScan::transform, .column = "y", .agg = agg});
+    transform({"k", "b"}, {.op = GroupScan::transform, .column = "i", .agg = agg}, false);
+    if (agg != AggOp::sum && agg != AggOp::mean && agg != AggOp::std && agg != AggOp::var)
+      transform({"k"}, {.op = GroupScan::transform, .column = "s", .agg = agg});
+  }
+  transform({"y"}, {.op = GroupScan::transform, .column = "x", .agg = AggOp::sum}, false);
+  {  // one group: every row's key equal
+    const Frame one = slab::frame::assign(f, "one", slab::frame::lit(std::int64_t{1}));
+    add(out, "group cumsum y by one",
+        slab::frame::group_transform(one, {"one"}, {.op = GroupScan::cumsum, .column = "y"}).frame().local_table());
+  }
   add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
   for (std::int64_t k : {1, 3, -2, 0, 1500})
     add(out, "shift " + std::to_string(k), slab::frame::shift(f, k).local_table());
@@ -472,6 +517,7 @@ void expect_bitwise_the_host_kernels(slab::Engine& e) {
                          "value_counts_local",
                          "value_counts",
                          "concat",
+                         "group_transform",
                          "from_arrays",
                          "resample-bins"})
     EXPECT_EQ(e.tracer().fallbacks().count(op), 0u) << op << " has a device path but fell back to the host";
@@ -646,10 +692,20 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   (void)slab::frame::groupby(f, {"s"}, {{"i", {slab::frame::AggOp::nunique}}}).gather_all();
   (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::median}}}).gather_all();
   EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
-  // The group transforms have none yet: each call records one.
+  // The group transforms' sequential pass is on the device; rolling and transform's nunique, median and quantile
+  // (a group's values sorted, a window) are not yet: each of those calls records one.
   (void)f.groupby("s")["y"].cumsum().gather_all();
+  (void)f.groupby("s")["y"].transform("mean").gather_all();
+  EXPECT_EQ(e.tracer().fallbacks().count("group_transform"), 0u);
+  using slab::frame::GroupScan;
+  (void)slab::frame::group_transform(f, {"s"},
+                                     {.op = GroupScan::transform, .column = "y", .agg = slab::frame::AggOp::nunique})
+      .gather_all();
+  (void)slab::frame::group_transform(
+      f, {"s"}, {.op = GroupScan::rolling, .column = "y", .window = slab::frame::RollingWindow::count(3)})
+      .gather_all();
   ASSERT_EQ(e.tracer().fallbacks().count("group_transform"), 1u);
-  EXPECT_EQ(e.tracer().fallbacks().at("group_transform"), 1u);
+  EXPECT_EQ(e.tracer().fallbacks().at("group_transform"), 2u);
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {

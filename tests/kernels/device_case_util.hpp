@@ -29,6 +29,7 @@
 #include "frame/kernels/resample.hpp"
 #include "frame/kernels/rolling.hpp"
 #include "frame/kernels/sort_perm.hpp"
+#include "frame/kernels/transform.hpp"
 #include "memory/device_allocator.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/runtime/execution_context.hpp"

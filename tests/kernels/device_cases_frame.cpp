@@ -518,6 +518,68 @@ Outcome ops(I64 n, const Options& opt) {
   return o;
 }
 
+// group_transform's compute: n tagged rows (keys in [0, 500), row numbers in reverse, so each group's rows arrive
+// out of row order) through the sequential pass (a float cumsum with NaN and -0.0, an int shift with a mask, a
+// transform mean); results and row numbers bitwise the reference's.
+Outcome group_transform(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = static_cast<std::size_t>(n);
+  std::vector<U64> key(un);
+  std::vector<I64> row(un);
+  const std::vector<I64> k = ints(n, 60, 500), iv = ints(n, 61, 1000, -500);
+  for (std::size_t i = 0; i < un; ++i) key[i] = static_cast<U64>(k[i]), row[i] = n - 1 - static_cast<I64>(i);
+  const std::vector<double> y = mixed(n, 62);
+  const std::vector<U8> im = valid(n, 63, 5);
+  const int bits[1] = {9};
+  const int row_bits = fk::bits_for(static_cast<U64>(std::max<I64>(n - 1, 0)));
+  struct Op {
+    const char* name;
+    fk::SegmentOp op;
+    bool ints;
+  };
+  const Op ops[3] = {{"cumsum", {fk::SegmentScan::cumsum}, false},
+                     {"shift", {fk::SegmentScan::shift, fk::SegmentAgg::sum, 2}, true},
+                     {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false}};
+  const Dev<U64> dkey(key);
+  const Dev<I64> drow(row);
+  const DevColumn dy(ElementType::float64, y), di(ElementType::int64, iv, &im);
+  for (const Op& op : ops) {
+    const ElementType out_type = op.ints ? ElementType::int64 : ElementType::float64;
+    const fk::SegmentValues hv =
+        op.ints ? fk::SegmentValues{ElementType::int64, reinterpret_cast<const std::byte*>(iv.data()), im.data()}
+                : fk::SegmentValues{ElementType::float64, reinterpret_cast<const std::byte*>(y.data()), nullptr};
+    const fk::ColumnView dview = op.ints ? di.view() : dy.view();
+    const fk::SegmentValues dv{dview.type, static_cast<const std::byte*>(dview.data), dview.valid};
+    std::vector<U64> ref(un);
+    std::vector<U8> ref_valid(un);
+    std::vector<I64> ref_row(un);
+    const U64* hk[1] = {key.data()};
+    fk::TransformKernels<Reference>::compute(
+        kExec, hk, 1, bits, row.data(), row_bits, n, hv, op.op,
+        {out_type, reinterpret_cast<std::byte*>(ref.data()), op.ints ? ref_valid.data() : nullptr}, ref_row.data());
+    Dev<U64> dout(un);
+    Dev<U8> dvalid(un);
+    Dev<I64> drow_out(un);
+    const U64* dk[1] = {dkey.get()};
+    auto run = [&] {
+      fk::TransformKernels<Device>::compute(
+          kExec, dk, 1, bits, drow.get(), row_bits, n, dv, op.op,
+          {out_type, reinterpret_cast<std::byte*>(dout.get()), op.ints ? dvalid.get() : nullptr}, drow_out.get());
+    };
+    run();
+    const auto a = dout.host();
+    const auto ra = drow_out.host();
+    const auto va = dvalid.host();
+    run();
+    compare(o, opt, std::string(op.name), ref, a, dout.host());
+    compare(o, opt, std::string(op.name) + " rows", ref_row, ra, drow_out.host());
+    if (op.ints) compare(o, opt, std::string(op.name) + " validity", ref_valid, va, dvalid.host());
+    if (&op == &ops[0]) o.seconds = timed(opt, run);
+  }
+  o.bytes = static_cast<double>(n) * 40;
+  return o;
+}
+
 // Series' moments: count, exact-data sum, min and max bitwise (NaN, -0.0 and masks in y); mean and M2 merge in
 // another order on the device, so only their runs' determinism is compared.
 Outcome column_moments(I64 n, const Options& opt) {
@@ -1052,6 +1114,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.filter_dropna_isin_cumsum_diff", ops},
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
+      {"frame.transform.cumsum_shift_mean", group_transform},
       {"frame.groupby.nunique_pairs", nunique_pairs},
       {"frame.groupby.holistic", holistic},
       {"frame.resample.bounds_bins_fill", resample},

@@ -8,6 +8,8 @@
 #include "frame/kernels/groupby.hpp"
 #include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/key_layout.hpp"
+#include "frame/kernels/partition.hpp"
+#include "frame/partitioner.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::frame::detail {
@@ -67,7 +69,8 @@ std::vector<kernels::AggColumn> agg_columns(const GroupbyPlan& plan, Col col, co
 }
 
 /// Copy G rows of the R scratch columns into a record batch (output `output`).
-void write_records(TaskContext& ctx, const RecordColumns& cols, int R, std::int64_t G, std::size_t output) {
+[[maybe_unused]] void write_records(TaskContext& ctx, const RecordColumns& cols, int R, std::int64_t G,
+                                    std::size_t output) {
   BatchBuilder b(ctx, G, std::vector<ElementType>(static_cast<std::size_t>(R), ElementType::int64), {}, output);
   for (int c = 0; c < R && G > 0; ++c)
     slab::copy(b.data(static_cast<std::size_t>(c)), cols.column(c), static_cast<std::size_t>(G) * 8, ctx.execution());
@@ -295,6 +298,30 @@ std::int64_t combine_on(TaskContext& ctx, const kernels::Exec& exec, const Group
 }
 
 }  // namespace
+
+DeviceRouteFn device_route_by_key(std::shared_ptr<const Partitioner> part, int W) {
+  return [part = std::move(part), W](TaskContext& ctx, const kernels::Exec& exec, const BatchView& b,
+                                     std::uint32_t* bucket) {
+    const std::int64_t n = b.nrows();
+    std::vector<const std::uint64_t*> words(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w)
+      words[static_cast<std::size_t>(w)] = reinterpret_cast<const std::uint64_t*>(b.data(static_cast<std::size_t>(w)));
+    const std::vector<std::uint64_t>& split = part->splitters();
+    slab::detail::ScratchBytes scratch(exec, part->is_range() ? split.size() * 8 : static_cast<std::size_t>(n) * 8);
+    if (part->is_range() && !split.empty()) slab::copy(scratch.get(), split.data(), split.size() * 8, ctx.execution());
+    with_planned_backend(ctx.execution(), [&](auto tag) {
+      using Kernels = kernels::PartitionKernels<typename decltype(tag)::type>;
+      auto* s = static_cast<std::uint64_t*>(scratch.get());
+      if (part->is_range()) {
+        Kernels::range_buckets(exec, words.data(), W, false, 0, n, s, static_cast<std::int64_t>(split.size()) / W,
+                               bucket);
+      } else {
+        Kernels::word_hashes(exec, words.data(), W, n, s);
+        Kernels::hash_buckets(exec, s, n, part->nranks(), part->parts(), bucket);
+      }
+    });
+  };
+}
 
 bool groupby_takes_device_path(const Frame& frame, const GroupbyPlan& plan, const GroupbyOptions& options) {
   (void)options;  // sort=False asks for no order: each partition's groups come out in key order, as sorted

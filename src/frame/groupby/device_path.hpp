@@ -8,9 +8,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "frame/groupby/plan.hpp"
+#include "frame/partitioner.hpp"
+#include "frame/shuffle_device.hpp"
 #include "slab/frame/batch.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
@@ -20,6 +23,11 @@ class TaskContext;
 }
 
 namespace slab::frame::detail {
+
+/// groupby's route_by_key on the device kernels (PartitionKernels::range_buckets for a range partitioner, else
+/// word_hashes and hash_buckets) over a batch's first W columns (key words) in the backend's memory; the
+/// group transforms' hash route too.
+[[nodiscard]] DeviceRouteFn device_route_by_key(std::shared_ptr<const Partitioner> part, int W);
 
 /// Whether this groupby takes the device path: a device context and at most kMaxKeyColumns keys (with nunique,
 /// key words that leave room for a pair's two; with median/quantile, for a value's one).

@@ -17,10 +17,8 @@
 #include "frame/groupby/output.hpp"
 #include "frame/groupby/plan.hpp"
 #include "frame/groupby/state.hpp"
-#include "frame/kernels/partition.hpp"
 #include "frame/partitioner.hpp"
 #include "frame/shuffle_device.hpp"
-#include "memory/kernel_scratch.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -135,32 +133,6 @@ RouteFn route_by_key(std::shared_ptr<const detail::Partitioner> part, int W) {
                       ? part->bucket_of_key(key.data())
                       : part->bucket_of_hash(W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key.data(), W));
     }
-  };
-}
-
-/// route_by_key on the device kernels (PartitionKernels::range_buckets, or word_hashes and hash_buckets), over
-/// the records' first W columns in the backend's memory.
-detail::DeviceRouteFn device_route_by_key(std::shared_ptr<const detail::Partitioner> part, int W) {
-  return [part = std::move(part), W](TaskContext& ctx, const kernels::Exec& exec, const BatchView& b,
-                                     std::uint32_t* bucket) {
-    const std::int64_t n = b.nrows();
-    std::vector<const std::uint64_t*> words(static_cast<std::size_t>(W));
-    for (int w = 0; w < W; ++w)
-      words[static_cast<std::size_t>(w)] = reinterpret_cast<const std::uint64_t*>(b.data(static_cast<std::size_t>(w)));
-    const std::vector<std::uint64_t>& split = part->splitters();
-    slab::detail::ScratchBytes scratch(exec, part->is_range() ? split.size() * 8 : static_cast<std::size_t>(n) * 8);
-    if (part->is_range() && !split.empty()) slab::copy(scratch.get(), split.data(), split.size() * 8, ctx.execution());
-    detail::with_planned_backend(ctx.execution(), [&](auto tag) {
-      using Kernels = kernels::PartitionKernels<typename decltype(tag)::type>;
-      auto* s = static_cast<std::uint64_t*>(scratch.get());
-      if (part->is_range()) {
-        Kernels::range_buckets(exec, words.data(), W, false, 0, n, s, static_cast<std::int64_t>(split.size()) / W,
-                               bucket);
-      } else {
-        Kernels::word_hashes(exec, words.data(), W, n, s);
-        Kernels::hash_buckets(exec, s, n, part->nranks(), part->parts(), bucket);
-      }
-    });
   };
 }
 
@@ -302,18 +274,18 @@ Frame groupby(const Frame& frame, const std::vector<std::string>& keys, const st
                  detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(st->samples), W))
            : std::make_shared<const detail::Partitioner>(detail::Partitioner::hash(nranks, nparts));
   const Frame shuffled =
-      device ? detail::shuffle_routed_on_device(partial, nparts, device_route_by_key(partitioner, W), "groupby-shuffle")
+      device ? detail::shuffle_routed_on_device(partial, nparts, detail::device_route_by_key(partitioner, W), "groupby-shuffle")
              : shuffle_routed(partial, nparts, route_by_key(partitioner, W), "groupby-shuffle");
   Frame shuffled_pairs, shuffled_values;
   if (has_pairs)
     shuffled_pairs =
         device ? detail::shuffle_routed_on_device(record_frame(engine, W + 2, std::move(pairs)), nparts,
-                                                  device_route_by_key(partitioner, W), "groupby-nunique-shuffle")
+                                                  detail::device_route_by_key(partitioner, W), "groupby-nunique-shuffle")
                : shuffle_routed(record_frame(engine, W + 2, std::move(pairs)), nparts, route_by_key(partitioner, W),
                                 "groupby-nunique-shuffle");
   if (nhol)
     shuffled_values = device
-                          ? detail::shuffle_routed_on_device(value_frame, nparts, device_route_by_key(partitioner, W),
+                          ? detail::shuffle_routed_on_device(value_frame, nparts, detail::device_route_by_key(partitioner, W),
                                                              "groupby-values-shuffle")
                           : shuffle_routed(value_frame, nparts, route_by_key(partitioner, W), "groupby-values-shuffle");
 

@@ -8,11 +8,15 @@
 #include <memory>
 #include <numeric>
 
+#include "frame/groupby/device_path.hpp"
 #include "frame/groupby/holistic.hpp"
 #include "frame/groupby/plan.hpp"
 #include "frame/groupby/segments.hpp"
+#include "frame/groupby/transform_device.hpp"
 #include "frame/hash_table.hpp"
+#include "frame/kernels/sort_perm.hpp"
 #include "frame/partitioner.hpp"
+#include "frame/shuffle_device.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -135,7 +139,6 @@ std::vector<ElementType> result_types(ElementType out) { return {ElementType::in
 
 Series group_transform(const Frame& frame, const std::vector<std::string>& keys, const GroupTransform& what,
                        const GroupbyOptions& options) {
-  note_host_fallback(frame.engine(), "group_transform");  // the per-group scans are host loops
   // Arguments, from the schema only: every rank throws together.
   const Schema& schema = frame.schema();
   detail::KeyEncoder enc = detail::make_key_encoder(schema, keys, options.dropna);
@@ -164,8 +167,16 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
 
   Engine& engine = frame.engine();
   const Comm& comm = engine.comm();
+  const bool device = detail::group_transform_takes_device_path(frame, what, enc);
+  if (!device) note_host_fallback(engine, "group_transform");
   const std::vector<std::int64_t> rows = frame.local_partition_rows();  // collective: persists the frame
   const std::int64_t offset = frame.global_offset();                    // collective
+  // Every rank's partition rows (collective): the route back, and the row numbers' bits for the device's sort.
+  std::vector<std::int64_t> all_rows;
+  const auto v = comm.allgatherv(std::span<const std::int64_t>(rows), all_rows);
+  std::int64_t total_rows = 0;
+  for (const std::int64_t m : all_rows) total_rows += m;
+  const int row_bits = kernels::bits_for(static_cast<std::uint64_t>(std::max<std::int64_t>(total_rows - 1, 0)));
   std::vector<std::int64_t> starts(rows.size());
   {
     std::int64_t at = offset;
@@ -184,6 +195,15 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   std::vector<Chunk> tagged;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const std::int64_t start = starts[k];
+    if (device) {
+      tagged.push_back(engine.tasks().submit(
+          "groupby-transform-tag", {frame.partitions()[k]},
+          [encp, tag_schema, has_value, vcol, start](TaskContext& ctx) {
+            detail::tag_rows_on_device(ctx, *encp, tag_schema, has_value, vcol, start);
+          },
+          device_task()));
+      continue;
+    }
     tagged.push_back(
         engine.tasks().submit("groupby-transform-tag", {frame.partitions()[k]},
                               [encp, tag_schema, W, has_value, vcol, start](TaskContext& ctx) {
@@ -221,21 +241,27 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   std::vector<std::optional<std::int64_t>> known(rows.begin(), rows.end());
   const int nparts = choose_nparts(Frame(engine, tag_schema, tagged, known), 1);
   const auto part = detail::Partitioner::hash(comm.size(), nparts);
-  const Frame by_key = shuffle_routed(
-      Frame(engine, tag_schema, std::move(tagged)), nparts,
-      [part, W](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-        const auto n = static_cast<std::size_t>(b.nrows());
-        bucket.resize(n);
-        if (n == 0) return;
-        std::vector<const std::int64_t*> kc(static_cast<std::size_t>(W));
-        for (int w = 0; w < W; ++w) kc[w] = b.column<std::int64_t>(static_cast<std::size_t>(w)).data();
-        std::vector<std::uint64_t> key(static_cast<std::size_t>(W));
-        for (std::size_t i = 0; i < n; ++i) {
-          for (int w = 0; w < W; ++w) key[w] = static_cast<std::uint64_t>(kc[w][i]);
-          bucket[i] = part.bucket_of_hash(W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key.data(), W));
-        }
-      },
-      "groupby-transform-shuffle");
+  const Frame by_key = device ? detail::shuffle_routed_on_device(
+                                    Frame(engine, tag_schema, std::move(tagged)), nparts,
+                                    detail::device_route_by_key(std::make_shared<const detail::Partitioner>(part), W),
+                                    "groupby-transform-shuffle")
+                              : shuffle_routed(
+                                    Frame(engine, tag_schema, std::move(tagged)), nparts,
+                                    [part, W](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                                      const auto n = static_cast<std::size_t>(b.nrows());
+                                      bucket.resize(n);
+                                      if (n == 0) return;
+                                      std::vector<const std::int64_t*> kc(static_cast<std::size_t>(W));
+                                      for (int w = 0; w < W; ++w)
+                                        kc[w] = b.column<std::int64_t>(static_cast<std::size_t>(w)).data();
+                                      std::vector<std::uint64_t> key(static_cast<std::size_t>(W));
+                                      for (std::size_t i = 0; i < n; ++i) {
+                                        for (int w = 0; w < W; ++w) key[w] = static_cast<std::uint64_t>(kc[w][i]);
+                                        bucket[i] = part.bucket_of_hash(W == 1 ? detail::route_hash(key[0])
+                                                                               : detail::hash_words(key.data(), W));
+                                      }
+                                    },
+                                    "groupby-transform-shuffle");
 
   // 3. Each partition's groups (ids in first-seen order, rows counting-sorted by group: a partition arrives in
   //    row order, by source rank and then source partition, so each group's rows stay in row order; sorted where
@@ -244,6 +270,15 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   const std::vector<bool> res_masks{false, out_masked};
   std::vector<Chunk> results;
   for (const Chunk& p : by_key.partitions()) {
+    if (device) {
+      results.push_back(engine.tasks().submit(
+          "groupby-transform", {p},
+          [what, encp, row_bits, has_value, res_types, res_masks](TaskContext& ctx) {
+            detail::transform_rows_on_device(ctx, what, *encp, row_bits, has_value, res_types, res_masks);
+          },
+          device_task()));
+      continue;
+    }
     results.push_back(
         engine.tasks().submit("groupby-transform", {p}, [what, W, has_value, res_types, res_masks](TaskContext& ctx) {
           const BatchView in = input_batch(ctx, 0);
@@ -292,8 +327,6 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   const Frame computed(engine, res_schema, std::move(results));
 
   // 4. Back to the partition that owns each row: buckets (rank, partition) in row order, the non-empty ones.
-  std::vector<std::int64_t> all_rows;
-  const auto v = comm.allgatherv(std::span<const std::int64_t>(rows), all_rows);
   const int back_parts = static_cast<int>(
       std::max<std::int64_t>(comm.allreduce(static_cast<std::int64_t>(rows.size()), ReduceOp::max), 1));
   std::vector<std::int64_t> bucket_start;
@@ -310,24 +343,37 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
         at += m;
       }
   }
-  const Frame back = shuffle_routed(
-      computed, back_parts,
-      [bucket_start, bucket_id](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-        const auto n = static_cast<std::size_t>(b.nrows());
-        bucket.resize(n);
-        if (n == 0) return;
-        const std::int64_t* row = b.column<std::int64_t>(0).data();
-        for (std::size_t i = 0; i < n; ++i) {
-          const auto it = std::upper_bound(bucket_start.begin(), bucket_start.end(), row[i]);
-          bucket[i] = bucket_id[static_cast<std::size_t>(it - bucket_start.begin()) - 1];
-        }
-      },
-      "groupby-transform-return");
+  const Frame back =
+      device ? detail::shuffle_routed_on_device(
+                   computed, back_parts,
+                   detail::device_route_by_row(std::make_shared<const std::vector<std::int64_t>>(bucket_start),
+                                               std::make_shared<const std::vector<std::uint32_t>>(bucket_id)),
+                   "groupby-transform-return")
+             : shuffle_routed(
+                   computed, back_parts,
+                   [bucket_start, bucket_id](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+                     const auto n = static_cast<std::size_t>(b.nrows());
+                     bucket.resize(n);
+                     if (n == 0) return;
+                     const std::int64_t* row = b.column<std::int64_t>(0).data();
+                     for (std::size_t i = 0; i < n; ++i) {
+                       const auto it = std::upper_bound(bucket_start.begin(), bucket_start.end(), row[i]);
+                       bucket[i] = bucket_id[static_cast<std::size_t>(it - bucket_start.begin()) - 1];
+                     }
+                   },
+                   "groupby-transform-return");
 
   // 5. Scatter into place: rows no group produced (a null key) stay null.
   std::vector<Chunk> parts;
   for (std::size_t k = 0; k < rows.size(); ++k) {
     const std::int64_t start = starts[k], m = rows[k];
+    if (device) {
+      parts.push_back(engine.tasks().submit(
+          "groupby-transform-scatter", {back.partitions()[k]},
+          [out_schema, start, m](TaskContext& ctx) { detail::scatter_rows_on_device(ctx, out_schema, start, m); },
+          device_task()));
+      continue;
+    }
     parts.push_back(engine.tasks().submit("groupby-transform-scatter", {back.partitions()[k]},
                                           [out_schema, out_type, out_masked, start, m](TaskContext& ctx) {
                                             const BatchView in = input_batch(ctx, 0);

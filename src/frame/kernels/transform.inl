@@ -1,0 +1,158 @@
+#pragma once
+// The composition of transform.hpp: the tag step's gathers, a stable radix sort of (key words, row number) with
+// segment heads where the key changes (as segments.inl, one more sort word), one thread per group running
+// segments_hd.hpp's sequential pass, a binary search of each row's owner, and a scatter.
+#include <thrust/for_each.h>
+#include <thrust/gather.h>
+#include <thrust/iterator/counting_iterator.h>
+
+#include <string>
+#include <vector>
+
+#include "core/kernels/scratch.hpp"
+#include "frame/kernels/gather.hpp"
+#include "frame/kernels/segments.inl"
+#include "frame/kernels/sort_perm.hpp"
+#include "frame/kernels/transform.hpp"
+#include "slab/core/error.hpp"
+
+namespace slab::frame::kernels {
+namespace detail {
+
+struct TagRowNumber {
+  const std::int64_t* rows;
+  std::int64_t first_row;
+  std::int64_t* out;
+  SLAB_HD void operator()(std::int64_t j) const { out[j] = first_row + rows[j]; }
+};
+
+/// Group g's rows (sorted positions offsets[g] .. offsets[g + 1], original rows perm[...]) in row order.
+struct SegmentPass {
+  SegmentOp op;
+  SegmentValues values;
+  SegmentResult out;
+  const std::int64_t* perm;
+  const std::int64_t* offsets;
+  SLAB_HD void operator()(std::int64_t g) const {
+    const std::int64_t s = offsets[g], e = offsets[g + 1];
+    segment_op(op, values, perm + s, static_cast<std::size_t>(e - s), out, static_cast<std::size_t>(s));
+  }
+};
+
+struct ReturnBucket {
+  const std::int64_t* row;
+  const std::int64_t* starts;
+  const std::uint32_t* ids;
+  std::int64_t nb;
+  std::uint32_t* bucket;
+  SLAB_HD void operator()(std::int64_t i) const {
+    std::int64_t lo = 0, hi = nb;  // the first b with starts[b] > row[i]
+    while (lo < hi) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (starts[mid] <= row[i])
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+    bucket[i] = ids[lo > 0 ? lo - 1 : 0];
+  }
+};
+
+struct ScatterNull {
+  SegmentResult out;
+  SLAB_HD void operator()(std::int64_t i) const { out.set_null(static_cast<std::size_t>(i)); }
+};
+
+struct ScatterRow {
+  const std::int64_t* row;
+  SegmentValues values;
+  SegmentResult out;
+  std::int64_t first_row, m;
+  SLAB_HD void operator()(std::int64_t i) const {
+    const std::int64_t at = row[i] - first_row;
+    if (at >= 0 && at < m) out.copy(static_cast<std::size_t>(at), values, static_cast<std::size_t>(i));
+  }
+};
+
+}  // namespace detail
+
+template <class B>
+void TransformKernels<B>::tag_rows(const Exec& exec, const std::uint64_t* const* words, int width,
+                                   const std::int64_t* rows, std::int64_t k, std::int64_t first_row,
+                                   const ColumnView* value, std::uint64_t* const* out_words, std::int64_t* out_row,
+                                   void* out_value, std::uint8_t* out_valid) {
+  if (k <= 0) return;
+  B b(exec);
+  SortKernels<B>::gather_words(exec, words, width, rows, k, out_words);
+  thrust::counting_iterator<std::int64_t> j(0);
+  thrust::for_each(b.policy(), j, j + k, detail::TagRowNumber{rows, first_row, out_row});
+  if (value) GatherKernels<B>::column(exec, *value, rows, k, out_value, out_valid);
+}
+
+template <class B>
+std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t* const* words, int width,
+                                          const int* bits, const std::int64_t* row, int row_bits, std::int64_t n,
+                                          const SegmentValues& values, const SegmentOp& op, const SegmentResult& out,
+                                          std::int64_t* out_row) {
+  SLAB_EXPECTS(width >= 0 && width + 1 <= kMaxKeyWords, InvalidArgument,
+               "group transform kernels: " + std::to_string(width) + " key words (at most " +
+                   std::to_string(kMaxKeyWords - 1) + ")");
+  SLAB_EXPECTS(segment_op_is_sequential(op), InvalidArgument,
+               "group transform kernels: nunique, median, quantile and rolling are not sequential (internal)");
+  if (n <= 0) return 0;
+  B b(exec);
+  using I64 = slab::kernels::Scratch<std::int64_t, B>;
+  using U64 = slab::kernels::Scratch<std::uint64_t, B>;
+  // 1. The stable order of (key words, row number).
+  const std::uint64_t* sort_words[kMaxKeyWords] = {};
+  int sort_bits[kMaxKeyWords] = {};
+  for (int w = 0; w < width; ++w) sort_words[w] = words[w], sort_bits[w] = bits ? bits[w] : 64;
+  sort_words[width] = reinterpret_cast<const std::uint64_t*>(row);  // row numbers are >= 0
+  sort_bits[width] = row_bits;
+  I64 perm(b, n);
+  SortKernels<B>::permutation(exec, sort_words, width + 1, sort_bits, n, perm.get());
+  // 2. Segment heads where the sorted key changes, and the segments' offsets.
+  std::vector<U64> sorted;
+  detail::SegmentHead head{};
+  std::uint64_t* sw[kMaxKeyWords] = {};
+  for (int w = 0; w < width; ++w) {
+    sorted.emplace_back(b, n);
+    sw[w] = sorted.back().get();
+  }
+  SortKernels<B>::gather_words(exec, words, width, perm.get(), n, sw);
+  slab::kernels::Scratch<std::uint8_t, B> heads(b, n);
+  for (int w = 0; w < width; ++w) head.words[w] = sw[w];
+  head.width = width;
+  head.head = heads.get();
+  thrust::counting_iterator<std::int64_t> j(0);
+  thrust::for_each(b.policy(), j, j + n, head);
+  I64 offsets(b, n + 1);
+  const std::int64_t groups = GatherKernels<B>::select_rows(exec, heads.get(), n, offsets.get());
+  b.to_backend(offsets.get() + groups, &n, sizeof n);
+  // 3. Each group's pass, and the row number of each sorted position.
+  thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
+  thrust::gather(b.policy(), perm.get(), perm.get() + n, row, out_row);
+  return groups;
+}
+
+template <class B>
+void TransformKernels<B>::return_buckets(const Exec& exec, const std::int64_t* row, std::int64_t n,
+                                         const std::int64_t* starts, const std::uint32_t* ids, std::int64_t nb,
+                                         std::uint32_t* bucket) {
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n, detail::ReturnBucket{row, starts, ids, nb, bucket});
+}
+
+template <class B>
+void TransformKernels<B>::scatter(const Exec& exec, const std::int64_t* row, std::int64_t n,
+                                          const SegmentValues& values, std::int64_t first_row, std::int64_t m,
+                                          const SegmentResult& out) {
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  if (m > 0) thrust::for_each(b.policy(), i, i + m, detail::ScatterNull{out});
+  if (n > 0) thrust::for_each(b.policy(), i, i + n, detail::ScatterRow{row, values, out, first_row, m});
+}
+
+}  // namespace slab::frame::kernels
