@@ -430,6 +430,15 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
       transform({"k"}, {.op = GroupScan::transform, .column = "s", .agg = agg});
   }
   transform({"y"}, {.op = GroupScan::transform, .column = "x", .agg = AggOp::sum}, false);
+  // The aggregates of a group's values sorted: NaN, +-inf and -0.0 (x), masks and extremes (i), booleans, codes.
+  for (const char* c : {"x", "i", "b", "y"}) {
+    transform({"s"}, {.op = GroupScan::transform, .column = c, .agg = AggOp::median});
+    transform({"k"}, {.op = GroupScan::transform, .column = c, .agg = AggOp::quantile, .q = 0.3});
+    transform({"b", "s"}, {.op = GroupScan::transform, .column = c, .agg = AggOp::nunique}, false);
+  }
+  for (double q : {0.0, 1.0, 0.75})
+    transform({"b"}, {.op = GroupScan::transform, .column = "x", .agg = AggOp::quantile, .q = q});
+  for (const char* c : {"s", "t"}) transform({"k"}, {.op = GroupScan::transform, .column = c, .agg = AggOp::nunique});
   {  // one group: every row's key equal
     const Frame one = slab::frame::assign(f, "one", slab::frame::lit(std::int64_t{1}));
     add(out, "group cumsum y by one",
@@ -692,18 +701,18 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   (void)slab::frame::groupby(f, {"s"}, {{"i", {slab::frame::AggOp::nunique}}}).gather_all();
   (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::median}}}).gather_all();
   EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
-  // The group transforms' sequential pass is on the device; rolling and transform's nunique, median and quantile
-  // (a group's values sorted, a window) are not yet: each of those calls records one.
+  // The group transforms are on the device but rolling within groups (a window per group): each call of it records
+  // one.
   (void)f.groupby("s")["y"].cumsum().gather_all();
   (void)f.groupby("s")["y"].transform("mean").gather_all();
+  (void)f.groupby("s")["y"].transform("median").gather_all();
+  (void)f.groupby("s")["i"].transform("nunique").gather_all();
   EXPECT_EQ(e.tracer().fallbacks().count("group_transform"), 0u);
   using slab::frame::GroupScan;
-  (void)slab::frame::group_transform(f, {"s"},
-                                     {.op = GroupScan::transform, .column = "y", .agg = slab::frame::AggOp::nunique})
-      .gather_all();
   (void)slab::frame::group_transform(
       f, {"s"}, {.op = GroupScan::rolling, .column = "y", .window = slab::frame::RollingWindow::count(3)})
       .gather_all();
+  (void)f.groupby("s")["y"].rolling(2).mean().gather_all();
   ASSERT_EQ(e.tracer().fallbacks().count("group_transform"), 1u);
   EXPECT_EQ(e.tracer().fallbacks().at("group_transform"), 2u);
 }

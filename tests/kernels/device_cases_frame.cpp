@@ -520,7 +520,8 @@ Outcome ops(I64 n, const Options& opt) {
 
 // group_transform's compute: n tagged rows (keys in [0, 500), row numbers in reverse, so each group's rows arrive
 // out of row order) through the sequential pass (a float cumsum with NaN and -0.0, an int shift with a mask, a
-// transform mean); results and row numbers bitwise the reference's.
+// transform mean) and the sorted one (a quantile with NaN and -0.0, an int nunique with a mask); results and row
+// numbers bitwise the reference's.
 Outcome group_transform(I64 n, const Options& opt) {
   Outcome o;
   const auto un = static_cast<std::size_t>(n);
@@ -537,9 +538,12 @@ Outcome group_transform(I64 n, const Options& opt) {
     fk::SegmentOp op;
     bool ints;
   };
-  const Op ops[3] = {{"cumsum", {fk::SegmentScan::cumsum}, false},
-                     {"shift", {fk::SegmentScan::shift, fk::SegmentAgg::sum, 2}, true},
-                     {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false}};
+  const Op ops[5] = {
+      {"cumsum", {fk::SegmentScan::cumsum}, false},
+      {"shift", {fk::SegmentScan::shift, fk::SegmentAgg::sum, 2}, true},
+      {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false},
+      {"transform quantile", {fk::SegmentScan::transform, fk::SegmentAgg::quantile, 1, true, 0.3}, false},
+      {"transform nunique", {fk::SegmentScan::transform, fk::SegmentAgg::nunique}, true}};
   const Dev<U64> dkey(key);
   const Dev<I64> drow(row);
   const DevColumn dy(ElementType::float64, y), di(ElementType::int64, iv, &im);

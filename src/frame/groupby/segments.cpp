@@ -1,9 +1,8 @@
 #include "frame/groupby/segments.hpp"
 
 #include <algorithm>
-#include <bit>
 #include <cmath>
-#include <limits>
+#include <utility>
 
 #include "frame/groupby/holistic.hpp"
 
@@ -18,30 +17,20 @@ static_assert(static_cast<int>(kernels::SegmentAgg::quantile) == static_cast<int
               static_cast<int>(kernels::SegmentAgg::first) == static_cast<int>(AggOp::first) &&
               static_cast<int>(kernels::SegmentAgg::size) == static_cast<int>(AggOp::size));
 
-/// transform's aggregates that need the group's values sorted: nunique, median, quantile.
+/// transform's aggregates of the group's values sorted (nunique, median, quantile): its rows sorted by (null,
+/// value word), as the device sorts them, then segments_hd.hpp's sorted_segment_op.
 void broadcast_sorted(const GroupTransform& what, const ValueView& in, const std::int64_t* rows, std::size_t m,
                       ResultColumn& out, std::size_t out0, std::vector<double>& scratch) {
-  if (what.agg == AggOp::nunique) {
-    const bool isf = in.type == ElementType::float64;
-    std::vector<std::uint64_t> seen;
-    seen.reserve(m);
-    for (std::size_t t = 0; t < m; ++t) {
-      const auto j = static_cast<std::size_t>(rows[t]);
-      if (in.null(j)) continue;
-      seen.push_back(isf ? std::bit_cast<std::uint64_t>(in.f(j) == 0 ? 0.0 : in.f(j))
-                         : static_cast<std::uint64_t>(in.i64(j)));
-    }
-    std::sort(seen.begin(), seen.end());
-    const auto distinct = static_cast<std::int64_t>(std::unique(seen.begin(), seen.end()) - seen.begin());
-    for (std::size_t t = 0; t < m; ++t) out.set_i(out0 + t, distinct);
-    return;
-  }
-  scratch.clear();
-  for (std::size_t t = 0; t < m; ++t)
-    if (!in.null(static_cast<std::size_t>(rows[t]))) scratch.push_back(in.d(static_cast<std::size_t>(rows[t])));
-  std::sort(scratch.begin(), scratch.end());
-  const double v = holistic_value(scratch.data(), scratch.size(), what.agg == AggOp::median ? kMedian : what.q);
-  for (std::size_t t = 0; t < m; ++t) out.set_f(out0 + t, v);
+  thread_local std::vector<std::int64_t> order;
+  order.assign(rows, rows + m);
+  auto word = [&](std::int64_t r) {
+    const auto j = static_cast<std::size_t>(r);
+    return std::pair<bool, std::uint64_t>(in.null(j), in.null(j) ? 0 : kernels::segment_value_word(in, j));
+  };
+  std::sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) { return word(a) < word(b); });
+  scratch.resize(m);
+  for (std::size_t t = 0; t < m; ++t) scratch[t] = in.d(static_cast<std::size_t>(order[t]));
+  kernels::sorted_segment_op(segment_op_of(what), in, order.data(), scratch.data(), m, out, out0);
 }
 
 }  // namespace
@@ -52,6 +41,7 @@ kernels::SegmentOp segment_op_of(const GroupTransform& what) noexcept {
   op.agg = static_cast<kernels::SegmentAgg>(what.agg);
   op.periods = what.periods;
   op.ascending = what.ascending;
+  op.q = what.q;
   return op;
 }
 

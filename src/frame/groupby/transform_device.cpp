@@ -100,9 +100,11 @@ void scatter_on(TaskContext& ctx, const kernels::Exec& exec, const Schema& out_s
 }  // namespace
 
 bool group_transform_takes_device_path(const Frame& frame, const GroupTransform& what, const KeyEncoder& enc) {
-  return takes_device_paths(frame) && kernels::segment_op_is_sequential(segment_op_of(what)) &&
+  const kernels::SegmentOp op = segment_op_of(what);
+  const bool by_value = kernels::segment_op_is_sorted(op);
+  return takes_device_paths(frame) && (by_value || kernels::segment_op_is_sequential(op)) &&
          enc.cols.size() <= static_cast<std::size_t>(kernels::kMaxKeyColumns) &&
-         enc.width() + 1 <= kernels::kMaxKeyWords;
+         enc.width() + (by_value ? 2 : 1) <= kernels::kMaxKeyWords;
 }
 
 void tag_rows_on_device(TaskContext& ctx, const KeyEncoder& enc, const Schema& tag_schema, bool has_value,

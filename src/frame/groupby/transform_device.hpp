@@ -19,9 +19,9 @@ class TaskContext;
 
 namespace slab::frame::detail {
 
-/// Whether group_transform takes the device path: a device context, an operation of the sequential pass
-/// (segments_hd.hpp: all but rolling and transform's nunique, median and quantile), and key words that leave room
-/// for the row number's sort word.
+/// Whether group_transform takes the device path: a device context, any operation but rolling (segments_hd.hpp's
+/// sequential pass, or transform's nunique, median and quantile over sorted values), and key words that leave room
+/// for the sort words after them (the row number, or a value's null flag and word).
 [[nodiscard]] bool group_transform_takes_device_path(const Frame& frame, const GroupTransform& what,
                                                      const KeyEncoder& enc);
 

@@ -4,13 +4,15 @@
 /// one result per row out, in one sequential pass with pandas' numerics (Kahan-compensated sums as pandas'
 /// group_cumsum / group_sum / group_mean, Welford variance as group_var). The one source of the host's loop
 /// (groupby/segments.cpp) and of the device kernel (transform.inl, one group per thread), so the two agree bit for
-/// bit. nunique, median, quantile and rolling need a group's values sorted or a window's scratch: segment_op()
-/// leaves them to the host (it returns false). No CUDA header.
+/// bit. transform's nunique, median and quantile read a group's values sorted (sorted_segment_op(), after a sort
+/// that each side makes); rolling needs a window's scratch and is the host's alone (segments.cpp). No CUDA
+/// header.
 #include <cstddef>
 #include <cstdint>
 
 #include "core/kernels/counter_rng_hd.hpp"
 #include "core/kernels/hd.hpp"
+#include "frame/groupby/holistic.hpp"
 #include "slab/core/element_type.hpp"
 
 namespace slab::frame::kernels {
@@ -51,13 +53,21 @@ struct SegmentOp {
   SegmentAgg agg = SegmentAgg::sum;  ///< transform
   std::int64_t periods = 1;          ///< shift, diff
   bool ascending = true;             ///< cumcount
+  double q = 0.5;                    ///< transform's quantile
 };
 
-/// Whether the sequential pass computes `op` (the rest needs sorted values or a window: the host's).
+/// Whether the sequential pass (segment_op) computes `op`; the rest needs sorted values (segment_op_is_sorted) or
+/// a window.
 SLAB_HD_INLINE bool segment_op_is_sequential(const SegmentOp& op) noexcept {
   if (op.op == SegmentScan::rolling) return false;
   return op.op != SegmentScan::transform ||
          (op.agg != SegmentAgg::nunique && op.agg != SegmentAgg::median && op.agg != SegmentAgg::quantile);
+}
+
+/// transform's aggregates of a group's values sorted (sorted_segment_op): nunique, median, quantile.
+SLAB_HD_INLINE bool segment_op_is_sorted(const SegmentOp& op) noexcept {
+  return op.op == SegmentScan::transform &&
+         (op.agg == SegmentAgg::nunique || op.agg == SegmentAgg::median || op.agg == SegmentAgg::quantile);
 }
 
 namespace segment_detail {
@@ -396,6 +406,39 @@ SLAB_HD inline bool segment_op(const SegmentOp& op, const SegmentValues& in, con
     default:  // rolling
       return false;
   }
+}
+
+/// A value's sort word for sorted_segment_op (nulls aside): float64 in the IEEE total order (-0.0 before 0.0), the
+/// other types (int64, timestamp, boolean, string codes) as signed integers.
+SLAB_HD_INLINE std::uint64_t segment_value_word(const SegmentValues& in, std::size_t i) noexcept {
+  return in.type == ElementType::float64 ? frame::detail::total_order_word(in.f(i))
+                                         : static_cast<std::uint64_t>(in.i64(i)) ^ (std::uint64_t{1} << 63);
+}
+
+/**
+ * @brief transform's nunique, median or quantile (segment_op_is_sorted) over one group: rows[t] (t < m) are its
+ * rows sorted by (null, segment_value_word), nulls last, and sorted[t] = in.d(rows[t]). Every row of the group
+ * gets the aggregate, at out0 + t: nunique counts distinct non-null values (-0.0 == 0.0), median and quantile are
+ * holistic.hpp's formulas on the sorted non-null values.
+ */
+SLAB_HD inline void sorted_segment_op(const SegmentOp& op, const SegmentValues& in, const std::int64_t* rows,
+                                      const double* sorted, std::size_t m, const SegmentResult& out, std::size_t out0) {
+  std::size_t values = 0;
+  while (values < m && !in.null(static_cast<std::size_t>(rows[values]))) ++values;
+  if (op.agg == SegmentAgg::nunique) {
+    std::int64_t distinct = 0;
+    for (std::size_t t = 0; t < values; ++t) {
+      const auto j = static_cast<std::size_t>(rows[t]);
+      const auto p = static_cast<std::size_t>(rows[t > 0 ? t - 1 : 0]);
+      const bool fresh = t == 0 || (in.type == ElementType::float64 ? in.f(j) != in.f(p) : in.i64(j) != in.i64(p));
+      distinct += fresh ? 1 : 0;
+    }
+    for (std::size_t t = 0; t < m; ++t) out.set_i(out0 + t, distinct);
+    return;
+  }
+  const double v =
+      frame::detail::holistic_value(sorted, values, op.agg == SegmentAgg::median ? frame::detail::kMedian : op.q);
+  for (std::size_t t = 0; t < m; ++t) out.set_f(out0 + t, v);
 }
 
 }  // namespace slab::frame::kernels

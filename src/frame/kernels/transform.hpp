@@ -5,8 +5,9 @@
 /// (segments_hd.hpp), the route of every result back to the partition owning its row, and the scatter into place.
 /// Entry points of transform.inl.
 ///
-/// Equality with the host: a group's rows are visited in row order by the same SLAB_HD code the host runs, so every
-/// result is bitwise the host's. Groups come out of compute() in key order (the host's in first-seen order): the
+/// Equality with the host: a group's rows are visited in row order (nunique, median, quantile: in the order of
+/// their values, as segments.cpp sorts them) by the same SLAB_HD code the host runs, so every result is bitwise the
+/// host's. Groups come out of compute() in key order (the host's in first-seen order): the
 /// rows are routed back and scattered by row number, so the result is the same.
 #include <cstdint>
 
@@ -33,8 +34,9 @@ struct TransformKernels {
    * @brief One shuffled partition of n tagged rows (key words `words`, host array of width backend arrays with end
    * bits `bits`; global row numbers `row`, below 2^row_bits; the value column `values`): the rows sorted by (key,
    * row), one segment a key, segment_op(op) over each in row order into `out` at the sorted positions, and
-   * out_row[j] = the row number of sorted position j. op must be segment_op_is_sequential; width + 1 <=
-   * kMaxKeyWords. Returns the number of groups (synchronises).
+   * out_row[j] = the row number of sorted position j. For segment_op_is_sorted(op) the rows are sorted by (key,
+   * null, segment_value_word) instead, and each segment takes sorted_segment_op. op must be one of the two kinds
+   * (not rolling); width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
    */
   static std::int64_t compute(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
                               const std::int64_t* row, int row_bits, std::int64_t n, const SegmentValues& values,
@@ -52,7 +54,7 @@ struct TransformKernels {
    * first_row] = values' row i for i < n (the route back sends only rows in the range). Asynchronous.
    */
   static void scatter(const Exec& exec, const std::int64_t* row, std::int64_t n, const SegmentValues& values,
-                              std::int64_t first_row, std::int64_t m, const SegmentResult& out);
+                      std::int64_t first_row, std::int64_t m, const SegmentResult& out);
 };
 
 }  // namespace slab::frame::kernels

@@ -1,7 +1,8 @@
 #pragma once
-// The composition of transform.hpp: the tag step's gathers, a stable radix sort of (key words, row number) with
-// segment heads where the key changes (as segments.inl, one more sort word), one thread per group running
-// segments_hd.hpp's sequential pass, a binary search of each row's owner, and a scatter.
+// The composition of transform.hpp: the tag step's gathers, a stable radix sort of (key words, row number), or of
+// (key words, null flag, value word) for the aggregates of sorted values, with segment heads where the key changes
+// (as segments.inl), one thread per group running segments_hd.hpp's pass, a binary search of each row's owner,
+// and a scatter.
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -36,6 +37,41 @@ struct SegmentPass {
   SLAB_HD void operator()(std::int64_t g) const {
     const std::int64_t s = offsets[g], e = offsets[g + 1];
     segment_op(op, values, perm + s, static_cast<std::size_t>(e - s), out, static_cast<std::size_t>(s));
+  }
+};
+
+/// The sort words of a value: null flag, then segment_value_word (0 for a null).
+struct ValueSortWords {
+  SegmentValues values;
+  std::uint64_t* null_flag;
+  std::uint64_t* value_word;
+  SLAB_HD void operator()(std::int64_t i) const {
+    const auto j = static_cast<std::size_t>(i);
+    const bool null = values.null(j);
+    null_flag[i] = null ? 1 : 0;
+    value_word[i] = null ? 0 : segment_value_word(values, j);
+  }
+};
+
+struct SortedValue {
+  SegmentValues values;
+  const std::int64_t* perm;
+  double* out;
+  SLAB_HD void operator()(std::int64_t j) const { out[j] = values.d(static_cast<std::size_t>(perm[j])); }
+};
+
+/// Group g's rows sorted by value (nunique, median, quantile).
+struct SortedSegmentPass {
+  SegmentOp op;
+  SegmentValues values;
+  SegmentResult out;
+  const std::int64_t* perm;
+  const double* sorted;
+  const std::int64_t* offsets;
+  SLAB_HD void operator()(std::int64_t g) const {
+    const std::int64_t s = offsets[g], e = offsets[g + 1];
+    sorted_segment_op(op, values, perm + s, sorted + s, static_cast<std::size_t>(e - s), out,
+                      static_cast<std::size_t>(s));
   }
 };
 
@@ -94,23 +130,33 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
                                           const int* bits, const std::int64_t* row, int row_bits, std::int64_t n,
                                           const SegmentValues& values, const SegmentOp& op, const SegmentResult& out,
                                           std::int64_t* out_row) {
-  SLAB_EXPECTS(width >= 0 && width + 1 <= kMaxKeyWords, InvalidArgument,
+  const bool by_value = segment_op_is_sorted(op);
+  const int extra = by_value ? 2 : 1;  // sort words after the key's: (null flag, value word) or the row number
+  SLAB_EXPECTS(width >= 0 && width + extra <= kMaxKeyWords, InvalidArgument,
                "group transform kernels: " + std::to_string(width) + " key words (at most " +
-                   std::to_string(kMaxKeyWords - 1) + ")");
-  SLAB_EXPECTS(segment_op_is_sequential(op), InvalidArgument,
-               "group transform kernels: nunique, median, quantile and rolling are not sequential (internal)");
+                   std::to_string(kMaxKeyWords - extra) + ")");
+  SLAB_EXPECTS(by_value || segment_op_is_sequential(op), InvalidArgument,
+               "group transform kernels: rolling has no device pass (internal)");
   if (n <= 0) return 0;
   B b(exec);
   using I64 = slab::kernels::Scratch<std::int64_t, B>;
   using U64 = slab::kernels::Scratch<std::uint64_t, B>;
-  // 1. The stable order of (key words, row number).
+  // 1. The stable order of (key words, row number), or of (key words, null flag, value word).
   const std::uint64_t* sort_words[kMaxKeyWords] = {};
   int sort_bits[kMaxKeyWords] = {};
   for (int w = 0; w < width; ++w) sort_words[w] = words[w], sort_bits[w] = bits ? bits[w] : 64;
-  sort_words[width] = reinterpret_cast<const std::uint64_t*>(row);  // row numbers are >= 0
-  sort_bits[width] = row_bits;
+  thrust::counting_iterator<std::int64_t> j(0);
+  U64 null_flag(b, by_value ? n : 0), value_word(b, by_value ? n : 0);
+  if (by_value) {
+    thrust::for_each(b.policy(), j, j + n, detail::ValueSortWords{values, null_flag.get(), value_word.get()});
+    sort_words[width] = null_flag.get(), sort_bits[width] = 1;
+    sort_words[width + 1] = value_word.get(), sort_bits[width + 1] = 64;
+  } else {
+    sort_words[width] = reinterpret_cast<const std::uint64_t*>(row);  // row numbers are >= 0
+    sort_bits[width] = row_bits;
+  }
   I64 perm(b, n);
-  SortKernels<B>::permutation(exec, sort_words, width + 1, sort_bits, n, perm.get());
+  SortKernels<B>::permutation(exec, sort_words, width + extra, sort_bits, n, perm.get());
   // 2. Segment heads where the sorted key changes, and the segments' offsets.
   std::vector<U64> sorted;
   detail::SegmentHead head{};
@@ -124,13 +170,19 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
   for (int w = 0; w < width; ++w) head.words[w] = sw[w];
   head.width = width;
   head.head = heads.get();
-  thrust::counting_iterator<std::int64_t> j(0);
   thrust::for_each(b.policy(), j, j + n, head);
   I64 offsets(b, n + 1);
   const std::int64_t groups = GatherKernels<B>::select_rows(exec, heads.get(), n, offsets.get());
   b.to_backend(offsets.get() + groups, &n, sizeof n);
   // 3. Each group's pass, and the row number of each sorted position.
-  thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
+  if (by_value) {
+    slab::kernels::Scratch<double, B> sorted_values(b, n);
+    thrust::for_each(b.policy(), j, j + n, detail::SortedValue{values, perm.get(), sorted_values.get()});
+    thrust::for_each(b.policy(), j, j + groups,
+                     detail::SortedSegmentPass{op, values, out, perm.get(), sorted_values.get(), offsets.get()});
+  } else {
+    thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
+  }
   thrust::gather(b.policy(), perm.get(), perm.get() + n, row, out_row);
   return groups;
 }
@@ -147,8 +199,8 @@ void TransformKernels<B>::return_buckets(const Exec& exec, const std::int64_t* r
 
 template <class B>
 void TransformKernels<B>::scatter(const Exec& exec, const std::int64_t* row, std::int64_t n,
-                                          const SegmentValues& values, std::int64_t first_row, std::int64_t m,
-                                          const SegmentResult& out) {
+                                  const SegmentValues& values, std::int64_t first_row, std::int64_t m,
+                                  const SegmentResult& out) {
   B b(exec);
   thrust::counting_iterator<std::int64_t> i(0);
   if (m > 0) thrust::for_each(b.policy(), i, i + m, detail::ScatterNull{out});
