@@ -19,6 +19,7 @@
 #include "frame/key_words.hpp"
 #include "frame/partitioner.hpp"
 #include "frame/shuffle_device.hpp"
+#include "memory/kernel_scratch.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/frame/shuffle.hpp"
@@ -48,6 +49,10 @@ struct BuildTable {
   BatchView batch;
   /// The device path's copy of the build batch in the device tier, made once per merge (accounted, spillable).
   BufferPtr on_device;
+  /// A broadcast join's build side sorted once on the device for every probe task (prepare_build_side), in the
+  /// device tier; `prepared_layout` keeps its sizes and scalars (its pointers are re-derived from each pin).
+  BufferPtr prepared;
+  kernels::PreparedBuild prepared_layout;
   std::unique_ptr<GroupIndex> index;
   /// One int64/timestamp key over a dense range: group of key lo + k is direct[k] (-1 none); no index.
   std::int64_t lo = 0;
@@ -301,14 +306,120 @@ void probe_pairs(const JoinPlan& plan, const BuildTable& bt, const BatchView& b,
   }
 }
 
+// (join_remaps and direct_keys are unused in a build without device backends, where no device path is
+// instantiated.)
+/// Side s's string key remaps (one per key column, nullptr for the identity) in the backend's memory, held by `held`.
+[[maybe_unused]] std::vector<const std::int64_t*> join_remaps(
+    const kernels::Exec& exec, const ExecutionContext& context, const JoinPlan& plan, int s,
+    std::vector<std::unique_ptr<slab::detail::ScratchBytes>>& held) {
+  std::vector<const std::int64_t*> out;
+  for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k) {
+    const std::vector<std::int64_t>& r = plan.enc[s].remap[k];
+    if (r.empty()) {
+      out.push_back(nullptr);
+      continue;
+    }
+    held.push_back(std::make_unique<slab::detail::ScratchBytes>(exec, r.size() * sizeof(std::int64_t)));
+    slab::copy(held.back()->get(), r.data(), r.size() * sizeof(std::int64_t), context);
+    out.push_back(static_cast<const std::int64_t*>(held.back()->get()));
+  }
+  return out;
+}
+
+/// Side s's key words and keep flags (KeyKernels::encode with its remaps) in scratch held by `held`; `words`
+/// receives the word columns that the returned keys point to.
+template <class B>
+kernels::JoinKeys encode_join_side(const kernels::Exec& exec, const JoinPlan& plan, int s, const BatchView& b,
+                                   const std::vector<const std::int64_t*>& remaps,
+                                   std::vector<std::unique_ptr<slab::detail::ScratchBytes>>& held,
+                                   std::vector<std::uint64_t*>& words) {
+  const int W = plan.enc[0].width();
+  const std::int64_t n = b.nrows();
+  held.push_back(std::make_unique<slab::detail::ScratchBytes>(
+      exec, static_cast<std::size_t>(W) * static_cast<std::size_t>(n) * 8 + static_cast<std::size_t>(n)));
+  auto* base = static_cast<std::uint64_t*>(held.back()->get());
+  words.clear();
+  for (int w = 0; w < W; ++w) words.push_back(base + w * n);
+  auto* keep = reinterpret_cast<std::uint8_t*>(base + W * n);
+  if (n > 0) {
+    std::vector<kernels::KeyColumn> keys;
+    for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k)
+      keys.push_back({detail::column_view(b, plan.enc[s].cols[k]), remaps[k]});
+    kernels::KeyKernels<B>::encode(exec, keys.data(), kernels::layout_of(plan.enc[s]), n, words.data(), keep);
+  }
+  return {words.data(), keep, n};
+}
+
+/// build_table's direct array on the device, on the same condition: the build key's first value and the number of
+/// slots when its range is dense enough, else span 0 (key words).
+template <class B>
+std::pair<std::int64_t, std::uint64_t> direct_range(const kernels::Exec& exec, const JoinPlan& plan,
+                                                    const BatchView& build) {
+  const std::int64_t nb = build.nrows();
+  if (!direct_key(plan) || nb <= 0) return {0, 0};
+  std::uint64_t wmin = 0, wmax = 0;
+  kernels::KeyKernels<B>::value_word_range(exec, {detail::column_view(build, plan.enc[plan.build].cols[0]), nullptr},
+                                           nb, &wmin, &wmax);
+  if (wmin > wmax) return {0, 0};
+  const std::int64_t lo = kernels::word_int(wmin), hi = kernels::word_int(wmax);
+  const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
+  const bool direct =
+      span <= std::max<std::uint64_t>(4 * static_cast<std::uint64_t>(nb), 1u << 16) && span <= (1u << 27);
+  return {lo, direct ? static_cast<std::uint64_t>(span) : 0};
+}
+
+/// Side s's key column as the direct array reads it.
+[[maybe_unused]] kernels::JoinDirectKeys direct_keys(const JoinPlan& plan, int s, const BatchView& b) {
+  const std::size_t c = plan.enc[s].cols[0];
+  const std::int64_t n = b.nrows();
+  return {n ? reinterpret_cast<const std::int64_t*>(b.data(c)) : nullptr, n ? b.valid(c) : nullptr, n};
+}
+
+/// The build side of a broadcast join sorted once (JoinKernels::prepare / prepare_direct) into `memory` (of
+/// prepared_bytes for the returned layout's sizes, allocated by `allocate(bytes)`); the returned layout's pointers
+/// are those of that allocation's pin at the time, its scalars what every probe needs.
+template <class B, class Allocate>
+kernels::PreparedBuild prepare_build_side(const kernels::Exec& exec, const ExecutionContext& context,
+                                          const JoinPlan& plan, const BatchView& build, Allocate&& allocate) {
+  using Join = kernels::JoinKernels<B>;
+  const std::int64_t nb = build.nrows();
+  const auto [lo, span] = direct_range<B>(exec, plan, build);
+  const int W = span ? 0 : plan.enc[0].width();
+  void* memory = allocate(Join::prepared_bytes(nb, W, span));
+  kernels::PreparedBuild p = Join::prepared_at(memory, nb, W, span);
+  if (span) {
+    Join::prepare_direct(exec, direct_keys(plan, plan.build, build), lo, p);
+    return p;
+  }
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held;
+  std::vector<std::uint64_t*> words;
+  const auto remaps = join_remaps(exec, context, plan, plan.build, held);
+  const kernels::JoinKeys keys = encode_join_side<B>(exec, plan, plan.build, build, remaps, held, words);
+  int bits[kernels::kMaxKeyWords];
+  kernels::key_bits(plan.enc[plan.build], bits);
+  Join::prepare(exec, keys, bits, p);
+  return p;
+}
+
+/// `layout` (prepare_build_side's) with its arrays at `memory`, where its buffer is pinned now.
+template <class B>
+kernels::PreparedBuild prepared_at(const kernels::PreparedBuild& layout, void* memory) {
+  kernels::PreparedBuild p = kernels::JoinKernels<B>::prepared_at(memory, layout.n, layout.width, layout.span);
+  p.lo = layout.lo;
+  p.m = layout.m;
+  p.groups = layout.groups;
+  return p;
+}
+
 /**
  * The device path of one join (frame/kernels/merge.hpp): both sides' keys encoded (or, for one dense int64 key,
  * the direct array over the build keys' range, as build_table decides), the pairs counted and filled in the
- * host's output order, then one gather per output column with write_output's masks and values.
+ * host's output order, then one gather per output column with write_output's masks and values. `prepared`: the
+ * build side already sorted (a broadcast join's, prepare_build_side), or nullptr.
  */
 template <class B>
 void join_on_device(TaskContext& ctx, const kernels::Exec& exec, const JoinPlan& plan, const BatchView& probe,
-                    const BatchView& build) {
+                    const BatchView& build, const kernels::PreparedBuild* prepared = nullptr) {
   using Join = kernels::JoinKernels<B>;
   const ExecutionContext& context = ctx.execution();
   const BatchView* side[2] = {nullptr, nullptr};
@@ -319,64 +430,30 @@ void join_on_device(TaskContext& ctx, const kernels::Exec& exec, const JoinPlan&
   slab::detail::ScratchBytes workspace(exec, Join::workspace_bytes(np, nb));
   // String keys' code remaps into the shared dictionary, in the backend's memory.
   std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held;
-  auto remap_of = [&](int s, std::size_t k) -> const std::int64_t* {
-    const std::vector<std::int64_t>& r = plan.enc[s].remap[k];
-    if (r.empty()) return nullptr;
-    held.push_back(std::make_unique<slab::detail::ScratchBytes>(exec, r.size() * sizeof(std::int64_t)));
-    slab::copy(held.back()->get(), r.data(), r.size() * sizeof(std::int64_t), context);
-    return static_cast<const std::int64_t*>(held.back()->get());
-  };
   std::vector<const std::int64_t*> remaps[2];
-  for (int s = 0; s < 2; ++s)
-    for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k) remaps[s].push_back(remap_of(s, k));
+  for (int s = 0; s < 2; ++s) remaps[s] = join_remaps(exec, context, plan, s, held);
   auto column_of = [&](int s, std::size_t c, ElementType type) {
     const BatchView& b = *side[s];
     return b.ncols() ? detail::column_view(b, c) : kernels::ColumnView{type, nullptr, nullptr};
   };
 
   std::int64_t pairs = 0;
-  bool direct = false;
-  if (direct_key(plan) && nb > 0) {  // build_table's direct array, on the same condition
-    const std::size_t bc = plan.enc[plan.build].cols[0], pc = plan.enc[plan.probe].cols[0];
-    std::uint64_t wmin = 0, wmax = 0;
-    kernels::KeyKernels<B>::value_word_range(exec, {detail::column_view(build, bc), nullptr}, nb, &wmin, &wmax);
-    if (wmin <= wmax) {
-      const std::int64_t lo = kernels::word_int(wmin), hi = kernels::word_int(wmax);
-      const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
-      const auto n = static_cast<std::uint64_t>(nb);
-      direct = span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27);
-      if (direct) {
-        const kernels::JoinDirectKeys pk{np ? reinterpret_cast<const std::int64_t*>(probe.data(pc)) : nullptr,
-                                         np ? probe.valid(pc) : nullptr, np};
-        const kernels::JoinDirectKeys bk{reinterpret_cast<const std::int64_t*>(build.data(bc)), build.valid(bc), nb};
-        pairs = Join::count_direct(exec, pk, bk, lo, static_cast<std::uint64_t>(span), kind, workspace.get());
-      }
-    }
-  }
-  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> key_scratch;
-  if (!direct) {
-    const int W = plan.enc[0].width();
-    std::vector<std::uint64_t*> words[2];
-    std::uint8_t* keep[2] = {nullptr, nullptr};
-    for (int s = 0; s < 2; ++s) {
-      const BatchView& b = *side[s];
-      const std::int64_t n = b.nrows();
-      key_scratch.push_back(std::make_unique<slab::detail::ScratchBytes>(
-          exec, static_cast<std::size_t>(W) * static_cast<std::size_t>(n) * 8 + static_cast<std::size_t>(n)));
-      auto* base = static_cast<std::uint64_t*>(key_scratch.back()->get());
-      for (int w = 0; w < W; ++w) words[s].push_back(base + w * n);
-      keep[s] = reinterpret_cast<std::uint8_t*>(base + W * n);
-      if (n == 0) continue;
-      std::vector<kernels::KeyColumn> keys;
-      for (std::size_t k = 0; k < plan.enc[s].cols.size(); ++k)
-        keys.push_back({detail::column_view(b, plan.enc[s].cols[k]), remaps[s][k]});
-      kernels::KeyKernels<B>::encode(exec, keys.data(), kernels::layout_of(plan.enc[s]), n, words[s].data(), keep[s]);
-    }
+  std::vector<std::uint64_t*> words[2];
+  if (prepared && prepared->direct()) {
+    pairs = Join::count_prepared_direct(exec, direct_keys(plan, plan.probe, probe), *prepared, kind, workspace.get());
+  } else if (prepared) {
+    const kernels::JoinKeys pk =
+        encode_join_side<B>(exec, plan, plan.probe, probe, remaps[plan.probe], held, words[plan.probe]);
+    pairs = Join::count_prepared(exec, pk, *prepared, kind, workspace.get());
+  } else if (const auto [lo, span] = direct_range<B>(exec, plan, build); span > 0) {
+    pairs = Join::count_direct(exec, direct_keys(plan, plan.probe, probe), direct_keys(plan, plan.build, build), lo,
+                               span, kind, workspace.get());
+  } else {
+    kernels::JoinKeys keys[2];
+    for (int s = 0; s < 2; ++s) keys[s] = encode_join_side<B>(exec, plan, s, *side[s], remaps[s], held, words[s]);
     int bits[kernels::kMaxKeyWords];
     kernels::key_bits(plan.enc[plan.build], bits);
-    const kernels::JoinKeys pk{words[plan.probe].data(), keep[plan.probe], np};
-    const kernels::JoinKeys bk{words[plan.build].data(), keep[plan.build], nb};
-    pairs = Join::count(exec, pk, bk, W, bits, kind, workspace.get());
+    pairs = Join::count(exec, keys[plan.probe], keys[plan.build], plan.enc[0].width(), bits, kind, workspace.get());
   }
   slab::detail::ScratchBytes rows(exec, static_cast<std::size_t>(std::max<std::int64_t>(pairs, 1)) * 16);
   auto* pi = static_cast<std::int64_t*>(rows.get());
@@ -677,10 +754,22 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
     bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
     if (!device) build_table(*plan, *bt);
-    if (device && !bt->bytes.empty()) {  // the build side in the device tier once, for every probe task
+    if (device && !bt->bytes.empty()) {  // the build side in the device tier once, sorted once, for every probe
+      const ExecutionContext& context = engine.execution();
       bt->on_device = engine.memory().allocate(bt->bytes.size(), "merge build side");
       const Pin pin = bt->on_device->pin();
-      slab::copy(pin.data(), bt->bytes.data(), bt->bytes.size(), engine.execution());
+      slab::copy(pin.data(), bt->bytes.data(), bt->bytes.size(), context);
+      const BatchView build(std::span<const std::byte>(pin.data(), pin.size()), context);
+      detail::with_planned_backend(context, [&](auto tag) {
+        slab::detail::KernelScratch scratch(engine.memory());
+        Pin prepared;
+        bt->prepared_layout = prepare_build_side<typename decltype(tag)::type>(
+            scratch.exec(context), context, *plan, build, [&](std::size_t bytes) {
+              bt->prepared = engine.memory().allocate(bytes, "merge prepared build side");
+              prepared = bt->prepared->pin();
+              return static_cast<void*>(prepared.data());
+            });
+      });
     }
     for (const auto& p : probe_frame.partitions()) {
       outputs.push_back(engine.tasks().submit(
@@ -688,14 +777,18 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
           [plan, bt, device](TaskContext& ctx) {
             BatchView b = input_batch(ctx, 0);
             if (device) {
-              Pin pin;
+              Pin pin, prepared;
               BatchView build = bt->batch;
               if (bt->on_device) {
                 pin = bt->on_device->pin();
                 build = BatchView(std::span<const std::byte>(pin.data(), pin.size()), ctx.execution());
               }
+              if (bt->prepared) prepared = bt->prepared->pin();
               detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
-                join_on_device<typename decltype(tag)::type>(ctx, exec, *plan, b, build);
+                using B = typename decltype(tag)::type;
+                const kernels::PreparedBuild sorted =
+                    bt->prepared ? prepared_at<B>(bt->prepared_layout, prepared.data()) : kernels::PreparedBuild{};
+                join_on_device<B>(ctx, exec, *plan, b, build, bt->prepared ? &sorted : nullptr);
               });
               return;
             }
@@ -727,8 +820,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       for (int s = 0; s < 2; ++s)
         for (const auto& fl : sch[s]->fields()) out_row_bytes += element_size(fl.type) + 1;
       constexpr std::uint32_t kHeldAtOnce = 8;
-      const double budget =
-          static_cast<double>(comm.allreduce(engine.memory().budget(kHeldAtOnce), ReduceOp::min));
+      const double budget = static_cast<double>(comm.allreduce(engine.memory().budget(kHeldAtOnce), ReduceOp::min));
       const double per_rank = matches * static_cast<double>(out_row_bytes) / comm.size();
       nparts = std::max<int>(nparts, static_cast<int>(std::min(std::ceil(per_rank / std::max(budget, 1.0)), 65536.0)));
     }

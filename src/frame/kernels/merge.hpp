@@ -52,10 +52,48 @@ struct JoinSource {
   const std::int64_t* remap = nullptr;
 };
 
+/**
+ * @brief A build side sorted once for many probe batches (a broadcast join's): the build rows in key order
+ * (`sorted`: the m rows with a key for key words; all n rows, those without a slot last, for the direct array)
+ * and, for key words, their sorted words (width x m) and the segment offsets of equal keys (groups + 1); for the
+ * direct array the slot table (span + 1 first positions) and the sorted rows' slots. Pointers into backend
+ * memory laid out by JoinKernels::prepared_at; the scalars travel beside it (host).
+ */
+struct PreparedBuild {
+  std::int64_t n = 0;       ///< build rows
+  int width = 0;            ///< key words (0 for the direct array)
+  std::uint64_t span = 0;   ///< direct array slots (0: key words)
+  std::int64_t lo = 0;      ///< direct array: the key of slot 0
+  std::int64_t m = 0;       ///< rows with a key
+  std::int64_t groups = 0;  ///< key words: distinct keys
+  std::int64_t* sorted = nullptr;
+  std::uint64_t* words[kMaxKeyWords] = {};
+  std::int64_t* offsets = nullptr;
+  std::int64_t* table = nullptr;
+  std::uint64_t* slots = nullptr;
+  [[nodiscard]] bool direct() const noexcept { return span > 0; }
+};
+
 template <class B>
 struct JoinKernels {
   /// Bytes of the workspace of count()/fill() for these side sizes (backend memory, 256-byte aligned).
   static std::size_t workspace_bytes(std::int64_t probe_n, std::int64_t build_n);
+
+  /// Bytes of a PreparedBuild's memory for build_n rows of `width` key words, or (span > 0) a direct array.
+  static std::size_t prepared_bytes(std::int64_t build_n, int width, std::uint64_t span);
+  /// A PreparedBuild's arrays laid out in `memory` (prepared_bytes of these sizes); its m, groups and lo unset.
+  static PreparedBuild prepared_at(void* memory, std::int64_t build_n, int width, std::uint64_t span);
+  /// Sorts the build side into `at` (prepared_at of width key words) and sets at.m and at.groups. Synchronises.
+  static void prepare(const Exec& exec, const JoinKeys& build, const int* bits, PreparedBuild& at);
+  /// The direct array's counting sort into `at` (prepared_at of span slots), keys from lo; sets at.lo and at.m
+  /// (the host's condition for using it: count_direct's). Synchronises.
+  static void prepare_direct(const Exec& exec, const JoinDirectKeys& build, std::int64_t lo, PreparedBuild& at);
+  /// Pass 1 against a prepared build side: every probe key's matches (key words, or for a direct array's
+  /// `build` the probe's JoinDirectKeys). Returns the pairs.
+  static std::int64_t count_prepared(const Exec& exec, const JoinKeys& probe, const PreparedBuild& build,
+                                     JoinSides kind, void* workspace);
+  static std::int64_t count_prepared_direct(const Exec& exec, const JoinDirectKeys& probe, const PreparedBuild& build,
+                                            JoinSides kind, void* workspace);
 
   /// Pass 1 with key words: sorts the build side, finds every probe key's matches. Returns the pairs.
   static std::int64_t count(const Exec& exec, const JoinKeys& probe, const JoinKeys& build, int width, const int* bits,

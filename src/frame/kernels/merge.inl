@@ -1,9 +1,10 @@
 #pragma once
 // The composition of merge.hpp. count(): the build side's sorted segments (segments.inl) or its counting sort
-// over the dense key range, each probe key's first match and match count by binary search (or table lookup),
-// output offsets by an exclusive scan of the per-probe output counts, and for outer joins the unmatched build
-// rows in row order. fill(): one functor call per output pair, which finds its probe row by binary search in
-// the offsets (balanced however skewed the keys are).
+// over the dense key range (prepare(), or prepare_direct(), into a PreparedBuild that a broadcast join keeps for
+// all its probe batches; count() prepares into scratch each time), each probe key's first match and match count by
+// binary search (or table lookup), output offsets by an exclusive scan of the per-probe output counts, and for outer
+// joins the unmatched build rows in row order. fill(): one functor call per output pair, which finds its probe row by
+// binary search in the offsets (balanced however skewed the keys are).
 #include <thrust/binary_search.h>
 #include <thrust/count.h>
 #include <thrust/fill.h>
@@ -228,26 +229,94 @@ std::size_t JoinKernels<B>::workspace_bytes(std::int64_t probe_n, std::int64_t b
 }
 
 template <class B>
-std::int64_t JoinKernels<B>::count(const Exec& exec, const JoinKeys& probe, const JoinKeys& build, int width,
-                                   const int* bits, JoinSides kind, void* workspace) {
-  SLAB_EXPECTS(width >= 1 && width <= kMaxKeyWords, InvalidArgument,
-               "join kernels: " + std::to_string(width) + " key words (1 to " + std::to_string(kMaxKeyWords) + ")");
+std::size_t JoinKernels<B>::prepared_bytes(std::int64_t build_n, int width, std::uint64_t span) {
+  using detail::JoinWorkspace;
+  const auto q = static_cast<std::size_t>(build_n > 0 ? build_n : 0);
+  if (span > 0) return 2 * JoinWorkspace::align(8 * q) + JoinWorkspace::align(8 * (span + 1));
+  return (1 + static_cast<std::size_t>(width)) * JoinWorkspace::align(8 * q) + JoinWorkspace::align(8 * (q + 1));
+}
+
+template <class B>
+PreparedBuild JoinKernels<B>::prepared_at(void* memory, std::int64_t build_n, int width, std::uint64_t span) {
+  using detail::JoinWorkspace;
+  PreparedBuild p;
+  p.n = build_n > 0 ? build_n : 0;
+  p.width = span > 0 ? 0 : width;
+  p.span = span;
+  const auto q = static_cast<std::size_t>(p.n);
+  auto* c = static_cast<char*>(memory);
+  auto take = [&c](std::size_t bytes) {
+    char* at = c;
+    c += JoinWorkspace::align(bytes);
+    return at;
+  };
+  p.sorted = reinterpret_cast<std::int64_t*>(take(8 * q));
+  if (span > 0) {
+    p.table = reinterpret_cast<std::int64_t*>(take(8 * (span + 1)));
+    p.slots = reinterpret_cast<std::uint64_t*>(take(8 * q));
+    return p;
+  }
+  for (int w = 0; w < width; ++w) p.words[w] = reinterpret_cast<std::uint64_t*>(take(8 * q));
+  p.offsets = reinterpret_cast<std::int64_t*>(take(8 * (q + 1)));
+  return p;
+}
+
+template <class B>
+void JoinKernels<B>::prepare(const Exec& exec, const JoinKeys& build, const int* bits, PreparedBuild& at) {
+  SLAB_EXPECTS(at.width >= 1 && at.width <= kMaxKeyWords, InvalidArgument,
+               "join kernels: " + std::to_string(at.width) + " key words (1 to " + std::to_string(kMaxKeyWords) + ")");
   B b(exec);
-  const std::int64_t np = probe.n > 0 ? probe.n : 0, nb = build.n > 0 ? build.n : 0;
+  detail::Segments<B> seg(exec, b, build.words, at.width, bits, at.n, build.keep);
+  at.m = seg.kept;
+  at.groups = seg.groups;
+  const auto bytes = static_cast<std::size_t>(at.m) * sizeof(std::int64_t);
+  if (at.m > 0) {
+    b.copy(at.sorted, seg.rows.get(), bytes);
+    for (int w = 0; w < at.width; ++w) b.copy(at.words[w], seg.words[static_cast<std::size_t>(w)].get(), bytes);
+  }
+  b.copy(at.offsets, seg.offsets.get(), static_cast<std::size_t>(at.groups + 1) * sizeof(std::int64_t));
+}
+
+template <class B>
+void JoinKernels<B>::prepare_direct(const Exec& exec, const JoinDirectKeys& build, std::int64_t lo, PreparedBuild& at) {
+  const std::uint64_t span = at.span;
+  SLAB_EXPECTS(span >= 1 && span <= (1ull << 27), InvalidArgument,
+               "join kernels: a direct array of " + std::to_string(span) + " slots (1 to 2^27)");
+  B b(exec);
+  const std::int64_t nb = at.n;
+  at.lo = lo;
+  // The build rows by slot, stably: a counting sort over the slot's bits; rows without a slot sort last.
+  slab::kernels::Scratch<std::uint64_t, B> slot(b, nb);
+  slab::kernels::Scratch<std::int64_t, B> order(b, nb);
+  thrust::counting_iterator<std::int64_t> i(0);
+  if (nb > 0) {
+    thrust::transform(b.policy(), i, i + nb, slot.get(), detail::DirectSlot{build.keys, build.valid, lo, span});
+    thrust::sequence(b.policy(), order.get(), order.get() + nb);
+    b.sort_pairs(slot.get(), at.slots, order.get(), at.sorted, nb, 0, bits_for(span));
+  }
+  thrust::counting_iterator<std::uint64_t> slots(0);
+  thrust::lower_bound(b.policy(), at.slots, at.slots + nb, slots, slots + span + 1, at.table);
+  b.to_host(&at.m, at.table + span, sizeof at.m);  // build rows with a slot
+}
+
+template <class B>
+std::int64_t JoinKernels<B>::count_prepared(const Exec& exec, const JoinKeys& probe, const PreparedBuild& build,
+                                            JoinSides kind, void* workspace) {
+  SLAB_EXPECTS(!build.direct(), InvalidArgument, "join kernels: a direct array's build side by key words (internal)");
+  B b(exec);
+  const std::int64_t np = probe.n > 0 ? probe.n : 0, nb = build.n, m = build.m;
   detail::JoinWorkspace ws(workspace, np, nb);
   using slab::kernels::Scratch;
-  detail::Segments<B> seg(exec, b, build.words, width, bits, nb, build.keep);
-  const std::int64_t m = seg.kept;
-  b.copy(ws.sorted, seg.rows.get(), static_cast<std::size_t>(m) * sizeof(std::int64_t));
+  if (m > 0) b.copy(ws.sorted, build.sorted, static_cast<std::size_t>(m) * sizeof(std::int64_t));
   Scratch<std::int64_t, B> count(b, np + 1), start(b, kind.keep_build ? m : 0);
   thrust::counting_iterator<std::int64_t> i(0);
   if (np > 0) {
     detail::ProbeSorted f{};
-    for (int w = 0; w < width; ++w) {
+    for (int w = 0; w < build.width; ++w) {
       f.probe[w] = probe.words[w];
-      f.build[w] = m > 0 ? seg.words[static_cast<std::size_t>(w)].get() : nullptr;
+      f.build[w] = m > 0 ? build.words[w] : nullptr;
     }
-    f.width = width;
+    f.width = build.width;
     f.m = m;
     f.keep = probe.keep;
     f.keep_probe = kind.keep_probe;
@@ -256,8 +325,41 @@ std::int64_t JoinKernels<B>::count(const Exec& exec, const JoinKeys& probe, cons
     thrust::for_each(b.policy(), i, i + np, f);
   }
   if (kind.keep_build && m > 0)
-    thrust::transform(b.policy(), i, i + m, start.get(), detail::SegmentStart{seg.offsets.get(), seg.groups});
+    thrust::transform(b.policy(), i, i + m, start.get(), detail::SegmentStart{build.offsets, build.groups});
   return detail::finish_count(exec, b, ws, np, nb, m, count.get(), start.get(), kind);
+}
+
+template <class B>
+std::int64_t JoinKernels<B>::count_prepared_direct(const Exec& exec, const JoinDirectKeys& probe,
+                                                   const PreparedBuild& build, JoinSides kind, void* workspace) {
+  SLAB_EXPECTS(build.direct(), InvalidArgument, "join kernels: a key-word build side as a direct array (internal)");
+  B b(exec);
+  const std::int64_t np = probe.n > 0 ? probe.n : 0, nb = build.n, m = build.m;
+  detail::JoinWorkspace ws(workspace, np, nb);
+  using slab::kernels::Scratch;
+  if (nb > 0) b.copy(ws.sorted, build.sorted, static_cast<std::size_t>(nb) * sizeof(std::int64_t));
+  Scratch<std::int64_t, B> count(b, np + 1), start(b, kind.keep_build ? m : 0);
+  thrust::counting_iterator<std::int64_t> i(0);
+  if (np > 0)
+    thrust::for_each(
+        b.policy(), i, i + np,
+        detail::ProbeDirect{probe, build.lo, build.span, build.table, kind.keep_probe, ws.lo, count.get()});
+  if (kind.keep_build && m > 0)
+    thrust::transform(b.policy(), i, i + m, start.get(), detail::SlotStart{build.slots, build.table});
+  return detail::finish_count(exec, b, ws, np, nb, m, count.get(), start.get(), kind);
+}
+
+template <class B>
+std::int64_t JoinKernels<B>::count(const Exec& exec, const JoinKeys& probe, const JoinKeys& build, int width,
+                                   const int* bits, JoinSides kind, void* workspace) {
+  SLAB_EXPECTS(width >= 1 && width <= kMaxKeyWords, InvalidArgument,
+               "join kernels: " + std::to_string(width) + " key words (1 to " + std::to_string(kMaxKeyWords) + ")");
+  B b(exec);
+  const std::int64_t nb = build.n > 0 ? build.n : 0;
+  slab::kernels::Scratch<unsigned char, B> memory(b, static_cast<std::int64_t>(prepared_bytes(nb, width, 0)));
+  PreparedBuild prepared = prepared_at(memory.get(), nb, width, 0);
+  prepare(exec, build, bits, prepared);
+  return count_prepared(exec, probe, prepared, kind, workspace);
 }
 
 template <class B>
@@ -266,29 +368,11 @@ std::int64_t JoinKernels<B>::count_direct(const Exec& exec, const JoinDirectKeys
   SLAB_EXPECTS(span >= 1 && span <= (1ull << 27), InvalidArgument,
                "join kernels: a direct array of " + std::to_string(span) + " slots (1 to 2^27)");
   B b(exec);
-  const std::int64_t np = probe.n > 0 ? probe.n : 0, nb = build.n > 0 ? build.n : 0;
-  detail::JoinWorkspace ws(workspace, np, nb);
-  using slab::kernels::Scratch;
-  // The build rows by slot, stably: a counting sort over the slot's bits; rows without a slot sort last.
-  Scratch<std::uint64_t, B> slot(b, nb), sorted_slot(b, nb);
-  Scratch<std::int64_t, B> order(b, nb), table(b, static_cast<std::int64_t>(span) + 1);
-  thrust::counting_iterator<std::int64_t> i(0);
-  if (nb > 0) {
-    thrust::transform(b.policy(), i, i + nb, slot.get(), detail::DirectSlot{build.keys, build.valid, lo, span});
-    thrust::sequence(b.policy(), order.get(), order.get() + nb);
-    b.sort_pairs(slot.get(), sorted_slot.get(), order.get(), ws.sorted, nb, 0, bits_for(span));
-  }
-  thrust::counting_iterator<std::uint64_t> slots(0);
-  thrust::lower_bound(b.policy(), sorted_slot.get(), sorted_slot.get() + nb, slots, slots + span + 1, table.get());
-  std::int64_t m = 0;  // build rows with a slot
-  b.to_host(&m, table.get() + span, sizeof m);
-  Scratch<std::int64_t, B> count(b, np + 1), start(b, kind.keep_build ? m : 0);
-  if (np > 0)
-    thrust::for_each(b.policy(), i, i + np,
-                     detail::ProbeDirect{probe, lo, span, table.get(), kind.keep_probe, ws.lo, count.get()});
-  if (kind.keep_build && m > 0)
-    thrust::transform(b.policy(), i, i + m, start.get(), detail::SlotStart{sorted_slot.get(), table.get()});
-  return detail::finish_count(exec, b, ws, np, nb, m, count.get(), start.get(), kind);
+  const std::int64_t nb = build.n > 0 ? build.n : 0;
+  slab::kernels::Scratch<unsigned char, B> memory(b, static_cast<std::int64_t>(prepared_bytes(nb, 0, span)));
+  PreparedBuild prepared = prepared_at(memory.get(), nb, 0, span);
+  prepare_direct(exec, build, lo, prepared);
+  return count_prepared_direct(exec, probe, prepared, kind, workspace);
 }
 
 template <class B>
