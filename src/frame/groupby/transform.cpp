@@ -132,6 +132,39 @@ std::string result_name(const GroupTransform& what) {
   }
 }
 
+/// The shuffle by key: a tagged row (W key words first) to its key's hash bucket (the device's route is
+/// device_route_by_key).
+RouteFn route_by_key_words(const detail::Partitioner& part, int W) {
+  return [part, W](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    bucket.resize(n);
+    if (n == 0) return;
+    std::vector<const std::int64_t*> kc(static_cast<std::size_t>(W));
+    for (int w = 0; w < W; ++w) kc[w] = b.column<std::int64_t>(static_cast<std::size_t>(w)).data();
+    std::vector<std::uint64_t> key(static_cast<std::size_t>(W));
+    for (std::size_t i = 0; i < n; ++i) {
+      for (int w = 0; w < W; ++w) key[w] = static_cast<std::uint64_t>(kc[w][i]);
+      bucket[i] = part.bucket_of_hash(W == 1 ? detail::route_hash(key[0]) : detail::hash_words(key.data(), W));
+    }
+  };
+}
+
+/// The route back: a (row, result) row to ids[b] for the last b with starts[b] <= its row number (the device's
+/// route is device_route_by_row).
+RouteFn route_by_row(std::shared_ptr<const std::vector<std::int64_t>> starts,
+                     std::shared_ptr<const std::vector<std::uint32_t>> ids) {
+  return [starts = std::move(starts), ids = std::move(ids)](const BatchView& b, std::vector<std::uint32_t>& bucket) {
+    const auto n = static_cast<std::size_t>(b.nrows());
+    bucket.resize(n);
+    if (n == 0) return;
+    const std::int64_t* row = b.column<std::int64_t>(0).data();
+    for (std::size_t i = 0; i < n; ++i) {
+      const auto it = std::upper_bound(starts->begin(), starts->end(), row[i]);
+      bucket[i] = (*ids)[static_cast<std::size_t>(it - starts->begin()) - 1];
+    }
+  };
+}
+
 /// (row, result) batches: the row number, then the result column (masked unless float64).
 std::vector<ElementType> result_types(ElementType out) { return {ElementType::int64, out}; }
 
@@ -241,27 +274,13 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
   std::vector<std::optional<std::int64_t>> known(rows.begin(), rows.end());
   const int nparts = choose_nparts(Frame(engine, tag_schema, tagged, known), 1);
   const auto part = detail::Partitioner::hash(comm.size(), nparts);
-  const Frame by_key = device ? detail::shuffle_routed_on_device(
-                                    Frame(engine, tag_schema, std::move(tagged)), nparts,
-                                    detail::device_route_by_key(std::make_shared<const detail::Partitioner>(part), W),
-                                    "groupby-transform-shuffle")
-                              : shuffle_routed(
-                                    Frame(engine, tag_schema, std::move(tagged)), nparts,
-                                    [part, W](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-                                      const auto n = static_cast<std::size_t>(b.nrows());
-                                      bucket.resize(n);
-                                      if (n == 0) return;
-                                      std::vector<const std::int64_t*> kc(static_cast<std::size_t>(W));
-                                      for (int w = 0; w < W; ++w)
-                                        kc[w] = b.column<std::int64_t>(static_cast<std::size_t>(w)).data();
-                                      std::vector<std::uint64_t> key(static_cast<std::size_t>(W));
-                                      for (std::size_t i = 0; i < n; ++i) {
-                                        for (int w = 0; w < W; ++w) key[w] = static_cast<std::uint64_t>(kc[w][i]);
-                                        bucket[i] = part.bucket_of_hash(W == 1 ? detail::route_hash(key[0])
-                                                                               : detail::hash_words(key.data(), W));
-                                      }
-                                    },
-                                    "groupby-transform-shuffle");
+  const Frame tagged_frame(engine, tag_schema, std::move(tagged));
+  const Frame by_key =
+      device
+          ? detail::shuffle_routed_on_device(
+                tagged_frame, nparts, detail::device_route_by_key(std::make_shared<const detail::Partitioner>(part), W),
+                "groupby-transform-shuffle")
+          : shuffle_routed(tagged_frame, nparts, route_by_key_words(part, W), "groupby-transform-shuffle");
 
   // 3. Each partition's groups (ids in first-seen order, rows counting-sorted by group: a partition arrives in
   //    row order, by source rank and then source partition, so each group's rows stay in row order; sorted where
@@ -343,25 +362,12 @@ Series group_transform(const Frame& frame, const std::vector<std::string>& keys,
         at += m;
       }
   }
+  auto starts_of = std::make_shared<const std::vector<std::int64_t>>(std::move(bucket_start));
+  auto ids_of = std::make_shared<const std::vector<std::uint32_t>>(std::move(bucket_id));
   const Frame back =
-      device ? detail::shuffle_routed_on_device(
-                   computed, back_parts,
-                   detail::device_route_by_row(std::make_shared<const std::vector<std::int64_t>>(bucket_start),
-                                               std::make_shared<const std::vector<std::uint32_t>>(bucket_id)),
-                   "groupby-transform-return")
-             : shuffle_routed(
-                   computed, back_parts,
-                   [bucket_start, bucket_id](const BatchView& b, std::vector<std::uint32_t>& bucket) {
-                     const auto n = static_cast<std::size_t>(b.nrows());
-                     bucket.resize(n);
-                     if (n == 0) return;
-                     const std::int64_t* row = b.column<std::int64_t>(0).data();
-                     for (std::size_t i = 0; i < n; ++i) {
-                       const auto it = std::upper_bound(bucket_start.begin(), bucket_start.end(), row[i]);
-                       bucket[i] = bucket_id[static_cast<std::size_t>(it - bucket_start.begin()) - 1];
-                     }
-                   },
-                   "groupby-transform-return");
+      device ? detail::shuffle_routed_on_device(computed, back_parts, detail::device_route_by_row(starts_of, ids_of),
+                                                "groupby-transform-return")
+             : shuffle_routed(computed, back_parts, route_by_row(starts_of, ids_of), "groupby-transform-return");
 
   // 5. Scatter into place: rows no group produced (a null key) stay null.
   std::vector<Chunk> parts;
