@@ -180,6 +180,12 @@ bool direct_key(const JoinPlan& plan) {
   return e.cols.size() == 1 && (e.types[0] == ElementType::int64 || e.types[0] == ElementType::timestamp);
 }
 
+/// Whether a dense key range of `span` values over n build rows takes the direct array (build_table's condition,
+/// and the device path's, direct_range).
+bool direct_array_fits(unsigned __int128 span, std::uint64_t n) {
+  return span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27);
+}
+
 /// Hash bt.batch (set by the caller) by its keys.
 void build_table(const JoinPlan& plan, BuildTable& bt) {
   const KeyEncoder& enc = plan.enc[plan.build];
@@ -198,7 +204,7 @@ void build_table(const JoinPlan& plan, BuildTable& bt) {
         hi = std::max(hi, v[i]);
       }
     const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
-    if (lo <= hi && span <= std::max<std::uint64_t>(4 * n, 1u << 16) && span <= (1u << 27)) {
+    if (lo <= hi && direct_array_fits(span, n)) {
       bt.lo = lo;
       bt.direct.assign(static_cast<std::size_t>(span), -1);
       for (std::size_t i = 0; i < n; ++i)
@@ -363,8 +369,7 @@ std::pair<std::int64_t, std::uint64_t> direct_range(const kernels::Exec& exec, c
   if (wmin > wmax) return {0, 0};
   const std::int64_t lo = kernels::word_int(wmin), hi = kernels::word_int(wmax);
   const auto span = static_cast<unsigned __int128>(static_cast<__int128>(hi) - lo + 1);
-  const bool direct =
-      span <= std::max<std::uint64_t>(4 * static_cast<std::uint64_t>(nb), 1u << 16) && span <= (1u << 27);
+  const bool direct = direct_array_fits(span, static_cast<std::uint64_t>(nb));
   return {lo, direct ? static_cast<std::uint64_t>(span) : 0};
 }
 

@@ -14,12 +14,7 @@ namespace {
 
 using slab::detail::ScratchBytes;
 
-// (The helpers are unused in a build without device backends, where no device path is instantiated.)
-/// Column c of a batch as the sequential pass reads it.
-[[maybe_unused]] kernels::SegmentValues segment_values(const BatchView& b, std::size_t c) {
-  return {b.type(c), b.data(c), b.valid(c)};
-}
-
+// (The helper is unused in a build without device backends, where no device path is instantiated.)
 /// The first `width` columns of a batch as key words.
 [[maybe_unused]] std::vector<const std::uint64_t*> word_columns(const BatchView& b, int width) {
   std::vector<const std::uint64_t*> words(static_cast<std::size_t>(width));
@@ -77,7 +72,7 @@ void compute_on(TaskContext& ctx, const kernels::Exec& exec, const GroupTransfor
   kernels::key_bits(enc, bits);
   const std::vector<const std::uint64_t*> words = word_columns(in, W);
   const auto w = static_cast<std::size_t>(W);
-  const kernels::SegmentValues values = has_value ? segment_values(in, w + 1) : kernels::SegmentValues{};
+  const kernels::SegmentValues values = has_value ? ValueView(in, w + 1) : kernels::SegmentValues{};
   const kernels::SegmentResult result{res_types[1], out.data(1), out.valid(1)};
   kernels::TransformKernels<B>::compute(exec, words.data(), W, bits, reinterpret_cast<const std::int64_t*>(in.data(w)),
                                         row_bits, n, values, segment_op_of(what), result,
@@ -92,7 +87,7 @@ void scatter_on(TaskContext& ctx, const kernels::Exec& exec, const Schema& out_s
   BatchBuilder out(ctx, m, out_schema, {type != ElementType::float64});
   const kernels::SegmentResult result{type, out.data(0), out.valid(0)};
   const std::int64_t n = in.nrows();
-  const kernels::SegmentValues values = n > 0 ? segment_values(in, 1) : kernels::SegmentValues{type, nullptr, nullptr};
+  const kernels::SegmentValues values = n > 0 ? ValueView(in, 1) : kernels::SegmentValues{type, nullptr, nullptr};
   kernels::TransformKernels<B>::scatter(exec, n > 0 ? reinterpret_cast<const std::int64_t*>(in.data(0)) : nullptr, n,
                                         values, first_row, m, result);
 }
