@@ -28,149 +28,21 @@ namespace slab::frame {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-// The accumulators and what counts as a value are frame/kernels/rolling_hd.hpp's, the one source the device
-// kernels share: an infinity is missing for sum, mean, std, min and max as in pandas (rolling_usable), count
-// counts the non-NaN values.
-using kernels::rolling_usable;
-using SumAcc = kernels::RollingSum;
-using VarAcc = kernels::RollingVar;
-
-// Whether x[0, n) holds a NaN or an infinity (branch-free: |v| <= max is false for both).
-bool has_nonfinite(const double* x, std::size_t n) {
-  bool any = false;
-  for (std::size_t i = 0; i < n; ++i) any |= !(std::fabs(x[i]) <= std::numeric_limits<double>::max());
-  return any;
-}
-
-// Sum of x[s, e) with four independent partial sums (no loop-carried add chain).
-double block_sum(const double* x, std::size_t s, std::size_t e) {
-  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  std::size_t j = s;
-  for (; j + 4 <= e; j += 4) a0 += x[j], a1 += x[j + 1], a2 += x[j + 2], a3 += x[j + 3];
-  for (; j < e; ++j) a0 += x[j];
-  return (a0 + a1) + (a2 + a3);
-}
-
-// sum/mean when every value is finite: every row counts (nobs = e - s), so the loop carries no per-row test,
-// and instead of a Kahan step per add and remove the window sum is recomputed from scratch once the window
-// has slid its own length (at least 256 rows): the rounding drift is bounded by one window of updates, at
-// the cost of about one extra (vectorisable) add per row.
-template <class StartFn>
-void slide_dense_sum(const double* x, std::size_t halo, std::size_t n, std::size_t minp, bool mean, StartFn start_of,
-                     double* out) {
-  std::size_t s = 0, e = 0, budget = 0;
-  double sum = 0;
-  for (std::size_t i = halo; i < halo + n; ++i) {
-    const std::size_t ns = start_of(i);
-    if (budget == 0 || ns >= e) {
-      s = ns, e = i + 1;
-      sum = block_sum(x, s, e);
-      budget = std::max<std::size_t>(e - s, 256);
-    } else {
-      double d = 0;  // this row's change, off the running sum's dependency chain
-      for (; e <= i; ++e) d += x[e];
-      for (; s < ns; ++s) d -= x[s];
-      sum += d;
-      --budget;
-    }
-    const std::size_t nobs = e - s;
-    out[i - halo] = nobs >= minp && nobs > 0 ? (mean ? sum / static_cast<double>(nobs) : sum) : kNaN;
-  }
-}
-
-// The generic sliding loop: for output i in [halo, m), the window is [start(i), i + 1); start is monotone.
+// The sliding loop is frame/kernels/rolling_hd.hpp's rolling_slide, the one source a device thread runs too (groupby
+// rolling): an infinity is missing for sum, mean, std, min and max as in pandas (rolling_usable), count counts the
+// non-NaN values. Its min/max deque is a std::deque here, bounded by the window.
+static_assert(static_cast<int>(kernels::RollingKind::count) == static_cast<int>(RollingOp::count) &&
+              static_cast<int>(kernels::RollingKind::std) == static_cast<int>(RollingOp::std) &&
+              static_cast<int>(kernels::RollingKind::min) == static_cast<int>(RollingOp::min));
 template <class StartFn>
 void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_periods, RollingOp op,
            std::size_t recompute_every, StartFn start_of, double* out) {
-  const std::size_t m = halo + n;
-  const auto minp = static_cast<std::int64_t>(std::max<std::size_t>(min_periods, op == RollingOp::count ? 0 : 1));
-  // Window [s, e): both only grow. Initialise to the window of the first output row minus that row.
-  std::size_t s = n ? start_of(halo) : 0;
-  std::size_t e = s;
-  if ((op == RollingOp::sum || op == RollingOp::mean) && !has_nonfinite(x + s, m - s)) {
-    slide_dense_sum(x, halo, n, static_cast<std::size_t>(minp), op == RollingOp::mean, start_of, out);
-    return;
-  }
-  switch (op) {
-    case RollingOp::sum:
-    case RollingOp::mean:
-    case RollingOp::count: {
-      SumAcc acc;
-      for (std::size_t j = s; j < halo; ++j) acc.add(x[j]);
-      e = halo;
-      for (std::size_t i = halo; i < m; ++i) {
-        const std::size_t ns = start_of(i);
-        if (ns >= e) {  // disjoint from the previous window: start afresh (pandas does the same)
-          acc.reset();
-          s = e = ns;
-        }
-        for (; s < ns; ++s) acc.remove(x[s]);
-        for (; e <= i; ++e) acc.add(x[e]);
-        double r = kNaN;
-        if (op == RollingOp::count) {
-          // pandas: count applies min_periods to the rows in the window, NaN included.
-          if (e - s >= min_periods) r = static_cast<double>(acc.nvalid);
-        } else if (acc.nobs >= minp && acc.nobs > 0) {
-          r = op == RollingOp::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
-        }
-        out[i - halo] = r;
-      }
-      break;
-    }
-    case RollingOp::std: {
-      VarAcc acc;
-      acc.recompute(x, static_cast<std::int64_t>(s), static_cast<std::int64_t>(halo));
-      e = halo;
-      std::size_t since = 0;
-      for (std::size_t i = halo; i < m; ++i) {
-        const std::size_t ns = start_of(i);
-        if (ns >= e) {
-          acc.reset();
-          s = e = ns;
-          since = 0;
-        } else if (recompute_every && ++since >= recompute_every) {
-          s = ns;
-          acc.recompute(x, static_cast<std::int64_t>(s), static_cast<std::int64_t>(e));
-          since = 0;
-        }
-        for (; s < ns; ++s) acc.remove(x[s]);
-        for (; e <= i; ++e) acc.add(x[e]);
-        out[i - halo] = acc.std_or_nan(minp);
-      }
-      break;
-    }
-    case RollingOp::min:
-    case RollingOp::max: {
-      const bool is_min = op == RollingOp::min;
-      std::deque<std::size_t> dq;  // indices of a monotone sequence of valid values
-      std::int64_t nobs = 0;
-      auto push = [&](std::size_t j) {
-        const double v = x[j];
-        if (!rolling_usable(v)) return;
-        ++nobs;
-        while (!dq.empty() && (is_min ? x[dq.back()] >= v : x[dq.back()] <= v)) dq.pop_back();
-        dq.push_back(j);
-      };
-      for (std::size_t j = s; j < halo; ++j) push(j);
-      e = halo;
-      for (std::size_t i = halo; i < m; ++i) {
-        const std::size_t ns = start_of(i);
-        if (ns >= e) {
-          dq.clear();
-          nobs = 0;
-          s = e = ns;
-        }
-        for (; s < ns; ++s)
-          if (rolling_usable(x[s])) --nobs;
-        while (!dq.empty() && dq.front() < s) dq.pop_front();
-        for (; e <= i; ++e) push(e);
-        out[i - halo] = (nobs >= minp && !dq.empty()) ? x[dq.front()] : kNaN;
-      }
-      break;
-    }
-  }
+  std::deque<std::int64_t> dq;
+  kernels::rolling_slide(
+      x, static_cast<std::int64_t>(halo), static_cast<std::int64_t>(n), static_cast<std::int64_t>(min_periods),
+      static_cast<kernels::RollingKind>(op), static_cast<std::int64_t>(recompute_every),
+      [&start_of](std::int64_t i) { return static_cast<std::int64_t>(start_of(static_cast<std::size_t>(i))); }, dq,
+      out);
 }
 
 }  // namespace
@@ -238,8 +110,7 @@ std::string RollingWindow::str() const {
 void rolling_kernel_rows(const double* x, std::size_t halo, std::size_t n, std::size_t window, std::size_t min_periods,
                          RollingOp op, double* out) {
   const std::size_t w = std::max<std::size_t>(window, 1);
-  slide(
-      x, halo, n, min_periods, op, w, [w](std::size_t i) { return i + 1 >= w ? i + 1 - w : 0; }, out);
+  slide(x, halo, n, min_periods, op, w, kernels::RollingRowStart{static_cast<std::int64_t>(w)}, out);
 }
 
 void rolling_kernel_time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
@@ -549,9 +420,6 @@ void write_carry(const std::vector<double>& x, const std::vector<std::int64_t>& 
  * (as doubles) into one contiguous column in kernel scratch, the timestamps likewise, one RollingKernels call per
  * aggregation into output 0, and the rows later windows reach into output 1 (the next carry), as the host loop.
  */
-static_assert(static_cast<int>(kernels::RollingKind::count) == static_cast<int>(RollingOp::count) &&
-              static_cast<int>(kernels::RollingKind::std) == static_cast<int>(RollingOp::std));
-
 template <class B>
 void rolling_on_device(TaskContext& ctx, const kernels::Exec& exec, const BatchView& in, const BatchView& prev,
                        const std::vector<ElementType>& types, const std::vector<RollingOp>& ops,

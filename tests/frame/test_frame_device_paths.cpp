@@ -279,6 +279,8 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
     for (const auto& k : keys) name += " by " + k;
     if (what.op == GroupScan::transform) name += std::string(" ") + slab::frame::to_string(what.agg);
     if (what.op == GroupScan::shift || what.op == GroupScan::diff) name += " " + std::to_string(what.periods);
+    if (what.op == GroupScan::rolling)
+      name += " " + what.window.str() + " " + (what.rolling_var ? "var" : std::string(to_string(what.rolling_op)));
     add(out, name + (dropna ? "" : " (dropna=False)"),
         slab::frame::group_transform(f, keys, what, {.dropna = dropna}).frame().local_table());
   };
@@ -439,6 +441,25 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   for (double q : {0.0, 1.0, 0.75})
     transform({"b"}, {.op = GroupScan::transform, .column = "x", .agg = AggOp::quantile, .q = q});
   for (const char* c : {"s", "t"}) transform({"k"}, {.op = GroupScan::transform, .column = c, .agg = AggOp::nunique});
+  // Rolling within groups: every aggregation, the variance, windows of one row to more than a group, min_periods;
+  // NaN, +-inf and -0.0 (x, where the dense sum is not taken), masks and extremes (i), booleans.
+  for (RollingOp op :
+       {RollingOp::mean, RollingOp::sum, RollingOp::min, RollingOp::max, RollingOp::std, RollingOp::count}) {
+    for (const char* c : {"x", "y", "i"})
+      transform({"s"}, {.op = GroupScan::rolling, .column = c, .window = RollingWindow::count(3), .rolling_op = op});
+    transform({"k"}, {.op = GroupScan::rolling, .column = "y", .window = RollingWindow::count(1), .rolling_op = op});
+    transform({"b"},
+              {.op = GroupScan::rolling, .column = "x", .window = RollingWindow::count(300, 2), .rolling_op = op},
+              false);
+  }
+  transform({"s"}, {.op = GroupScan::rolling, .column = "b", .window = RollingWindow::count(4, 0)});
+  transform({"k", "b"},
+            {.op = GroupScan::rolling,
+             .column = "y",
+             .window = RollingWindow::count(5, 1),
+             .rolling_op = RollingOp::std,
+             .rolling_var = true},
+            false);
   {  // one group: every row's key equal
     const Frame one = slab::frame::assign(f, "one", slab::frame::lit(std::int64_t{1}));
     add(out, "group cumsum y by one",
@@ -701,20 +722,27 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   (void)slab::frame::groupby(f, {"s"}, {{"i", {slab::frame::AggOp::nunique}}}).gather_all();
   (void)slab::frame::groupby(f, {"s"}, {{"y", {slab::frame::AggOp::median}}}).gather_all();
   EXPECT_EQ(e.tracer().fallbacks().count("groupby"), 0u);
-  // The group transforms are on the device but rolling within groups (a window per group): each call of it records
-  // one.
+  // The group transforms are on the device, rolling within groups included.
   (void)f.groupby("s")["y"].cumsum().gather_all();
   (void)f.groupby("s")["y"].transform("mean").gather_all();
   (void)f.groupby("s")["y"].transform("median").gather_all();
   (void)f.groupby("s")["i"].transform("nunique").gather_all();
-  EXPECT_EQ(e.tracer().fallbacks().count("group_transform"), 0u);
   using slab::frame::GroupScan;
   (void)slab::frame::group_transform(
       f, {"s"}, {.op = GroupScan::rolling, .column = "y", .window = slab::frame::RollingWindow::count(3)})
       .gather_all();
-  (void)f.groupby("s")["y"].rolling(2).mean().gather_all();
-  ASSERT_EQ(e.tracer().fallbacks().count("group_transform"), 1u);
-  EXPECT_EQ(e.tracer().fallbacks().at("group_transform"), 2u);
+  (void)f.groupby("s")["y"].rolling(2).max().gather_all();
+  EXPECT_EQ(e.tracer().fallbacks().count("group_transform"), 0u);
+  // A user's fill function is a host loop: each frame made by one records a fallback under its name.
+  const auto fill = [](std::int64_t first, slab::frame::BatchBuilder& out) {
+    auto c = out.column<std::int64_t>(0);
+    for (std::size_t i = 0; i < c.size(); ++i) c[i] = first + static_cast<std::int64_t>(i);
+  };
+  const slab::frame::Schema one({{"v", ElementType::int64}});
+  (void)slab::frame::generate(e, one, 50, 10, "users-fill", fill).gather_all();
+  (void)slab::frame::generate(e, one, 20, 10, "users-fill", fill).gather_all();
+  ASSERT_EQ(e.tracer().fallbacks().count("users-fill"), 1u);
+  EXPECT_EQ(e.tracer().fallbacks().at("users-fill"), 2u);
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {

@@ -520,8 +520,9 @@ Outcome ops(I64 n, const Options& opt) {
 
 // group_transform's compute: n tagged rows (keys in [0, 500), row numbers in reverse, so each group's rows arrive
 // out of row order) through the sequential pass (a float cumsum with NaN and -0.0, an int shift with a mask, a
-// transform mean) and the sorted one (a quantile with NaN and -0.0, an int nunique with a mask); results and row
-// numbers bitwise the reference's.
+// transform mean), the sorted one (a quantile with NaN and -0.0, an int nunique with a mask) and the windowed one
+// (a float rolling std, an int rolling max with a mask: float64 results); results and row numbers bitwise the
+// reference's.
 Outcome group_transform(I64 n, const Options& opt) {
   Outcome o;
   const auto un = static_cast<std::size_t>(n);
@@ -536,19 +537,23 @@ Outcome group_transform(I64 n, const Options& opt) {
   struct Op {
     const char* name;
     fk::SegmentOp op;
-    bool ints;
+    bool ints;            // the masked int64 values (else the floats)
+    bool int_out = ints;  // an int64 result with a mask (else float64)
   };
-  const Op ops[5] = {
+  const fk::SegmentAgg sum = fk::SegmentAgg::sum;
+  const Op ops[7] = {
       {"cumsum", {fk::SegmentScan::cumsum}, false},
-      {"shift", {fk::SegmentScan::shift, fk::SegmentAgg::sum, 2}, true},
+      {"shift", {fk::SegmentScan::shift, sum, 2}, true},
       {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false},
       {"transform quantile", {fk::SegmentScan::transform, fk::SegmentAgg::quantile, 1, true, 0.3}, false},
-      {"transform nunique", {fk::SegmentScan::transform, fk::SegmentAgg::nunique}, true}};
+      {"transform nunique", {fk::SegmentScan::transform, fk::SegmentAgg::nunique}, true},
+      {"rolling std", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 5, 2, fk::RollingKind::std}, false},
+      {"rolling max", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 3, 3, fk::RollingKind::max}, true, false}};
   const Dev<U64> dkey(key);
   const Dev<I64> drow(row);
   const DevColumn dy(ElementType::float64, y), di(ElementType::int64, iv, &im);
   for (const Op& op : ops) {
-    const ElementType out_type = op.ints ? ElementType::int64 : ElementType::float64;
+    const ElementType out_type = op.int_out ? ElementType::int64 : ElementType::float64;
     const fk::SegmentValues hv =
         op.ints ? fk::SegmentValues{ElementType::int64, reinterpret_cast<const std::byte*>(iv.data()), im.data()}
                 : fk::SegmentValues{ElementType::float64, reinterpret_cast<const std::byte*>(y.data()), nullptr};
@@ -560,7 +565,7 @@ Outcome group_transform(I64 n, const Options& opt) {
     const U64* hk[1] = {key.data()};
     fk::TransformKernels<Reference>::compute(
         kExec, hk, 1, bits, row.data(), row_bits, n, hv, op.op,
-        {out_type, reinterpret_cast<std::byte*>(ref.data()), op.ints ? ref_valid.data() : nullptr}, ref_row.data());
+        {out_type, reinterpret_cast<std::byte*>(ref.data()), op.int_out ? ref_valid.data() : nullptr}, ref_row.data());
     Dev<U64> dout(un);
     Dev<U8> dvalid(un);
     Dev<I64> drow_out(un);
@@ -568,7 +573,7 @@ Outcome group_transform(I64 n, const Options& opt) {
     auto run = [&] {
       fk::TransformKernels<Device>::compute(
           kExec, dk, 1, bits, drow.get(), row_bits, n, dv, op.op,
-          {out_type, reinterpret_cast<std::byte*>(dout.get()), op.ints ? dvalid.get() : nullptr}, drow_out.get());
+          {out_type, reinterpret_cast<std::byte*>(dout.get()), op.int_out ? dvalid.get() : nullptr}, drow_out.get());
     };
     run();
     const auto a = dout.host();
@@ -577,7 +582,7 @@ Outcome group_transform(I64 n, const Options& opt) {
     run();
     compare(o, opt, std::string(op.name), ref, a, dout.host());
     compare(o, opt, std::string(op.name) + " rows", ref_row, ra, drow_out.host());
-    if (op.ints) compare(o, opt, std::string(op.name) + " validity", ref_valid, va, dvalid.host());
+    if (op.int_out) compare(o, opt, std::string(op.name) + " validity", ref_valid, va, dvalid.host());
     if (&op == &ops[0]) o.seconds = timed(opt, run);
   }
   o.bytes = static_cast<double>(n) * 40;
@@ -1118,7 +1123,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.filter_dropna_isin_cumsum_diff", ops},
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
-      {"frame.transform.cumsum_shift_mean", group_transform},
+      {"frame.transform.cumsum_shift_mean_rolling", group_transform},
       {"frame.groupby.nunique_pairs", nunique_pairs},
       {"frame.groupby.holistic", holistic},
       {"frame.resample.bounds_bins_fill", resample},

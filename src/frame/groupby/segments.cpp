@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <deque>
 #include <utility>
 
 #include "frame/groupby/holistic.hpp"
@@ -16,6 +17,8 @@ static_assert(static_cast<int>(kernels::SegmentScan::rolling) == static_cast<int
 static_assert(static_cast<int>(kernels::SegmentAgg::quantile) == static_cast<int>(AggOp::quantile) &&
               static_cast<int>(kernels::SegmentAgg::first) == static_cast<int>(AggOp::first) &&
               static_cast<int>(kernels::SegmentAgg::size) == static_cast<int>(AggOp::size));
+static_assert(static_cast<int>(kernels::RollingKind::count) == static_cast<int>(RollingOp::count) &&
+              static_cast<int>(kernels::RollingKind::std) == static_cast<int>(RollingOp::std));
 
 /// transform's aggregates of the group's values sorted (nunique, median, quantile): its rows sorted by (null,
 /// value word), as the device sorts them, then segments_hd.hpp's sorted_segment_op.
@@ -42,6 +45,10 @@ kernels::SegmentOp segment_op_of(const GroupTransform& what) noexcept {
   op.periods = what.periods;
   op.ascending = what.ascending;
   op.q = what.q;
+  op.window = what.window.rows;
+  op.min_periods = std::max<std::int64_t>(0, what.window.effective_min_periods());
+  op.rolling = static_cast<kernels::RollingKind>(what.rolling_op);
+  op.rolling_var = what.rolling_var;
   return op;
 }
 
@@ -52,14 +59,11 @@ void transform_segment(const GroupTransform& what, const ValueView& in, const st
     broadcast_sorted(what, in, rows, m, out, out0, scratch);
     return;
   }
-  // rolling
+  // rolling: the group's values in row order, slid as the device slides them
   scratch.resize(m);
   for (std::size_t t = 0; t < m; ++t) scratch[t] = in.d(static_cast<std::size_t>(rows[t]));
-  double* dst = reinterpret_cast<double*>(out.data) + out0;
-  rolling_kernel_rows(scratch.data(), 0, m, static_cast<std::size_t>(what.window.rows),
-                      static_cast<std::size_t>(what.window.effective_min_periods()), what.rolling_op, dst);
-  if (what.rolling_var)
-    for (std::size_t t = 0; t < m; ++t) dst[t] *= dst[t];
+  std::deque<std::int64_t> dq;
+  kernels::segment_rolling(segment_op_of(what), scratch.data(), m, dq, reinterpret_cast<double*>(out.data) + out0);
 }
 
 }  // namespace slab::frame::detail

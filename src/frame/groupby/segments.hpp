@@ -1,9 +1,9 @@
 #pragma once
 /// @file segments.hpp
 /// @brief group_transform's per-group kernels: one group's rows (in the frame's row order) in, one result per row
-/// out, with pandas' numerics. The sequential ones are frame/kernels/segments_hd.hpp's, shared with the device
-/// path; nunique, median and quantile (holistic.hpp) and rolling (rolling.hpp's row-window kernel) are here. Not
-/// collective.
+/// out, with pandas' numerics. The per-group passes are frame/kernels/segments_hd.hpp's, shared with the device
+/// path (the sequential ones, rolling's window); transform's nunique, median and quantile sort the group's values
+/// here first, as the device sorts them. Not collective.
 
 #include <cstddef>
 #include <cstdint>

@@ -97,7 +97,8 @@ void scatter_on(TaskContext& ctx, const kernels::Exec& exec, const Schema& out_s
 bool group_transform_takes_device_path(const Frame& frame, const GroupTransform& what, const KeyEncoder& enc) {
   const kernels::SegmentOp op = segment_op_of(what);
   const bool by_value = kernels::segment_op_is_sorted(op);
-  return takes_device_paths(frame) && (by_value || kernels::segment_op_is_sequential(op)) &&
+  return takes_device_paths(frame) &&
+         (by_value || kernels::segment_op_is_sequential(op) || kernels::segment_op_is_windowed(op)) &&
          enc.cols.size() <= static_cast<std::size_t>(kernels::kMaxKeyColumns) &&
          enc.width() + (by_value ? 2 : 1) <= kernels::kMaxKeyWords;
 }

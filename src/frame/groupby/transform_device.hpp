@@ -19,9 +19,10 @@ class TaskContext;
 
 namespace slab::frame::detail {
 
-/// Whether group_transform takes the device path: a device context, any operation but rolling (segments_hd.hpp's
-/// sequential pass, or transform's nunique, median and quantile over sorted values), and key words that leave room
-/// for the sort words after them (the row number, or a value's null flag and word).
+/// Whether group_transform takes the device path: a device context (every operation has a device pass:
+/// segments_hd.hpp's sequential pass, rolling's window, or transform's nunique, median and quantile over sorted
+/// values), and key words that leave room for the sort words after them (the row number, or a value's null flag and
+/// word).
 [[nodiscard]] bool group_transform_takes_device_path(const Frame& frame, const GroupTransform& what,
                                                      const KeyEncoder& enc);
 

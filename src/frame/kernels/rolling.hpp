@@ -17,13 +17,11 @@
 
 #include "core/kernels/exec.hpp"
 #include "frame/kernels/columns.hpp"
+#include "frame/kernels/rolling_hd.hpp"
 
 namespace slab::frame::kernels {
 
 using slab::kernels::Exec;
-
-/// The rolling aggregations (the values of slab::frame::RollingOp, in its order).
-enum class RollingKind : std::uint8_t { mean, sum, min, max, std, count };
 
 /// Outputs per run (part of the canonical order).
 inline constexpr std::int64_t kRollingRun = 256;

@@ -5,14 +5,15 @@
 /// group_cumsum / group_sum / group_mean, Welford variance as group_var). The one source of the host's loop
 /// (groupby/segments.cpp) and of the device kernel (transform.inl, one group per thread), so the two agree bit for
 /// bit. transform's nunique, median and quantile read a group's values sorted (sorted_segment_op(), after a sort
-/// that each side makes); rolling needs a window's scratch and is the host's alone (segments.cpp). No CUDA
-/// header.
+/// that each side makes); rolling reads them as doubles in row order and slides rolling_hd.hpp's window over them
+/// (segment_rolling()). No CUDA header.
 #include <cstddef>
 #include <cstdint>
 
 #include "core/kernels/counter_rng_hd.hpp"
 #include "core/kernels/hd.hpp"
 #include "frame/groupby/holistic.hpp"
+#include "frame/kernels/rolling_hd.hpp"
 #include "slab/core/element_type.hpp"
 
 namespace slab::frame::kernels {
@@ -54,6 +55,10 @@ struct SegmentOp {
   std::int64_t periods = 1;          ///< shift, diff
   bool ascending = true;             ///< cumcount
   double q = 0.5;                    ///< transform's quantile
+  std::int64_t window = 1;           ///< rolling: the window's rows (>= 1)
+  std::int64_t min_periods = 0;      ///< rolling: RollingWindow::effective_min_periods(), at least 0
+  RollingKind rolling = RollingKind::mean;
+  bool rolling_var = false;  ///< rolling: the variance (the square of the std)
 };
 
 /// Whether the sequential pass (segment_op) computes `op`; the rest needs sorted values (segment_op_is_sorted) or
@@ -63,6 +68,9 @@ SLAB_HD_INLINE bool segment_op_is_sequential(const SegmentOp& op) noexcept {
   return op.op != SegmentScan::transform ||
          (op.agg != SegmentAgg::nunique && op.agg != SegmentAgg::median && op.agg != SegmentAgg::quantile);
 }
+
+/// Whether `op` is a rolling window within each group (segment_rolling).
+SLAB_HD_INLINE bool segment_op_is_windowed(const SegmentOp& op) noexcept { return op.op == SegmentScan::rolling; }
 
 /// transform's aggregates of a group's values sorted (sorted_segment_op): nunique, median, quantile.
 SLAB_HD_INLINE bool segment_op_is_sorted(const SegmentOp& op) noexcept {
@@ -439,6 +447,21 @@ SLAB_HD inline void sorted_segment_op(const SegmentOp& op, const SegmentValues& 
   const double v =
       frame::detail::holistic_value(sorted, values, op.agg == SegmentAgg::median ? frame::detail::kMedian : op.q);
   for (std::size_t t = 0; t < m; ++t) out.set_f(out0 + t, v);
+}
+
+/**
+ * @brief rolling (segment_op_is_windowed) over one group: x[t] (t < m) its values as doubles in row order (in.d of
+ * its rows: a null is NaN), out[t] the result of row t: rolling.hpp's row window of op.window rows over the group's
+ * own rows, by rolling_slide() as the host's rolling_kernel_rows, squared for the variance. `dq` starts empty (min
+ * and max use it: std::deque, or a RollingDequeBuffer of m slots).
+ */
+template <class Deque>
+SLAB_HD void segment_rolling(const SegmentOp& op, const double* x, std::size_t m, Deque& dq, double* out) {
+  const std::int64_t window = op.window > 1 ? op.window : 1;
+  rolling_slide(x, 0, static_cast<std::int64_t>(m), op.min_periods, op.rolling, window, RollingRowStart{window}, dq,
+                out);
+  if (op.rolling_var)
+    for (std::size_t t = 0; t < m; ++t) out[t] *= out[t];
 }
 
 }  // namespace slab::frame::kernels

@@ -35,8 +35,9 @@ struct TransformKernels {
    * bits `bits`; global row numbers `row`, below 2^row_bits; the value column `values`): the rows sorted by (key,
    * row), one segment a key, segment_op(op) over each in row order into `out` at the sorted positions, and
    * out_row[j] = the row number of sorted position j. For segment_op_is_sorted(op) the rows are sorted by (key,
-   * null, segment_value_word) instead, and each segment takes sorted_segment_op. op must be one of the two kinds
-   * (not rolling); width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
+   * null, segment_value_word) instead, and each segment takes sorted_segment_op. For segment_op_is_windowed(op)
+   * (rolling, a float64 `out`) each segment's values are read as doubles in row order and take segment_rolling.
+   * width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
    */
   static std::int64_t compute(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
                               const std::int64_t* row, int row_bits, std::int64_t n, const SegmentValues& values,

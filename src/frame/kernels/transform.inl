@@ -1,8 +1,8 @@
 #pragma once
 // The composition of transform.hpp: the tag step's gathers, a stable radix sort of (key words, row number), or of
 // (key words, null flag, value word) for the aggregates of sorted values, with segment heads where the key changes
-// (as segments.inl), one thread per group running segments_hd.hpp's pass, a binary search of each row's owner,
-// and a scatter.
+// (as segments.inl), one thread per group running segments_hd.hpp's pass (rolling: its values gathered as doubles
+// in row order, then segment_rolling), a binary search of each row's owner, and a scatter.
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -58,6 +58,21 @@ struct SortedValue {
   const std::int64_t* perm;
   double* out;
   SLAB_HD void operator()(std::int64_t j) const { out[j] = values.d(static_cast<std::size_t>(perm[j])); }
+};
+
+/// Group g's rolling window over its values in row order (sorted[s, e): in.d of its rows), min and max with
+/// `deque` (n slots, nullptr for the others) as their deque.
+struct RollingSegmentPass {
+  SegmentOp op;
+  const double* sorted;
+  std::int64_t* deque;
+  const std::int64_t* offsets;
+  double* out;
+  SLAB_HD void operator()(std::int64_t g) const {
+    const std::int64_t s = offsets[g], e = offsets[g + 1];
+    RollingDequeBuffer dq{deque ? deque + s : nullptr};
+    segment_rolling(op, sorted + s, static_cast<std::size_t>(e - s), dq, out + s);
+  }
 };
 
 /// Group g's rows sorted by value (nunique, median, quantile).
@@ -135,8 +150,11 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
   SLAB_EXPECTS(width >= 0 && width + extra <= kMaxKeyWords, InvalidArgument,
                "group transform kernels: " + std::to_string(width) + " key words (at most " +
                    std::to_string(kMaxKeyWords - extra) + ")");
-  SLAB_EXPECTS(by_value || segment_op_is_sequential(op), InvalidArgument,
-               "group transform kernels: rolling has no device pass (internal)");
+  const bool windowed = segment_op_is_windowed(op);
+  SLAB_EXPECTS(by_value || windowed || segment_op_is_sequential(op), InvalidArgument,
+               "group transform kernels: an operation with no device pass (internal)");
+  SLAB_EXPECTS(!windowed || out.type == ElementType::float64, InvalidArgument,
+               "group transform kernels: rolling writes float64 (internal)");
   if (n <= 0) return 0;
   B b(exec);
   using I64 = slab::kernels::Scratch<std::int64_t, B>;
@@ -175,11 +193,19 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
   const std::int64_t groups = GatherKernels<B>::select_rows(exec, heads.get(), n, offsets.get());
   b.to_backend(offsets.get() + groups, &n, sizeof n);
   // 3. Each group's pass, and the row number of each sorted position.
-  if (by_value) {
+  if (by_value || windowed) {
     slab::kernels::Scratch<double, B> sorted_values(b, n);
     thrust::for_each(b.policy(), j, j + n, detail::SortedValue{values, perm.get(), sorted_values.get()});
-    thrust::for_each(b.policy(), j, j + groups,
-                     detail::SortedSegmentPass{op, values, out, perm.get(), sorted_values.get(), offsets.get()});
+    if (windowed) {
+      const bool extreme = op.rolling == RollingKind::min || op.rolling == RollingKind::max;
+      I64 deque(b, extreme ? n : 0);
+      thrust::for_each(b.policy(), j, j + groups,
+                       detail::RollingSegmentPass{op, sorted_values.get(), extreme ? deque.get() : nullptr,
+                                                  offsets.get(), reinterpret_cast<double*>(out.data)});
+    } else {
+      thrust::for_each(b.policy(), j, j + groups,
+                       detail::SortedSegmentPass{op, values, out, perm.get(), sorted_values.get(), offsets.get()});
+    }
   } else {
     thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
   }
