@@ -8,8 +8,8 @@
 #include "slab/array/slicing.hpp"
 
 #include <cmath>
-#include <optional>
 #include <numbers>
+#include <optional>
 
 #include "array/device_paths.hpp"
 #include "array/expr.hpp"
@@ -337,40 +337,62 @@ Array<R> combine_scalar(const Array<T>& a, T s, bool scalar_first, F f, int elem
 int elem_op_of(BinaryOp op) {
   using E = kernels::ElemOp;
   switch (op) {
-    case BinaryOp::add: return static_cast<int>(E::add);
-    case BinaryOp::sub: return static_cast<int>(E::sub);
-    case BinaryOp::mul: return static_cast<int>(E::mul);
-    case BinaryOp::div: return static_cast<int>(E::div);
-    case BinaryOp::pow: return static_cast<int>(E::pow);
-    case BinaryOp::min: return static_cast<int>(E::min);
-    case BinaryOp::max: return static_cast<int>(E::max);
-    case BinaryOp::floordiv: return static_cast<int>(E::floordiv);
-    case BinaryOp::mod: return static_cast<int>(E::mod);
+    case BinaryOp::add:
+      return static_cast<int>(E::add);
+    case BinaryOp::sub:
+      return static_cast<int>(E::sub);
+    case BinaryOp::mul:
+      return static_cast<int>(E::mul);
+    case BinaryOp::div:
+      return static_cast<int>(E::div);
+    case BinaryOp::pow:
+      return static_cast<int>(E::pow);
+    case BinaryOp::min:
+      return static_cast<int>(E::min);
+    case BinaryOp::max:
+      return static_cast<int>(E::max);
+    case BinaryOp::floordiv:
+      return static_cast<int>(E::floordiv);
+    case BinaryOp::mod:
+      return static_cast<int>(E::mod);
   }
   return detail::kNoElemOp;
 }
 int elem_op_of(CompareOp op) {
   using E = kernels::ElemOp;
   switch (op) {
-    case CompareOp::eq: return static_cast<int>(E::eq);
-    case CompareOp::ne: return static_cast<int>(E::ne);
-    case CompareOp::lt: return static_cast<int>(E::lt);
-    case CompareOp::le: return static_cast<int>(E::le);
-    case CompareOp::gt: return static_cast<int>(E::gt);
-    case CompareOp::ge: return static_cast<int>(E::ge);
+    case CompareOp::eq:
+      return static_cast<int>(E::eq);
+    case CompareOp::ne:
+      return static_cast<int>(E::ne);
+    case CompareOp::lt:
+      return static_cast<int>(E::lt);
+    case CompareOp::le:
+      return static_cast<int>(E::le);
+    case CompareOp::gt:
+      return static_cast<int>(E::gt);
+    case CompareOp::ge:
+      return static_cast<int>(E::ge);
   }
   return detail::kNoElemOp;
 }
 int elem_op_of(UnaryOp op) {
   using E = kernels::ElemOp;
   switch (op) {
-    case UnaryOp::neg: return static_cast<int>(E::neg);
-    case UnaryOp::exp: return static_cast<int>(E::exp);
-    case UnaryOp::log: return static_cast<int>(E::log);
-    case UnaryOp::sqrt: return static_cast<int>(E::sqrt);
-    case UnaryOp::abs: return static_cast<int>(E::abs);
-    case UnaryOp::sin: return static_cast<int>(E::sin);
-    case UnaryOp::cos: return static_cast<int>(E::cos);
+    case UnaryOp::neg:
+      return static_cast<int>(E::neg);
+    case UnaryOp::exp:
+      return static_cast<int>(E::exp);
+    case UnaryOp::log:
+      return static_cast<int>(E::log);
+    case UnaryOp::sqrt:
+      return static_cast<int>(E::sqrt);
+    case UnaryOp::abs:
+      return static_cast<int>(E::abs);
+    case UnaryOp::sin:
+      return static_cast<int>(E::sin);
+    case UnaryOp::cos:
+      return static_cast<int>(E::cos);
   }
   return detail::kNoElemOp;
 }
@@ -461,8 +483,8 @@ Array<T> binary(BinaryOp op, std::type_identity_t<T> a, const Array<T>& b) {
 }
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, const Array<T>& b) {
-  return with_compare<T>(op,
-                         [&](const char* name, auto f) { return combine<std::int64_t>(name, a, b, f, elem_op_of(op)); });
+  return with_compare<T>(
+      op, [&](const char* name, auto f) { return combine<std::int64_t>(name, a, b, f, elem_op_of(op)); });
 }
 template <class T>
 Array<std::int64_t> compare(CompareOp op, const Array<T>& a, std::type_identity_t<T> b) {
@@ -729,11 +751,64 @@ Array<T> Array<T>::resplit(Split s) const {
 // ---------------------------------------------------------------------------------------------------------
 // Creation.
 
+namespace {
+// Creation on the device (array/kernels/creation.hpp): one kernel per chunk, fill(tag, exec, extent, out) on backend
+// memory. Empty where the context has no device backend.
+template <class T, class Fill>
+std::optional<Array<T>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
+                                          const char* name, Fill fill) {
+  if (!detail::has_device_backend(engine.execution())) return std::nullopt;
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
+  const int rank = engine.comm().rank();
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
+    const ChunkExtent e = l.chunk_extent(rank, i);
+    chunks.push_back(engine.tasks().submit(
+        name, {},
+        [fill, e](TaskContext& ctx) {
+          auto* out = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(T)).data());
+          if (e.size() == 0) return;
+          detail::with_device_backend(ctx.execution(), [&](auto tag) {
+            detail::KernelScratch scratch(ctx.memory());
+            fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
+          });
+        },
+        device_task()));
+  }
+  return Array<T>(engine, std::move(l), std::move(chunks));
+}
+
+// full, arange, linspace and eye: element (i, j) = p.at<T>(i, j) (array/kernels/pattern_hd.hpp), made on the device
+// where the rank computes, else by the host loop over the same formula.
+template <class T>
+Array<T> created(Engine& engine, Shape shape, Split split, std::int64_t chunk, const char* name,
+                 const kernels::CreationPattern& p) {
+  if constexpr (detail::kernel_element_v<T>) {
+    if (auto a = created_on_device<T>(engine, shape, split, chunk, name,
+                                      [p](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, T* out) {
+                                        kernels::CreationKernels<typename decltype(tag)::type>::pattern(exec, p, e,
+                                                                                                        out);
+                                      }))
+      return *a;
+  }
+  return Array<T>::from_chunk_fn(
+      engine, shape, split,
+      [p](const ChunkExtent& e, std::span<T> out) {
+        if (p.kind == kernels::PatternKind::constant) {  // one value: a plain fill
+          std::fill(out.begin(), out.end(), p.at<T>(0, 0));
+          return;
+        }
+        for (std::int64_t i = 0; i < e.rows; ++i)
+          for (std::int64_t j = 0; j < e.cols; ++j)
+            out[static_cast<std::size_t>(i * e.cols + j)] = p.at<T>(e.row0 + i, e.col0 + j);
+      },
+      chunk, name);
+}
+}  // namespace
+
 template <class T>
 Array<T> full(Engine& engine, Shape shape, T value, Split split, std::int64_t chunk) {
-  return Array<T>::from_chunk_fn(
-      engine, shape, split, [value](const ChunkExtent&, std::span<T> out) { std::fill(out.begin(), out.end(), value); },
-      chunk, "full");
+  return created<T>(engine, shape, split, chunk, "full", kernels::CreationPattern::constant_of(value));
 }
 template <class T>
 Array<T> zeros(Engine& engine, Shape shape, Split split, std::int64_t chunk) {
@@ -747,67 +822,39 @@ template <class T>
 Array<T> arange(Engine& engine, double start, double stop, double step, Split split, std::int64_t chunk) {
   SLAB_EXPECTS(step != 0, InvalidArgument, "arange: step must not be 0");
   const auto n = static_cast<std::int64_t>(std::max(0.0, std::ceil((stop - start) / step)));
-  return Array<T>::from_function(
-      engine, Shape{n}, split,
-      [=](std::int64_t i, std::int64_t) { return static_cast<T>(start + static_cast<double>(i) * step); }, chunk);
+  kernels::CreationPattern p;
+  p.kind = kernels::PatternKind::arange;
+  p.start = start, p.step = step;
+  return created<T>(engine, Shape{n}, split, chunk, "arange", p);
 }
 template <class T>
 Array<T> linspace(Engine& engine, double start, double stop, std::int64_t num, Split split, bool endpoint,
                   std::int64_t chunk) {
   SLAB_EXPECTS(num >= 0, InvalidArgument, "linspace: num must be >= 0");
   const std::int64_t div = endpoint ? num - 1 : num;
-  const double step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
-  return Array<T>::from_function(
-      engine, Shape{num}, split,
-      [=](std::int64_t i, std::int64_t) {
-        if (endpoint && num > 1 && i == num - 1) return static_cast<T>(stop);
-        return static_cast<T>(start + static_cast<double>(i) * step);
-      },
-      chunk);
+  kernels::CreationPattern p;
+  p.kind = kernels::PatternKind::linspace;
+  p.start = start, p.stop = stop, p.num = num, p.endpoint = endpoint;
+  p.step = div > 0 ? (stop - start) / static_cast<double>(div) : 0.0;
+  return created<T>(engine, Shape{num}, split, chunk, "linspace", p);
 }
 template <class T>
 Array<T> eye(Engine& engine, std::int64_t rows, std::int64_t cols, Split split, std::int64_t k, std::int64_t chunk) {
-  return Array<T>::from_function(
-      engine, Shape{rows, cols}, split,
-      [k](std::int64_t i, std::int64_t j) { return static_cast<T>(j == i + k ? 1 : 0); }, chunk);
+  kernels::CreationPattern p;
+  p.kind = kernels::PatternKind::eye;
+  p.diagonal = k;
+  return created<T>(engine, Shape{rows, cols}, split, chunk, "eye", p);
 }
-
-namespace {
-// Counter-based creation on the device (array/kernels/creation.hpp): one kernel per chunk, fill(tag, exec, extent,
-// out) on backend memory. Empty where the context has no device backend.
-template <class Fill>
-std::optional<Array<double>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
-                                               const char* name, Fill fill) {
-  if (!detail::has_device_backend(engine.execution())) return std::nullopt;
-  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(double));
-  const int rank = engine.comm().rank();
-  std::vector<Chunk> chunks;
-  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
-    const ChunkExtent e = l.chunk_extent(rank, i);
-    chunks.push_back(engine.tasks().submit(
-        name, {},
-        [fill, e](TaskContext& ctx) {
-          auto* out = reinterpret_cast<double*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(double)).data());
-          if (e.size() == 0) return;
-          detail::with_device_backend(ctx.execution(), [&](auto tag) {
-            detail::KernelScratch scratch(ctx.memory());
-            fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
-          });
-        },
-        device_task()));
-  }
-  return Array<double>(engine, std::move(l), std::move(chunks));
-}
-}  // namespace
 
 Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,
                              std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
-  if (auto a = created_on_device(engine, shape, split, chunk, "random_uniform",
-                                 [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
-                                   using B = typename decltype(tag)::type;
-                                   kernels::CreationKernels<B>::uniform(exec, seed, low, high, e, cols, out);
-                                 }))
+  if (auto a = created_on_device<double>(
+          engine, shape, split, chunk, "random_uniform",
+          [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
+            using B = typename decltype(tag)::type;
+            kernels::CreationKernels<B>::uniform(exec, seed, low, high, e, cols, out);
+          }))
     return *a;
   const bool unit = low == 0.0 && high == 1.0;
   return Array<double>::from_chunk_fn(
@@ -830,11 +877,12 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
   const std::int64_t cols = shape.cols;
   // The device's normal is the shared counter_normal (core/kernels/counter_rng_hd.hpp): within an ulp of these
   // host values (std::log1p, std::cos), not bitwise.
-  if (auto a = created_on_device(engine, shape, split, chunk, "random_normal",
-                                 [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
-                                   using B = typename decltype(tag)::type;
-                                   kernels::CreationKernels<B>::normal(exec, seed, mean, stddev, e, cols, out);
-                                 }))
+  if (auto a = created_on_device<double>(
+          engine, shape, split, chunk, "random_normal",
+          [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
+            using B = typename decltype(tag)::type;
+            kernels::CreationKernels<B>::normal(exec, seed, mean, stddev, e, cols, out);
+          }))
     return *a;
   const std::uint64_t seed2 = seed ^ 0x80000u;
   return Array<double>::from_chunk_fn(

@@ -4,11 +4,12 @@
 /// slab/array/creation.hpp): element (i, j) depends only on the seed and its flat global index i * cols + j, so a
 /// chunk made on the GPU holds bitwise the host's values for the uniform (integer arithmetic and one exact
 /// conversion) and the values of the shared counter_normal() for the normal (core/kernels/counter_rng_hd.hpp:
-/// within an ulp of the host's std::log1p/std::cos, bitwise once the host calls it too). Entry points of
-/// creation.inl.
+/// within an ulp of the host's std::log1p/std::cos, bitwise once the host calls it too); full, arange, linspace and
+/// eye by pattern_hd.hpp's formulas, the host's own, so bitwise. Entry points of creation.inl.
 
 #include <cstdint>
 
+#include "array/kernels/pattern_hd.hpp"
 #include "core/kernels/exec.hpp"
 
 namespace slab::kernels {
@@ -27,6 +28,11 @@ struct CreationKernels {
   /// out = random_normal(seed, mean, stddev) at extent e (counter_normal). Asynchronous.
   static void normal(const Exec& exec, std::uint64_t seed, double mean, double stddev, const BlockExtent& e,
                      std::int64_t global_cols, double* out);
+  /// out (e.rows x e.cols, row-major) = p.at<T>(global row, global column) at extent e. Asynchronous.
+  static void pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, double* out);
+  static void pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, float* out);
+  static void pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, std::int64_t* out);
+  static void pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, std::int32_t* out);
 };
 
 }  // namespace slab::kernels

@@ -1,5 +1,5 @@
 #pragma once
-// The composition of creation.hpp: one functor call per element on the shared SLAB_HD generators.
+// The composition of creation.hpp: one functor call per element on the shared SLAB_HD generators and patterns.
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 
@@ -23,6 +23,26 @@ struct RandomElement {
   }
 };
 
+template <class T>
+struct PatternElement {
+  CreationPattern p;
+  BlockExtent e;
+  T* out;
+  SLAB_HD void operator()(std::int64_t k) const {
+    const std::int64_t i = k / e.cols, j = k % e.cols;
+    out[k] = p.at<T>(e.row0 + i, e.col0 + j);
+  }
+};
+
+template <class B, class T>
+void make_pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, T* out) {
+  const std::int64_t n = e.rows * e.cols;
+  if (n <= 0) return;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> k(0);
+  thrust::for_each(b.policy(), k, k + n, PatternElement<T>{p, e, out});
+}
+
 }  // namespace detail
 
 template <class B>
@@ -43,6 +63,23 @@ void CreationKernels<B>::normal(const Exec& exec, std::uint64_t seed, double mea
   B b(exec);
   thrust::counting_iterator<std::int64_t> k(0);
   thrust::for_each(b.policy(), k, k + n, detail::RandomElement{seed, mean, stddev, true, e, global_cols, out});
+}
+
+template <class B>
+void CreationKernels<B>::pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, double* out) {
+  detail::make_pattern<B>(exec, p, e, out);
+}
+template <class B>
+void CreationKernels<B>::pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, float* out) {
+  detail::make_pattern<B>(exec, p, e, out);
+}
+template <class B>
+void CreationKernels<B>::pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, std::int64_t* out) {
+  detail::make_pattern<B>(exec, p, e, out);
+}
+template <class B>
+void CreationKernels<B>::pattern(const Exec& exec, const CreationPattern& p, const BlockExtent& e, std::int32_t* out) {
+  detail::make_pattern<B>(exec, p, e, out);
 }
 
 }  // namespace slab::kernels
