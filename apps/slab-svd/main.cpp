@@ -3,9 +3,8 @@
 //   mpirun -n 2 slab-svd --generate --rows 100000 --cols 1000 --json
 //   mpirun -n 2 slab-svd --generate --rows 400000 --cols 1000 --stream --memory-limit 2GiB --json
 //
-// A[i, j] = U(1, i * cols + j). Without --stream, A is generated and persisted first (TraceKind::generate,
-// outside "seconds"; so is writing U with --output); with --stream, A is never held: its chunks are generated once for
-// R and again for U.
+// A[i, j] = U(1, i * cols + j). Without --stream, A is generated and persisted first (outside "seconds"; so is
+// writing U with --output); with --stream, A is never held: its chunks are generated once for R and again for U.
 #include <slab/app/app.hpp>
 #include <slab/array/array.hpp>
 #include <slab/array/creation.hpp>
@@ -28,19 +27,6 @@
 namespace {
 
 constexpr std::uint64_t stream_a = 1;
-
-slab::Chunk generate_chunk(slab::TaskQueue& queue, const slab::ChunkExtent& e, std::int64_t cols) {
-  return queue.submit("generate_A", {},
-                      // A host task: on GPU memory the queue copies its output to the device (slab::TaskPlace).
-                      [e, cols](slab::TaskContext& ctx) {
-                        auto out = ctx.output_as<double>(std::size_t(e.rows * cols));
-                        for (std::int64_t i = 0; i < e.rows; ++i)
-                          for (std::int64_t j = 0; j < cols; ++j)
-                            out[std::size_t(i * cols + j)] =
-                                slab::counter_uniform(stream_a, std::uint64_t((e.row0 + i) * cols + j));
-                      },
-                      {slab::TraceKind::generate, false});
-}
 
 double now() { return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count(); }
 
@@ -99,7 +85,6 @@ int main(int argc, char** argv) {
       a.persist();
     }
     const auto layout = slab::Layout::make(slab::Shape{rows, cols}, slab::Split::rows, comm.size(), chunk_rows);
-    const int rank = comm.rank();
 
     // The dgemm rate of this run: one chunk-shaped (rows x n) x (n x n) product per rank, summed over ranks.
     double rate = 0;
@@ -116,9 +101,9 @@ int main(int argc, char** argv) {
     if (input) {
       source = la::row_source(a, "slab-svd");
     } else if (stream) {
-      source = {layout, [&engine, layout, rank, cols](std::size_t i) {
-                  return generate_chunk(engine.tasks(), layout.chunk_extent(rank, std::int64_t(i)), cols);
-                }};
+      // The same values, each chunk made where A would live (on a GPU, by the device's creation kernel) every time
+      // a pass asks for it.
+      source = slab::random_uniform_source(engine, {rows, cols}, slab::Split::rows, stream_a, 0.0, 1.0, chunk_rows);
     } else {
       // U(1, i * cols + j) is random_uniform's value on [0, 1): made where A lives (on a GPU, by the device's
       // counter-based creation kernel), in the same chunks.

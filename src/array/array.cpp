@@ -752,18 +752,13 @@ Array<T> Array<T>::resplit(Split s) const {
 // Creation.
 
 namespace {
-// Creation on the device (array/kernels/creation.hpp): one kernel per chunk, fill(tag, exec, extent, out) on backend
-// memory. Empty where the context has no device backend.
+// Creation on the device (array/kernels/creation.hpp): a maker of one task a chunk, fill(tag, exec, extent, out) on
+// backend memory.
 template <class T, class Fill>
-std::optional<Array<T>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
-                                          const char* name, Fill fill) {
-  if (!detail::has_device_backend(engine.execution())) return std::nullopt;
-  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
-  const int rank = engine.comm().rank();
-  std::vector<Chunk> chunks;
-  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
-    const ChunkExtent e = l.chunk_extent(rank, i);
-    chunks.push_back(engine.tasks().submit(
+std::function<Chunk(std::size_t)> device_chunk_maker(Engine& engine, const Layout& l, const char* name, Fill fill) {
+  return [tasks = &engine.tasks(), l, rank = engine.comm().rank(), name, fill](std::size_t i) {
+    const ChunkExtent e = l.chunk_extent(rank, static_cast<std::int64_t>(i));
+    return tasks->submit(
         name, {},
         [fill, e](TaskContext& ctx) {
           auto* out = reinterpret_cast<T*>(ctx.output(static_cast<std::size_t>(e.size()) * sizeof(T)).data());
@@ -773,9 +768,26 @@ std::optional<Array<T>> created_on_device(Engine& engine, Shape shape, Split spl
             fill(tag, scratch.exec(ctx.execution()), kernels::BlockExtent{e.row0, e.col0, e.rows, e.cols}, out);
           });
         },
-        device_task()));
-  }
-  return Array<T>(engine, std::move(l), std::move(chunks));
+        device_task());
+  };
+}
+
+// The array of a source's local chunks, each made once.
+template <class T>
+Array<T> array_of(Engine& engine, const ChunkSource& source) {
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < source.layout.num_chunks(engine.comm().rank()); ++i)
+    chunks.push_back(source.chunk(static_cast<std::size_t>(i)));
+  return Array<T>(engine, source.layout, std::move(chunks));
+}
+
+// Creation on the device; empty where the context has no device backend.
+template <class T, class Fill>
+std::optional<Array<T>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
+                                          const char* name, Fill fill) {
+  if (!detail::has_device_backend(engine.execution())) return std::nullopt;
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
+  return array_of<T>(engine, ChunkSource{l, device_chunk_maker<T>(engine, l, name, fill)});
 }
 
 // full, arange, linspace and eye: element (i, j) = p.at<T>(i, j) (array/kernels/pattern_hd.hpp), made on the device
@@ -846,30 +858,38 @@ Array<T> eye(Engine& engine, std::int64_t rows, std::int64_t cols, Split split, 
   return created<T>(engine, Shape{rows, cols}, split, chunk, "eye", p);
 }
 
+ChunkSource random_uniform_source(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,
+                                  std::int64_t chunk) {
+  const std::int64_t cols = shape.cols;
+  Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(double));
+  if (detail::has_device_backend(engine.execution()))
+    return {l, device_chunk_maker<double>(
+                   engine, l, "random_uniform",
+                   [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
+                     kernels::CreationKernels<typename decltype(tag)::type>::uniform(exec, seed, low, high, e, cols,
+                                                                                     out);
+                   })};
+  note_host_fallback(engine, "random_uniform");
+  const bool unit = low == 0.0 && high == 1.0;
+  return {l, [tasks = &engine.tasks(), l, rank = engine.comm().rank(), cols, seed, low, high, unit](std::size_t i) {
+            const ChunkExtent e = l.chunk_extent(rank, static_cast<std::int64_t>(i));
+            return tasks->submit("random_uniform", {}, [=](TaskContext& ctx) {
+              auto out = ctx.output_as<double>(static_cast<std::size_t>(e.size()));
+              for (std::int64_t r = 0; r < e.rows; ++r) {
+                const auto base = static_cast<std::uint64_t>((e.row0 + r) * cols + e.col0);
+                double* o = out.data() + r * e.cols;
+                for (std::int64_t j = 0; j < e.cols; ++j) {
+                  const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
+                  o[j] = unit ? u : low + (high - low) * u;
+                }
+              }
+            });
+          }};
+}
+
 Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,
                              std::int64_t chunk) {
-  const std::int64_t cols = shape.cols;
-  if (auto a = created_on_device<double>(
-          engine, shape, split, chunk, "random_uniform",
-          [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
-            using B = typename decltype(tag)::type;
-            kernels::CreationKernels<B>::uniform(exec, seed, low, high, e, cols, out);
-          }))
-    return *a;
-  const bool unit = low == 0.0 && high == 1.0;
-  return Array<double>::from_chunk_fn(
-      engine, shape, split,
-      [=](const ChunkExtent& e, std::span<double> out) {
-        for (std::int64_t i = 0; i < e.rows; ++i) {
-          const auto base = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0);
-          double* o = out.data() + i * e.cols;
-          for (std::int64_t j = 0; j < e.cols; ++j) {
-            const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
-            o[j] = unit ? u : low + (high - low) * u;
-          }
-        }
-      },
-      chunk, "random_uniform");
+  return array_of<double>(engine, random_uniform_source(engine, shape, split, seed, low, high, chunk));
 }
 
 Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,

@@ -170,10 +170,11 @@ def main():
     expect("fallbacks", isinstance(fb.get("ops"), dict) and fb.get("total") == sum(fb["ops"].values()), fb)
     if out.get("place") == "host":
         expect("fallbacks.total", fb.get("total") == 0, f"{fb} on a host run")
-    # On a GPU ("place": "cuda", the default there) every operation of these apps has a device path: none falls back.
+    # On a GPU ("place": "cuda", the default there) and on the reference place (the device paths on the CPU) every
+    # operation of these apps has a device path: none falls back.
     on_gpu = out.get("place") == "cuda"
-    if on_gpu:
-        expect("fallbacks.total", fb.get("total") == 0, f"{fb} on the GPU")
+    if on_gpu or out.get("place") == "reference":
+        expect("fallbacks.total", fb.get("total") == 0, f"{fb} on the {out.get('place')} place")
     st = out.get("staged", {})
     expect("staged", isinstance(st.get("tasks"), int) and isinstance(st.get("bytes"), int), st)
     if out.get("place") == "host":

@@ -9,6 +9,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -424,6 +425,33 @@ TEST(ArrayDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
   // Everything above has a device path except the inputs filled from host vectors: nothing else fell back.
   for (const auto& [op, count] : e.tracer().fallbacks())
     EXPECT_EQ(op, "from_function") << op << " fell back to the host " << count << " times";
+}
+
+// A ChunkSource makes a new task each time a chunk is asked for, with bitwise random_uniform's values, on the host
+// and on the reference place (its device path: no fallback), however often it is asked.
+TEST(ArrayDevicePaths, RandomUniformSourceRemakesTheArraysChunks) {
+  for (bool reference : {false, true}) {
+    if (reference && !slab::built_with_kernel_reference) continue;
+    slab::Engine e(options_for(reference));
+    const slab::Shape shape{1001, 7};
+    const std::vector<double> want = slab::random_uniform(e, shape, Split::rows, 9, -1.0, 2.0, 60).gather_all();
+    const slab::ChunkSource source = slab::random_uniform_source(e, shape, Split::rows, 9, -1.0, 2.0, 60);
+    std::uint64_t made = 0;
+    for (int pass = 0; pass < 2; ++pass) {
+      std::vector<slab::Chunk> chunks;
+      const auto before = e.tasks().stats().submitted;
+      for (std::int64_t i = 0; i < source.layout.num_chunks(e.comm().rank()); ++i)
+        chunks.push_back(source.chunk(static_cast<std::size_t>(i)));
+      made += e.tasks().stats().submitted - before;
+      const std::vector<double> got = Array<double>(e, source.layout, std::move(chunks)).gather_all();
+      ASSERT_EQ(got.size(), want.size());
+      EXPECT_EQ(std::memcmp(got.data(), want.data(), want.size() * sizeof(double)), 0)
+          << "pass " << pass << (reference ? " on the reference place" : " on the host");
+    }
+    EXPECT_EQ(made, 2 * static_cast<std::uint64_t>(source.layout.num_chunks(e.comm().rank())))
+        << "one new task a chunk a pass";
+    if (reference) EXPECT_EQ(fallbacks(e), 0u);
+  }
 }
 
 TEST(ArrayDevicePaths, NormalIsWithinAnUlpOfTheHost) {

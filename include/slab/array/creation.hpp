@@ -6,7 +6,9 @@
 /// from the global indices only, so values never depend on the rank count or the chunking. `chunk` <= 0
 /// picks Layout::default_chunk.
 
+#include <cstddef>
 #include <cstdint>
+#include <functional>
 
 #include "slab/array/array.hpp"
 
@@ -40,6 +42,20 @@ template <class T>
 /// `seed` is the counter stream (< 2^20).
 [[nodiscard]] Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed,
                                            double low = 0.0, double high = 1.0, std::int64_t chunk = 0);
+
+/**
+ * @brief An array's chunks made on request instead of held: each call of chunk(i) records a new task whose output is
+ * this rank's chunk i of `layout` (row-major, layout.chunk_extent(rank, i)). Lazy, not collective. For a stream that
+ * would rather make its input twice than keep it (linalg::RowSource, the streamed SVD of slab-svd --stream).
+ */
+struct ChunkSource {
+  Layout layout;
+  std::function<Chunk(std::size_t i)> chunk;
+};
+/// random_uniform(engine, shape, split, seed, low, high, chunk) as a ChunkSource: chunk(i) holds bitwise the values of
+/// that array's local chunk i, made (on the device where the rank computes) each time it is asked for.
+[[nodiscard]] ChunkSource random_uniform_source(Engine& engine, Shape shape, Split split, std::uint64_t seed,
+                                                double low = 0.0, double high = 1.0, std::int64_t chunk = 0);
 /// Standard normal by Box-Muller on two counter streams: with k = i * cols + j, u1 = U(seed, k),
 /// u2 = U(seed ^ 0x80000, k): A(i, j) = mean + stddev * sqrt(-2 log(1 - u1)) * cos(2 pi u2).
 [[nodiscard]] Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed,

@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "slab/array/array.hpp"
+#include "slab/array/creation.hpp"
 #include "slab/linalg/dense.hpp"
 
 namespace slab::linalg {
@@ -26,12 +27,10 @@ namespace slab::linalg {
 /**
  * @brief A row-split matrix whose local chunks can be produced on demand, possibly more than once
  * (regenerated or re-read): what lets the SVD stream A in two passes under a memory limit. chunk(i) returns
- * a task handle whose output is the row-major block of layout.chunk_extent(rank, i).
+ * a task handle whose output is the row-major block of layout.chunk_extent(rank, i). (slab::random_uniform_source
+ * makes one on the device.)
  */
-struct RowSource {
-  Layout layout;
-  std::function<Chunk(std::size_t i)> chunk;
-};
+using RowSource = slab::ChunkSource;
 /// @brief The source reading an array's own chunks (held by the array: computed once). Not collective.
 /// @throws ShapeError when the array is not 2-D split by rows.
 [[nodiscard]] RowSource row_source(const Array<double>& a, const char* op = "linalg");
