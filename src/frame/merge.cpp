@@ -758,8 +758,12 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
     concat_batches(bv, types_of(build_frame.schema()), bt->bytes);
     bt->batch = BatchView(std::span<const std::byte>(bt->bytes));
-    if (!device) build_table(*plan, *bt);
-    if (device && !bt->bytes.empty()) {  // the build side in the device tier once, sorted once, for every probe
+    // Outside any task, so a failure here (the build side's tier full on one rank) is agreed on by every rank: the
+    // others would otherwise go on into the probes' exchanges alone and wait there.
+    comm.run_collectively([&] {
+      if (!device) build_table(*plan, *bt);
+      if (!device || bt->bytes.empty()) return;
+      // The build side in the device tier once, sorted once, for every probe.
       const ExecutionContext& context = engine.execution();
       bt->on_device = engine.memory().allocate(bt->bytes.size(), "merge build side");
       const Pin pin = bt->on_device->pin();
@@ -775,7 +779,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
               return static_cast<void*>(prepared.data());
             });
       });
-    }
+    });
     for (const auto& p : probe_frame.partitions()) {
       outputs.push_back(engine.tasks().submit(
           "merge-probe", {p},

@@ -492,9 +492,11 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   std::string problem;
   const std::string what = window.str() + ": ";  // "rolling('1h'): ", as the user wrote the window
   std::int64_t n_me = 0, t_first = 0, t_last = 0;
-  if (window.rows <= 0 && window.span_ns <= 0) {
-    problem = "rolling window needs rows >= 1 or a positive time span";
-  } else {
+  comm.run_collectively([&] {  // a partition read here failing on one rank fails on every rank
+    if (window.rows <= 0 && window.span_ns <= 0) {
+      problem = "rolling window needs rows >= 1 or a positive time span";
+      return;
+    }
     for (std::int64_t r : rows) n_me += r;
     if (time) {  // each partition's TimeBounds (on the device where the frame takes device paths: no copy)
       bool null = false, unsorted = false, have = false;
@@ -510,7 +512,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
       else if (unsorted)
         problem = what + "the timestamp column of a time window is not sorted";
     }
-  }
+  });
   comm.agree(problem.empty(), problem);
 
   std::vector<std::int64_t> info(3 * static_cast<std::size_t>(p));
@@ -535,7 +537,10 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   while (next < p && !info[3 * next]) ++next;
   std::vector<double> tail_x;
   std::vector<std::int64_t> tail_t;
-  if (next < p && n_me > 0) {
+  // Read outside any task (a partition unspilled, kernel scratch): a failure on one rank is agreed on by every rank
+  // before the exchange, where the others would otherwise wait.
+  comm.run_collectively([&] {
+    if (next >= p || n_me == 0) return;
     const std::int64_t bound = time ? info[3 * next + 1] - window.span_ns : 0;
     const auto want = static_cast<std::size_t>(time ? 0 : window.rows - 1);
     std::vector<std::vector<double>> xs;
@@ -568,7 +573,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
       tail_x.insert(tail_x.end(), xs[k].begin(), xs[k].end());
       if (time) tail_t.insert(tail_t.end(), ts[k].begin(), ts[k].end());
     }
-  }
+  });
   // Every later rank with rows gets the tail; each keeps what its own windows reach.
   std::vector<std::size_t> send_counts(static_cast<std::size_t>(p), 0);
   for (int q = next; q < p; ++q)

@@ -39,6 +39,7 @@
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
 #include "test_engine.hpp"
+#include "world.hpp"
 
 namespace {
 
@@ -743,6 +744,33 @@ TEST(FrameDevicePaths, OperationsWithoutADevicePathStillRecordTheirFallback) {
   (void)slab::frame::generate(e, one, 20, 10, "users-fill", fill).gather_all();
   ASSERT_EQ(e.tracer().fallbacks().count("users-fill"), 1u);
   EXPECT_EQ(e.tracer().fallbacks().at("users-fill"), 2u);
+}
+
+// A broadcast join copies and sorts its build side in the device tier when planned, outside any task: where that
+// allocation fails on one rank only (here rank 1's memory is below the build side), every rank ends with that
+// rank's OutOfMemory, naming the buffer, instead of the others going on alone.
+TEST(FrameDevicePaths, ABroadcastBuildSideThatDoesNotFitOnOneRankFailsOnEveryRank) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  const int rank = slab::testing::world_rank(), nranks = slab::testing::world_size();
+  if (nranks < 2) GTEST_SKIP() << "needs a second rank";
+  slab::EngineOptions o = options_for(true);
+  if (rank == 1) {  // nowhere to put the build side: the tiers below its size, no spill files
+    o.device_memory_limit = slab::ByteLimit{256 * 1024, std::nullopt};
+    o.host_memory_limit = slab::ByteLimit{256 * 1024, std::nullopt};
+    o.disk_limit = 0;
+  }
+  slab::Engine e(o);
+  // Every row on rank 0: rank 1 holds no partition, only (were it to fit) the gathered build side, the smaller one.
+  const Frame left = Frame::from_local_table(e, rank == 0 ? table_for(20000, 0, 1) : table_for(0, 0, 1), 500);
+  const Frame right = Frame::from_local_table(e, rank == 0 ? right_for(60000, 0, 1) : right_for(0, 0, 1), 500);
+  try {
+    (void)slab::frame::merge(left, right, {"k"},
+                             {.how = slab::frame::JoinKind::inner, .strategy = slab::frame::JoinStrategy::broadcast})
+        .gather_all();
+    ADD_FAILURE() << "rank " << rank << ": the merge went on";
+  } catch (const slab::OutOfMemory& error) {
+    EXPECT_NE(std::string(error.what()).find("merge build side"), std::string::npos) << error.what();
+  }
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {
