@@ -537,12 +537,14 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
       }));
     engine.tasks().persist(tasks);
     std::vector<std::uint64_t> mine, all;
-    for (const auto& t : tasks)
-      if (t.buffer()) {
-        const Pin pin = t.buffer()->pin();
-        const auto w = HostView(pin).as<std::uint64_t>();
-        mine.insert(mine.end(), w.begin(), w.end());
-      }
+    engine.comm().run_collectively([&] {  // read outside any task: a failure on one rank fails on every rank
+      for (const auto& t : tasks)
+        if (t.buffer()) {
+          const Pin pin = t.buffer()->pin();
+          const auto w = HostView(pin).as<std::uint64_t>();
+          mine.insert(mine.end(), w.begin(), w.end());
+        }
+    });
     engine.comm().allgatherv(std::span<const std::uint64_t>(mine), all);
     for (auto h : all) est[s][h] += stride;
   }
@@ -585,19 +587,20 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
       if (!rows.empty()) take_rows(b, rows, ctx);
     }));
   engine.tasks().persist(tasks);
-  std::vector<std::pair<Pin, BatchView>> views;
-  std::vector<BatchView> bv;
-  for (const auto& t : tasks)
-    if (t.buffer()) {
-      views.push_back(view_chunk(t));
-      bv.push_back(views.back().second);
-    }
   std::vector<std::byte> mine, all;
   const auto types = types_of(schema);
-  if (!bv.empty()) concat_batches(bv, types, mine);
-  views.clear();
+  engine.comm().run_collectively([&] {  // read outside any task: a failure on one rank fails on every rank
+    std::vector<std::pair<Pin, BatchView>> views;
+    std::vector<BatchView> bv;
+    for (const auto& t : tasks)
+      if (t.buffer()) {
+        views.push_back(view_chunk(t));
+        bv.push_back(views.back().second);
+      }
+    if (!bv.empty()) concat_batches(bv, types, mine);
+  });
   const VCounts vc = engine.comm().allgatherv(std::span<const std::byte>(mine), all);
-  bv.clear();
+  std::vector<BatchView> bv;
   for (std::size_t r = 0; r < vc.counts.size(); ++r)
     if (vc.counts[r]) bv.emplace_back(std::span<const std::byte>(all.data() + vc.displs[r], vc.counts[r]));
   auto out = std::make_shared<std::vector<std::byte>>();

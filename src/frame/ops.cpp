@@ -114,8 +114,8 @@ std::vector<bool> masks_of(const BatchView& in) {
   return m;
 }
 
-std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
-  // This rank's rows [begin, end) in local numbering, as one batch (frame persisted).
+// This rank's rows [begin, end) in local numbering, as one batch (frame persisted). Not collective.
+std::vector<std::byte> local_rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
   std::vector<std::byte> pieces_storage;
   std::vector<std::vector<std::byte>> pieces;
   std::vector<BatchView> views;
@@ -134,6 +134,14 @@ std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64
   for (const auto& p : pieces) views.emplace_back(p);
   concat_batches(views, types_of(f.schema()), pieces_storage);
   return pieces_storage;
+}
+
+std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
+  // local_rows_bytes, collectively: a partition read failing on one rank fails on every rank, before the exchange
+  // that follows.
+  std::vector<std::byte> out;
+  f.engine().comm().run_collectively([&] { out = local_rows_bytes(f, begin, end); });
+  return out;
 }
 
 LocalTable allgather_rows(const Frame& f, const std::vector<std::byte>& mine, std::int64_t first_index) {
@@ -898,56 +906,59 @@ Frame cumsum(const Frame& frame, const std::vector<std::string>& columns) {
   // Per partition sums (as double for float columns, int64 bits for int columns).
   std::vector<std::vector<double>> fsum;
   std::vector<std::vector<std::int64_t>> isum;
-  if (device) {  // one task per partition: each column's total (OpsKernels::column_sum), read back here
-    TaskQueue& tasks = frame.engine().tasks();
-    std::vector<Chunk> totals;
-    for (const auto& p : frame.partitions())
-      totals.push_back(tasks.submit(
-          "cumsum-total", {p},
-          [cols](TaskContext& ctx) {
-            const BatchView in = input_batch(ctx, 0);
-            std::vector<std::uint64_t> t(cols.size() + 1, 0);  // + 1: never an empty output
-            if (in.nrows() > 0)
-              on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
-                for (std::size_t k = 0; k < cols.size(); ++k)
-                  t[k] = ops.column_sum(exec, column_view(in, cols[k]), in.nrows());
-              });
-            auto out = ctx.output(t.size() * sizeof(std::uint64_t));
-            slab::copy(out.data(), t.data(), out.size(), ctx.execution());
-          },
-          device_task()));
-    tasks.persist(std::span<const Chunk>(totals));
-    for (const Chunk& c : totals) {
-      std::vector<std::uint64_t> t(nc + 1);
-      Pin pin = c.buffer()->pin();
-      slab::copy(t.data(), pin.data(), t.size() * sizeof(std::uint64_t), tasks.memory().execution());
+  // Read back outside any task: a failure on one rank fails on every rank, not in the allgather below.
+  comm.run_collectively([&] {
+    if (device) {  // one task per partition: each column's total (OpsKernels::column_sum), read back here
+      TaskQueue& tasks = frame.engine().tasks();
+      std::vector<Chunk> totals;
+      for (const auto& p : frame.partitions())
+        totals.push_back(tasks.submit(
+            "cumsum-total", {p},
+            [cols](TaskContext& ctx) {
+              const BatchView in = input_batch(ctx, 0);
+              std::vector<std::uint64_t> t(cols.size() + 1, 0);  // + 1: never an empty output
+              if (in.nrows() > 0)
+                on_ops_kernels(ctx, [&](const kernels::Exec& exec, auto ops) {
+                  for (std::size_t k = 0; k < cols.size(); ++k)
+                    t[k] = ops.column_sum(exec, column_view(in, cols[k]), in.nrows());
+                });
+              auto out = ctx.output(t.size() * sizeof(std::uint64_t));
+              slab::copy(out.data(), t.data(), out.size(), ctx.execution());
+            },
+            device_task()));
+      tasks.persist(std::span<const Chunk>(totals));
+      for (const Chunk& c : totals) {
+        std::vector<std::uint64_t> t(nc + 1);
+        Pin pin = c.buffer()->pin();
+        slab::copy(t.data(), pin.data(), t.size() * sizeof(std::uint64_t), tasks.memory().execution());
+        std::vector<double> fs(nc, 0);
+        std::vector<std::int64_t> is(nc, 0);
+        for (std::size_t k = 0; k < nc; ++k) {
+          if (schema.type(cols[k]) == ElementType::float64)
+            fs[k] = std::bit_cast<double>(t[k]);
+          else
+            is[k] = static_cast<std::int64_t>(t[k]);
+        }
+        fsum.push_back(fs);
+        isum.push_back(is);
+      }
+    }
+    for (const auto& p : device ? std::vector<Chunk>{} : frame.partitions()) {
+      auto [pin, v] = view_chunk(p);
       std::vector<double> fs(nc, 0);
       std::vector<std::int64_t> is(nc, 0);
-      for (std::size_t k = 0; k < nc; ++k) {
-        if (schema.type(cols[k]) == ElementType::float64)
-          fs[k] = std::bit_cast<double>(t[k]);
-        else
-          is[k] = static_cast<std::int64_t>(t[k]);
-      }
+      for (std::size_t k = 0; k < nc; ++k)
+        for (std::int64_t i = 0; i < v.nrows(); ++i) {
+          if (v.is_null(cols[k], i)) continue;
+          if (schema.type(cols[k]) == ElementType::float64)
+            fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
+          else
+            is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
+        }
       fsum.push_back(fs);
       isum.push_back(is);
     }
-  }
-  for (const auto& p : device ? std::vector<Chunk>{} : frame.partitions()) {
-    auto [pin, v] = view_chunk(p);
-    std::vector<double> fs(nc, 0);
-    std::vector<std::int64_t> is(nc, 0);
-    for (std::size_t k = 0; k < nc; ++k)
-      for (std::int64_t i = 0; i < v.nrows(); ++i) {
-        if (v.is_null(cols[k], i)) continue;
-        if (schema.type(cols[k]) == ElementType::float64)
-          fs[k] += v.column<double>(cols[k])[static_cast<std::size_t>(i)];
-        else
-          is[k] += v.column<std::int64_t>(cols[k])[static_cast<std::size_t>(i)];
-      }
-    fsum.push_back(fs);
-    isum.push_back(is);
-  }
+  });
   // Exclusive scan over ranks: allgather per-rank totals.
   std::vector<double> ftot(nc, 0);
   std::vector<std::int64_t> itot(nc, 0);
@@ -1065,16 +1076,18 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
   // Edge rows of each local partition: the last k (periods > 0) or first k (periods < 0), as batches.
   std::vector<std::byte> edges;          // concatenated batches
   std::vector<std::int64_t> edge_sizes;  // bytes per local partition
-  for (const auto& p : frame.partitions()) {
-    auto [pin, v] = view_chunk(p);
-    std::int64_t m = std::min(k, v.nrows());
-    std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
-    std::iota(rows.begin(), rows.end(), periods > 0 ? v.nrows() - m : 0);
-    std::vector<std::byte> b;
-    take_rows(v, rows, b);
-    edge_sizes.push_back(static_cast<std::int64_t>(b.size()));
-    edges.insert(edges.end(), b.begin(), b.end());
-  }
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgatherv
+    for (const auto& p : frame.partitions()) {
+      auto [pin, v] = view_chunk(p);
+      std::int64_t m = std::min(k, v.nrows());
+      std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
+      std::iota(rows.begin(), rows.end(), periods > 0 ? v.nrows() - m : 0);
+      std::vector<std::byte> b;
+      take_rows(v, rows, b);
+      edge_sizes.push_back(static_cast<std::int64_t>(b.size()));
+      edges.insert(edges.end(), b.begin(), b.end());
+    }
+  });
   std::vector<std::byte> all_edges;
   comm.allgatherv(std::span<const std::byte>(edges), all_edges);
   std::vector<std::int64_t> all_sizes;

@@ -49,21 +49,23 @@ std::vector<double> quantile(const Frame& frame, const std::string& column, cons
   }
   std::vector<double> vals(want.size(), 0.0);
   std::int64_t row = first;
-  for (const Chunk& p : sorted.partitions()) {
-    auto [pin, b] = view_chunk(p);
-    const std::int64_t m = b.nrows();
-    for (std::size_t j = 0; j < want.size(); ++j) {
-      if (want[j] < row || want[j] >= row + m) continue;
-      const auto i = static_cast<std::size_t>(want[j] - row);
-      const std::size_t es = element_size(type);
-      std::uint64_t bits = 0;  // the value's bytes (little-endian, so a byte lands in the low bits)
-      slab::copy(&bits, b.data(0) + i * es, es, frame.engine().execution());
-      vals[j] = type == ElementType::float64   ? std::bit_cast<double>(bits)
-                : type == ElementType::boolean ? static_cast<double>(bits & 0xff)
-                                               : static_cast<double>(static_cast<std::int64_t>(bits));
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allreduce
+    for (const Chunk& p : sorted.partitions()) {
+      auto [pin, b] = view_chunk(p);
+      const std::int64_t m = b.nrows();
+      for (std::size_t j = 0; j < want.size(); ++j) {
+        if (want[j] < row || want[j] >= row + m) continue;
+        const auto i = static_cast<std::size_t>(want[j] - row);
+        const std::size_t es = element_size(type);
+        std::uint64_t bits = 0;  // the value's bytes (little-endian, so a byte lands in the low bits)
+        slab::copy(&bits, b.data(0) + i * es, es, frame.engine().execution());
+        vals[j] = type == ElementType::float64   ? std::bit_cast<double>(bits)
+                  : type == ElementType::boolean ? static_cast<double>(bits & 0xff)
+                                                 : static_cast<double>(static_cast<std::int64_t>(bits));
+      }
+      row += m;
     }
-    row += m;
-  }
+  });
   comm.allreduce(std::span<double>(vals), ReduceOp::sum);
   for (std::size_t k = 0; k < qs.size(); ++k) {
     const double pos = qs[k] * static_cast<double>(n - 1);

@@ -309,14 +309,16 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
   const std::vector<std::int64_t> rows = g.local_partition_rows();
   std::vector<std::pair<std::int64_t, std::int64_t>> ends(rows.size());
   std::int64_t ends_mine[3] = {0, 0, 0};  // has bins, first, last
-  for (std::size_t k = 0; k < rows.size(); ++k) {
-    if (rows[k] == 0) continue;
-    auto [pin, b] = view_chunk(g.partitions()[k]);
-    const auto keys = b.column<std::int64_t>(0);
-    ends[k] = {keys.front(), keys.back()};
-    if (!ends_mine[0]) ends_mine[1] = keys.front();
-    ends_mine[0] = 1, ends_mine[2] = keys.back();
-  }
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgather
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      if (rows[k] == 0) continue;
+      auto [pin, b] = view_chunk(g.partitions()[k]);
+      const auto keys = b.column<std::int64_t>(0);
+      ends[k] = {keys.front(), keys.back()};
+      if (!ends_mine[0]) ends_mine[1] = keys.front();
+      ends_mine[0] = 1, ends_mine[2] = keys.back();
+    }
+  });
   std::vector<std::int64_t> all(3 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(ends_mine, 3), std::span<std::int64_t>(all));
   std::optional<std::int64_t> prev;

@@ -128,7 +128,8 @@ std::vector<Moments> local_moments(const Frame& frame, const std::vector<std::si
 
 /// Every rank's local_moments of `cols`, merged in rank order: the same bits on every rank. Collective.
 std::vector<Moments> gathered_moments(const Frame& frame, const std::vector<std::size_t>& cols, std::string_view op) {
-  const std::vector<Moments> mine = local_moments(frame, cols, op);
+  std::vector<Moments> mine;  // read outside any task: a failure on one rank fails on every rank
+  frame.engine().comm().run_collectively([&] { mine = local_moments(frame, cols, op); });
   const Comm& comm = frame.engine().comm();
   const std::size_t w = 6 * cols.size();
   std::vector<double> flat;

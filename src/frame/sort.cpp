@@ -394,12 +394,14 @@ Frame sort_values(const Frame& frame, const std::vector<SortKey>& keys, NullsPos
   }
   engine.tasks().persist(sample_tasks);
   std::vector<std::uint64_t> samples;
-  for (const auto& t : sample_tasks)
-    if (t.buffer()) {
-      const Pin pin = t.buffer()->pin();
-      const auto w = HostView(pin).as<std::uint64_t>();
-      samples.insert(samples.end(), w.begin(), w.end());
-    }
+  comm.run_collectively([&] {  // read outside any task: a failure on one rank fails on every rank
+    for (const auto& t : sample_tasks)
+      if (t.buffer()) {
+        const Pin pin = t.buffer()->pin();
+        const auto w = HostView(pin).as<std::uint64_t>();
+        samples.insert(samples.end(), w.begin(), w.end());
+      }
+  });
   sample_tasks.clear();
   auto partitioner = std::make_shared<const detail::Partitioner>(
       detail::Partitioner::sampled(comm, nparts, std::span<const std::uint64_t>(samples), W));
