@@ -150,12 +150,11 @@ Array<T> from_values(slab::Engine& e, std::vector<T> v, std::int64_t chunk) {
 template <class T>
 void creations(Bits& out, slab::Engine& e, std::int64_t n, T value) {
   const std::int64_t rows = (n + 2) / 3;
-  for (Split split : {Split::rows, Split::cols, Split::none}) {
-    add(out, slab::full<T>(e, {rows, 3}, value, split, 50).gather_all());
-    add(out, slab::eye<T>(e, rows, 5, split, 0, 40).gather_all());
-    add(out, slab::eye<T>(e, 4, rows, split, 2, 40).gather_all());
-    add(out, slab::eye<T>(e, rows, rows, split, -3, 40).gather_all());
-  }
+  add(out, slab::full<T>(e, {rows, 3}, value, Split::rows, 50).gather_all());
+  add(out, slab::full<T>(e, {3, rows}, value, Split::cols, 50).gather_all());
+  add(out, slab::eye<T>(e, rows, 5, Split::rows, 0, 40).gather_all());
+  add(out, slab::eye<T>(e, 4, rows, Split::cols, 2, 40).gather_all());
+  add(out, slab::eye<T>(e, rows, rows, Split::none, -3, 40).gather_all());
   add(out, slab::zeros<T>(e, {n}, Split::rows, 700).gather_all());
   add(out, slab::ones<T>(e, {n}, Split::none, 700).gather_all());
   add(out, slab::arange<T>(e, -3.5, -3.5 + 0.75 * static_cast<double>(n), 0.75, Split::rows, 700).gather_all());
@@ -248,13 +247,15 @@ Bits compute(slab::Engine& e, std::int64_t n) {
   // Creation by formula (full, zeros, ones, arange, linspace, eye) in every element type and split: -0.0 and a NaN
   // payload kept, int64 extremes, arange and linspace truncated into integers (a value past int32's range and
   // past int64's becomes the type's lowest, as astype), both linspace endpoints, off-diagonal eyes.
-  creations<double>(out, e, n, -0.0);
-  creations<double>(out, e, n, std::bit_cast<double>(std::uint64_t{0x7FF80000DEADBEEF}));
-  creations<float>(out, e, n, 1.5F);
-  creations<std::int64_t>(out, e, n, std::numeric_limits<std::int64_t>::min());
-  creations<std::int32_t>(out, e, n, -7);
-  add(out, slab::arange<std::int32_t>(e, 0, 6e9, 1e9, Split::rows, 2).gather_all());
-  add(out, slab::arange<std::int64_t>(e, 0, 3e19, 1e19, Split::rows, 2).gather_all());
+  if (n == 0 || n == 31 || n == 4097) {  // empty, ranks without rows, several chunks a rank
+    creations<double>(out, e, n, -0.0);
+    creations<double>(out, e, n, std::bit_cast<double>(std::uint64_t{0x7FF80000DEADBEEF}));
+    creations<float>(out, e, n, 1.5F);
+    creations<std::int64_t>(out, e, n, std::numeric_limits<std::int64_t>::min());
+    creations<std::int32_t>(out, e, n, -7);
+    add(out, slab::arange<std::int32_t>(e, 0, 6e9, 1e9, Split::rows, 2).gather_all());
+    add(out, slab::arange<std::int64_t>(e, 0, 3e19, 1e19, Split::rows, 2).gather_all());
+  }
   // Special values: NaN first at a rank boundary, infinities, -0.0, exact binary fractions.
   std::vector<double> special;
   for (std::int64_t i = 0; i < n; ++i) special.push_back(static_cast<double>(i % 17) * 0.125 - 1.0);

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <utility>
+#include <vector>
 
 #include "frame/groupby/holistic.hpp"
 
@@ -62,7 +62,9 @@ void transform_segment(const GroupTransform& what, const ValueView& in, const st
   // rolling: the group's values in row order, slid as the device slides them
   scratch.resize(m);
   for (std::size_t t = 0; t < m; ++t) scratch[t] = in.d(static_cast<std::size_t>(rows[t]));
-  std::deque<std::int64_t> dq;
+  thread_local std::vector<std::int64_t> slots;  // min/max's deque, reused between groups (no allocation a group)
+  slots.resize(m);
+  kernels::RollingDequeBuffer dq{slots.data()};
   kernels::segment_rolling(segment_op_of(what), scratch.data(), m, dq, reinterpret_cast<double*>(out.data) + out0);
 }
 

@@ -453,7 +453,7 @@ SLAB_HD inline void sorted_segment_op(const SegmentOp& op, const SegmentValues& 
  * @brief rolling (segment_op_is_windowed) over one group: x[t] (t < m) its values as doubles in row order (in.d of
  * its rows: a null is NaN), out[t] the result of row t: rolling.hpp's row window of op.window rows over the group's
  * own rows, by rolling_slide() as the host's rolling_kernel_rows, squared for the variance. `dq` starts empty (min
- * and max use it: std::deque, or a RollingDequeBuffer of m slots).
+ * and max use it: a RollingDequeBuffer of m slots on both sides).
  */
 template <class Deque>
 SLAB_HD void segment_rolling(const SegmentOp& op, const double* x, std::size_t m, Deque& dq, double* out) {
