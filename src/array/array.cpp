@@ -183,22 +183,38 @@ std::vector<T> Array<T>::gather_all() const {
   return out;
 }
 
+namespace {
+// A maker of one host task a chunk of `l` (ChunkSource::chunk): fill(extent, out) writes the chunk's values.
+template <class T>
+std::function<Chunk(std::size_t)> host_chunk_maker(Engine& engine, const Layout& l, std::string name,
+                                                   std::function<void(const ChunkExtent&, std::span<T>)> fill) {
+  auto shared = std::make_shared<std::function<void(const ChunkExtent&, std::span<T>)>>(std::move(fill));
+  return [tasks = &engine.tasks(), l, rank = engine.comm().rank(), name = std::move(name), shared](std::size_t i) {
+    const ChunkExtent e = l.chunk_extent(rank, static_cast<std::int64_t>(i));
+    return tasks->submit(name, {}, [shared, e](TaskContext& ctx) {
+      (*shared)(e, ctx.output_as<T>(static_cast<std::size_t>(e.size())));
+    });
+  };
+}
+
+// The array of a source's local chunks, each made once.
+template <class T>
+Array<T> array_of(Engine& engine, const ChunkSource& source) {
+  std::vector<Chunk> chunks;
+  for (std::int64_t i = 0; i < source.layout.num_chunks(engine.comm().rank()); ++i)
+    chunks.push_back(source.chunk(static_cast<std::size_t>(i)));
+  return Array<T>(engine, source.layout, std::move(chunks));
+}
+}  // namespace
+
 template <class T>
 Array<T> Array<T>::from_chunk_fn(Engine& engine, Shape shape, Split split,
                                  std::function<void(const ChunkExtent&, std::span<T>)> fill, std::int64_t chunk,
                                  std::string name) {
   Layout l = Layout::make(shape, split, engine.comm().size(), chunk, sizeof(T));
-  note_host_fallback(engine, name);  // fill runs on the host (full, random_uniform, ... and users' functions)
-  const int rank = engine.comm().rank();
-  std::vector<Chunk> chunks;
-  auto shared = std::make_shared<std::function<void(const ChunkExtent&, std::span<T>)>>(std::move(fill));
-  for (std::int64_t i = 0; i < l.num_chunks(rank); ++i) {
-    const ChunkExtent e = l.chunk_extent(rank, i);
-    chunks.push_back(engine.tasks().submit(name, {}, [shared, e](TaskContext& ctx) {
-      (*shared)(e, ctx.output_as<T>(static_cast<std::size_t>(e.size())));
-    }));
-  }
-  return Array(engine, std::move(l), std::move(chunks));
+  // fill runs on the host: users' functions, and creation where the rank has no device backend
+  note_host_fallback(engine, name);
+  return array_of<T>(engine, ChunkSource{l, host_chunk_maker<T>(engine, l, std::move(name), std::move(fill))});
 }
 
 namespace detail {
@@ -772,15 +788,6 @@ std::function<Chunk(std::size_t)> device_chunk_maker(Engine& engine, const Layou
   };
 }
 
-// The array of a source's local chunks, each made once.
-template <class T>
-Array<T> array_of(Engine& engine, const ChunkSource& source) {
-  std::vector<Chunk> chunks;
-  for (std::int64_t i = 0; i < source.layout.num_chunks(engine.comm().rank()); ++i)
-    chunks.push_back(source.chunk(static_cast<std::size_t>(i)));
-  return Array<T>(engine, source.layout, std::move(chunks));
-}
-
 // Creation on the device; empty where the context has no device backend.
 template <class T, class Fill>
 std::optional<Array<T>> created_on_device(Engine& engine, Shape shape, Split split, std::int64_t chunk,
@@ -871,20 +878,16 @@ ChunkSource random_uniform_source(Engine& engine, Shape shape, Split split, std:
                    })};
   note_host_fallback(engine, "random_uniform");
   const bool unit = low == 0.0 && high == 1.0;
-  return {l, [tasks = &engine.tasks(), l, rank = engine.comm().rank(), cols, seed, low, high, unit](std::size_t i) {
-            const ChunkExtent e = l.chunk_extent(rank, static_cast<std::int64_t>(i));
-            return tasks->submit("random_uniform", {}, [=](TaskContext& ctx) {
-              auto out = ctx.output_as<double>(static_cast<std::size_t>(e.size()));
-              for (std::int64_t r = 0; r < e.rows; ++r) {
-                const auto base = static_cast<std::uint64_t>((e.row0 + r) * cols + e.col0);
-                double* o = out.data() + r * e.cols;
-                for (std::int64_t j = 0; j < e.cols; ++j) {
-                  const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
-                  o[j] = unit ? u : low + (high - low) * u;
-                }
+  return {l, host_chunk_maker<double>(engine, l, "random_uniform", [=](const ChunkExtent& e, std::span<double> out) {
+            for (std::int64_t r = 0; r < e.rows; ++r) {
+              const auto base = static_cast<std::uint64_t>((e.row0 + r) * cols + e.col0);
+              double* o = out.data() + r * e.cols;
+              for (std::int64_t j = 0; j < e.cols; ++j) {
+                const double u = counter_uniform(seed, base + static_cast<std::uint64_t>(j));
+                o[j] = unit ? u : low + (high - low) * u;
               }
-            });
-          }};
+            }
+          })};
 }
 
 Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint64_t seed, double low, double high,

@@ -30,7 +30,7 @@ namespace {
 
 // The sliding loop is frame/kernels/rolling_hd.hpp's rolling_slide, the one source a device thread runs too (groupby
 // rolling): an infinity is missing for sum, mean, std, min and max as in pandas (rolling_usable), count counts the
-// non-NaN values. Its min/max deque is a std::deque here, bounded by the window.
+// non-NaN values. Its min/max deque is a std::deque here, bounded by the window; start_of(i) is row i's window start.
 static_assert(static_cast<int>(kernels::RollingKind::count) == static_cast<int>(RollingOp::count) &&
               static_cast<int>(kernels::RollingKind::std) == static_cast<int>(RollingOp::std) &&
               static_cast<int>(kernels::RollingKind::min) == static_cast<int>(RollingOp::min));
@@ -38,11 +38,9 @@ template <class StartFn>
 void slide(const double* x, std::size_t halo, std::size_t n, std::size_t min_periods, RollingOp op,
            std::size_t recompute_every, StartFn start_of, double* out) {
   std::deque<std::int64_t> dq;
-  kernels::rolling_slide(
-      x, static_cast<std::int64_t>(halo), static_cast<std::int64_t>(n), static_cast<std::int64_t>(min_periods),
-      static_cast<kernels::RollingKind>(op), static_cast<std::int64_t>(recompute_every),
-      [&start_of](std::int64_t i) { return static_cast<std::int64_t>(start_of(static_cast<std::size_t>(i))); }, dq,
-      out);
+  kernels::rolling_slide(x, static_cast<std::int64_t>(halo), static_cast<std::int64_t>(n),
+                         static_cast<std::int64_t>(min_periods), static_cast<kernels::RollingKind>(op),
+                         static_cast<std::int64_t>(recompute_every), start_of, dq, out);
 }
 
 }  // namespace
@@ -116,8 +114,8 @@ void rolling_kernel_rows(const double* x, std::size_t halo, std::size_t n, std::
 void rolling_kernel_time(const std::int64_t* t, const double* x, std::size_t halo, std::size_t n, std::int64_t span,
                          std::size_t min_periods, RollingOp op, double* out) {
   // start(i): first j with t[j] > t[i] - span; monotone in i, found by a forward scan (cached).
-  std::size_t cursor = 0;
-  auto start_of = [&](std::size_t i) {
+  std::int64_t cursor = 0;
+  auto start_of = [&](std::int64_t i) {
     const std::int64_t bound = t[i] - span;
     if (cursor > i) cursor = 0;
     while (cursor < i && t[cursor] <= bound) ++cursor;
