@@ -465,6 +465,32 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
     const Frame one = slab::frame::assign(f, "one", slab::frame::lit(std::int64_t{1}));
     add(out, "group cumsum y by one",
         slab::frame::group_transform(one, {"one"}, {.op = GroupScan::cumsum, .column = "y"}).frame().local_table());
+    // The row-parallel operations' scans across the whole partition.
+    const std::vector<GroupTransform> whole{{.op = GroupScan::cummin, .column = "x"},
+                                            {.op = GroupScan::cummax, .column = "i"},
+                                            {.op = GroupScan::cumsum, .column = "i"},
+                                            {.op = GroupScan::ffill, .column = "x"},
+                                            {.op = GroupScan::bfill, .column = "i"},
+                                            {.op = GroupScan::shift, .column = "s", .periods = 3},
+                                            {.op = GroupScan::transform, .column = "x", .agg = AggOp::max},
+                                            {.op = GroupScan::transform, .column = "i", .agg = AggOp::first},
+                                            {.op = GroupScan::transform, .column = "x", .agg = AggOp::last},
+                                            {.op = GroupScan::transform, .column = "i", .agg = AggOp::sum}};
+    // Signed zeros only (x * 0: NaN where x is NaN or infinite): min and max keep the earlier of equals.
+    const Frame zeros = slab::frame::assign(f, "z", slab::frame::col("x") * slab::frame::lit(0.0));
+    for (const GroupTransform& what : {GroupTransform{.op = GroupScan::cummin, .column = "z"},
+                                       GroupTransform{.op = GroupScan::cummax, .column = "z"},
+                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::min},
+                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::max}})
+      add(out,
+          std::string("group ") + slab::frame::to_string(what.op) + " z by s " +
+              (what.op == GroupScan::transform ? slab::frame::to_string(what.agg) : ""),
+          slab::frame::group_transform(zeros, {"s"}, what).frame().local_table());
+    for (const GroupTransform& what : whole)
+      add(out,
+          std::string("group ") + slab::frame::to_string(what.op) + " " + what.column + " by one " +
+              (what.op == GroupScan::transform ? slab::frame::to_string(what.agg) : ""),
+          slab::frame::group_transform(one, {"one"}, what).frame().local_table());
   }
   add(out, "cumsum x", slab::frame::cumsum(f, {"x"}).local_table());
   for (std::int64_t k : {1, 3, -2, 0, 1500})

@@ -518,41 +518,30 @@ Outcome ops(I64 n, const Options& opt) {
   return o;
 }
 
-// group_transform's compute: n tagged rows (keys in [0, 500), row numbers in reverse, so each group's rows arrive
-// out of row order) through the sequential pass (a float cumsum with NaN and -0.0, an int shift with a mask, a
-// transform mean), the sorted one (a quantile with NaN and -0.0, an int nunique with a mask) and the windowed one
-// (a float rolling std, an int rolling max with a mask: float64 results); results and row numbers bitwise the
-// reference's.
-Outcome group_transform(I64 n, const Options& opt) {
+// group_transform's compute: n tagged rows (keys in [0, groups), row numbers in reverse, so each group's rows arrive
+// out of row order) through each of `ops` (values: floats with NaN and -0.0, or int64 with a mask; results float64
+// or int64 with a mask); results and row numbers bitwise the reference's. The first op is timed.
+struct TransformOp {
+  const char* name;
+  fk::SegmentOp op;
+  bool ints;            // the masked int64 values (else the floats)
+  bool int_out = ints;  // an int64 result with a mask (else float64)
+};
+Outcome group_transform_ops(I64 n, const Options& opt, I64 groups, const std::vector<TransformOp>& ops) {
   Outcome o;
   const auto un = static_cast<std::size_t>(n);
   std::vector<U64> key(un);
   std::vector<I64> row(un);
-  const std::vector<I64> k = ints(n, 60, 500), iv = ints(n, 61, 1000, -500);
+  const std::vector<I64> k = ints(n, 60, groups), iv = ints(n, 61, 1000, -500);
   for (std::size_t i = 0; i < un; ++i) key[i] = static_cast<U64>(k[i]), row[i] = n - 1 - static_cast<I64>(i);
   const std::vector<double> y = mixed(n, 62);
   const std::vector<U8> im = valid(n, 63, 5);
-  const int bits[1] = {9};
+  const int bits[1] = {fk::bits_for(static_cast<U64>(std::max<I64>(groups - 1, 1)))};
   const int row_bits = fk::bits_for(static_cast<U64>(std::max<I64>(n - 1, 0)));
-  struct Op {
-    const char* name;
-    fk::SegmentOp op;
-    bool ints;            // the masked int64 values (else the floats)
-    bool int_out = ints;  // an int64 result with a mask (else float64)
-  };
-  const fk::SegmentAgg sum = fk::SegmentAgg::sum;
-  const Op ops[7] = {
-      {"cumsum", {fk::SegmentScan::cumsum}, false},
-      {"shift", {fk::SegmentScan::shift, sum, 2}, true},
-      {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false},
-      {"transform quantile", {fk::SegmentScan::transform, fk::SegmentAgg::quantile, 1, true, 0.3}, false},
-      {"transform nunique", {fk::SegmentScan::transform, fk::SegmentAgg::nunique}, true},
-      {"rolling std", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 5, 2, fk::RollingKind::std}, false},
-      {"rolling max", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 3, 3, fk::RollingKind::max}, true, false}};
   const Dev<U64> dkey(key);
   const Dev<I64> drow(row);
   const DevColumn dy(ElementType::float64, y), di(ElementType::int64, iv, &im);
-  for (const Op& op : ops) {
+  for (const TransformOp& op : ops) {
     const ElementType out_type = op.int_out ? ElementType::int64 : ElementType::float64;
     const fk::SegmentValues hv =
         op.ints ? fk::SegmentValues{ElementType::int64, reinterpret_cast<const std::byte*>(iv.data()), im.data()}
@@ -587,6 +576,41 @@ Outcome group_transform(I64 n, const Options& opt) {
   }
   o.bytes = static_cast<double>(n) * 40;
   return o;
+}
+
+// 500 groups through the sequential pass (a float cumsum, a transform mean), the row-parallel one (an int shift
+// with a mask), the sorted one (a quantile, an int nunique with a mask) and the windowed one (a float rolling std,
+// an int rolling max with a mask: float64 results).
+Outcome group_transform(I64 n, const Options& opt) {
+  const fk::SegmentAgg sum = fk::SegmentAgg::sum;
+  return group_transform_ops(
+      n, opt, 500,
+      {{"cumsum", {fk::SegmentScan::cumsum}, false},
+       {"shift", {fk::SegmentScan::shift, sum, 2}, true},
+       {"transform mean", {fk::SegmentScan::transform, fk::SegmentAgg::mean}, false},
+       {"transform quantile", {fk::SegmentScan::transform, fk::SegmentAgg::quantile, 1, true, 0.3}, false},
+       {"transform nunique", {fk::SegmentScan::transform, fk::SegmentAgg::nunique}, true},
+       {"rolling std", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 5, 2, fk::RollingKind::std}, false},
+       {"rolling max", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 3, 3, fk::RollingKind::max}, true, false}});
+}
+
+// Four huge groups through the row-parallel operations (segments_by_row.inl), whose time is not the largest
+// group's: scans of floats (-0.0, NaN), masked ints and positions, and the per-group totals.
+Outcome group_transform_few_groups(I64 n, const Options& opt) {
+  using fk::SegmentAgg;
+  using fk::SegmentScan;
+  return group_transform_ops(n, opt, 4,
+                             {{"cummin", {SegmentScan::cummin}, false},
+                              {"cummax int", {SegmentScan::cummax}, true},
+                              {"cumsum int", {SegmentScan::cumsum}, true},
+                              {"cumcount", {SegmentScan::cumcount}, false, true},
+                              {"diff", {SegmentScan::diff, SegmentAgg::sum, -3}, false},
+                              {"ffill int", {SegmentScan::ffill}, true},
+                              {"bfill", {SegmentScan::bfill}, false},
+                              {"transform max", {SegmentScan::transform, SegmentAgg::max}, false},
+                              {"transform first int", {SegmentScan::transform, SegmentAgg::first}, true},
+                              {"transform count", {SegmentScan::transform, SegmentAgg::count}, false, true},
+                              {"transform sum int", {SegmentScan::transform, SegmentAgg::sum}, true}});
 }
 
 // Series' moments: count, exact-data sum, min and max bitwise (NaN, -0.0 and masks in y); mean and M2 merge in
@@ -1124,6 +1148,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
       {"frame.transform.cumsum_shift_mean_rolling", group_transform},
+      {"frame.transform.few_groups_by_rows", group_transform_few_groups},
       {"frame.groupby.nunique_pairs", nunique_pairs},
       {"frame.groupby.holistic", holistic},
       {"frame.resample.bounds_bins_fill", resample},

@@ -1,13 +1,14 @@
 #pragma once
 /// @file transform.hpp
 /// @brief group_transform (groupby/transform.cpp) on the device: the tagged rows of each input partition, each
-/// shuffled partition's groups computed one group per thread with the host's own sequential pass
-/// (segments_hd.hpp), the route of every result back to the partition owning its row, and the scatter into place.
-/// Entry points of transform.inl.
+/// shuffled partition's groups computed (row-parallel where every result is exact in any order, segments_by_row.inl;
+/// else one group per thread with the host's own sequential pass, segments_hd.hpp), the route of every result back
+/// to the partition owning its row, and the scatter into place. Entry points of transform.inl.
 ///
-/// Equality with the host: a group's rows are visited in row order (nunique, median, quantile: in the order of
-/// their values, as segments.cpp sorts them) by the same SLAB_HD code the host runs, so every result is bitwise the
-/// host's. Groups come out of compute() in key order (the host's in first-seen order): the
+/// Equality with the host: the sequential operations visit a group's rows in row order (nunique, median, quantile:
+/// in the order of their values, as segments.cpp sorts them) by the same SLAB_HD code the host runs; the
+/// row-parallel ones are exact (integers, positions, min and max keeping the earlier of equals); so every result is
+/// bitwise the host's. Groups come out of compute() in key order (the host's in first-seen order): the
 /// rows are routed back and scattered by row number, so the result is the same.
 #include <cstdint>
 

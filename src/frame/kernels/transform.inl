@@ -1,8 +1,10 @@
 #pragma once
 // The composition of transform.hpp: the tag step's gathers, a stable radix sort of (key words, row number), or of
 // (key words, null flag, value word) for the aggregates of sorted values, with segment heads where the key changes
-// (as segments.inl), one thread per group running segments_hd.hpp's pass (rolling: its values gathered as doubles
-// in row order, then segment_rolling), a binary search of each row's owner, and a scatter.
+// (as segments.inl), then the operations exact in any order row-parallel (segments_by_row.inl: cumcount, shift,
+// diff, ffill, bfill, cummin, cummax, integer cumsum and cumprod, transform's size, count, integer sum, min, max,
+// first and last) and the rest one thread per group running segments_hd.hpp's pass (rolling: its values gathered as
+// doubles in row order, then segment_rolling), a binary search of each row's owner, and a scatter.
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -13,6 +15,7 @@
 #include "core/kernels/scratch.hpp"
 #include "frame/kernels/gather.hpp"
 #include "frame/kernels/segments.inl"
+#include "frame/kernels/segments_by_row.inl"
 #include "frame/kernels/sort_perm.hpp"
 #include "frame/kernels/transform.hpp"
 #include "slab/core/error.hpp"
@@ -206,6 +209,8 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
       thrust::for_each(b.policy(), j, j + groups,
                        detail::SortedSegmentPass{op, values, out, perm.get(), sorted_values.get(), offsets.get()});
     }
+  } else if (segment_op_is_by_rows(op, values.type, out.type)) {
+    segment_op_by_rows(b, op, values, out, perm.get(), heads.get(), offsets.get(), n);
   } else {
     thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
   }
