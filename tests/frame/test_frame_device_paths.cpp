@@ -476,12 +476,15 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
                                             {.op = GroupScan::transform, .column = "i", .agg = AggOp::first},
                                             {.op = GroupScan::transform, .column = "x", .agg = AggOp::last},
                                             {.op = GroupScan::transform, .column = "i", .agg = AggOp::sum}};
-    // Signed zeros only (x * 0: NaN where x is NaN or infinite): min and max keep the earlier of equals.
+    // Signed zeros only (x * 0: NaN where x is NaN or infinite): min and max keep the earlier of equals, nunique
+    // counts -0.0 and 0.0 once.
     const Frame zeros = slab::frame::assign(f, "z", slab::frame::col("x") * slab::frame::lit(0.0));
     for (const GroupTransform& what : {GroupTransform{.op = GroupScan::cummin, .column = "z"},
                                        GroupTransform{.op = GroupScan::cummax, .column = "z"},
                                        GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::min},
-                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::max}})
+                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::max},
+                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::nunique},
+                                       GroupTransform{.op = GroupScan::transform, .column = "z", .agg = AggOp::median}})
       add(out,
           std::string("group ") + slab::frame::to_string(what.op) + " z by s " +
               (what.op == GroupScan::transform ? slab::frame::to_string(what.agg) : ""),

@@ -595,22 +595,25 @@ Outcome group_transform(I64 n, const Options& opt) {
 }
 
 // Four huge groups through the row-parallel operations (segments_by_row.inl), whose time is not the largest
-// group's: scans of floats (-0.0, NaN), masked ints and positions, and the per-group totals.
+// group's: scans of floats (-0.0, NaN), masked ints and positions, the per-group totals, and the sorted aggregates.
 Outcome group_transform_few_groups(I64 n, const Options& opt) {
   using fk::SegmentAgg;
   using fk::SegmentScan;
-  return group_transform_ops(n, opt, 4,
-                             {{"cummin", {SegmentScan::cummin}, false},
-                              {"cummax int", {SegmentScan::cummax}, true},
-                              {"cumsum int", {SegmentScan::cumsum}, true},
-                              {"cumcount", {SegmentScan::cumcount}, false, true},
-                              {"diff", {SegmentScan::diff, SegmentAgg::sum, -3}, false},
-                              {"ffill int", {SegmentScan::ffill}, true},
-                              {"bfill", {SegmentScan::bfill}, false},
-                              {"transform max", {SegmentScan::transform, SegmentAgg::max}, false},
-                              {"transform first int", {SegmentScan::transform, SegmentAgg::first}, true},
-                              {"transform count", {SegmentScan::transform, SegmentAgg::count}, false, true},
-                              {"transform sum int", {SegmentScan::transform, SegmentAgg::sum}, true}});
+  return group_transform_ops(
+      n, opt, 4,
+      {{"cummin", {SegmentScan::cummin}, false},
+       {"cummax int", {SegmentScan::cummax}, true},
+       {"cumsum int", {SegmentScan::cumsum}, true},
+       {"cumcount", {SegmentScan::cumcount}, false, true},
+       {"diff", {SegmentScan::diff, SegmentAgg::sum, -3}, false},
+       {"ffill int", {SegmentScan::ffill}, true},
+       {"bfill", {SegmentScan::bfill}, false},
+       {"transform max", {SegmentScan::transform, SegmentAgg::max}, false},
+       {"transform first int", {SegmentScan::transform, SegmentAgg::first}, true},
+       {"transform count", {SegmentScan::transform, SegmentAgg::count}, false, true},
+       {"transform sum int", {SegmentScan::transform, SegmentAgg::sum}, true},
+       {"transform nunique int", {SegmentScan::transform, SegmentAgg::nunique}, true},
+       {"transform quantile", {SegmentScan::transform, SegmentAgg::quantile, 1, true, 0.7}, false}});
 }
 
 // Series' moments: count, exact-data sum, min and max bitwise (NaN, -0.0 and masks in y); mean and M2 merge in

@@ -13,8 +13,10 @@
 //   0.0 come out as the host's; a null is the operation's identity (+-inf) and comes out NaN.
 // - ffill, bfill, transform's first, last, min and max: scans of row positions (the latest with a value; the
 //   best value, the earliest of equals), then a copy of that row, as segment_op's copy.
+// - transform's nunique, median and quantile (sorted_segment_op_by_rows, after the sort by value): a segmented
+//   count, then holistic.hpp's formulas on the group's sorted values, as sorted_segment_op.
 // Float cumsum and cumprod and transform's float sum, mean, std and var keep the sequential pass: their rounding
-// depends on the order of the additions (pandas' Kahan and Welford loops).
+// depends on the order of the additions (pandas' Kahan and Welford loops); so does rolling.
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -250,6 +252,53 @@ struct WriteIntScan {
   }
 };
 
+/// transform's nunique, median and quantile over positions sorted by (key, null, value), nulls last in a group:
+/// 1 for each value (median, quantile: the group's count of values), or for each value that differs from the one
+/// before it in its group (nunique: -0.0 == 0.0, as sorted_segment_op).
+struct SortedValueCount {
+  SegmentValues in;
+  const std::int64_t* perm;
+  const std::int64_t* offsets;
+  const std::int64_t* group;
+  bool distinct;
+  SLAB_HD std::uint64_t operator()(std::int64_t j) const {
+    const auto r = static_cast<std::size_t>(perm[j]);
+    if (in.null(r)) return 0;
+    if (!distinct || j == segment_of(group, offsets, j).start) return 1;
+    const auto p = static_cast<std::size_t>(perm[j - 1]);  // a value too: nulls come last
+    return (in.type == ElementType::float64 ? in.f(r) != in.f(p) : in.i64(r) != in.i64(p)) ? 1 : 0;
+  }
+};
+/// Every row of a group: its distinct count, or holistic.hpp's median / quantile of its sorted values (sorted[s ..
+/// s + count), in.d of the sorted rows).
+struct WriteSortedAggregate {
+  SegmentOp op;
+  SegmentResult out;
+  const double* sorted;
+  const std::int64_t* offsets;
+  const std::int64_t* group;
+  const std::uint64_t* count;
+  SLAB_HD void operator()(std::int64_t j) const {
+    const Segment g = segment_of(group, offsets, j);
+    const std::uint64_t c = count[g.end - 1];
+    if (op.agg == SegmentAgg::nunique)
+      out.set_i(static_cast<std::size_t>(j), static_cast<std::int64_t>(c));
+    else
+      out.set_f(static_cast<std::size_t>(j),
+                frame::detail::holistic_value(sorted + g.start, static_cast<std::size_t>(c),
+                                              op.agg == SegmentAgg::median ? frame::detail::kMedian : op.q));
+  }
+};
+
+/// group[j]: the inclusive count of segment heads up to sorted position j (its group's number + 1).
+template <class B>
+slab::kernels::Scratch<std::int64_t, B> group_numbers(B& b, const std::uint8_t* heads, std::int64_t n) {
+  slab::kernels::Scratch<std::int64_t, B> group(b, n);
+  thrust::inclusive_scan(b.policy(), thrust::make_transform_iterator(heads, HeadCount{}),
+                         thrust::make_transform_iterator(heads + n, HeadCount{}), group.get());
+  return group;
+}
+
 }  // namespace by_rows_detail
 
 /**
@@ -264,9 +313,7 @@ void segment_op_by_rows(B& b, const SegmentOp& op, const SegmentValues& in, cons
   using namespace by_rows_detail;
   using I64 = slab::kernels::Scratch<std::int64_t, B>;
   thrust::counting_iterator<std::int64_t> j(0);
-  I64 group(b, n);
-  thrust::inclusive_scan(b.policy(), thrust::make_transform_iterator(heads, HeadCount{}),
-                         thrust::make_transform_iterator(heads + n, HeadCount{}), group.get());
+  const I64 group = group_numbers(b, heads, n);
   const std::int64_t* g = group.get();
   const thrust::equal_to<std::int64_t> same;
   switch (op.op) {
@@ -322,6 +369,27 @@ void segment_op_by_rows(B& b, const SegmentOp& op, const SegmentValues& in, cons
                     IntValueOrIdentity{in, perm, scan, total && op.agg == SegmentAgg::count});
   thrust::inclusive_scan_by_key(b.policy(), g, g + n, values.get(), scanned.get(), same, scan);
   thrust::for_each(b.policy(), j, j + n, WriteIntScan{in, out, perm, offsets, g, scanned.get(), total});
+}
+
+/**
+ * @brief sorted_segment_op(op) (transform's nunique, median, quantile) over every group of n positions sorted by
+ * (key, null, segment_value_word): position j's row perm[j], sorted[j] = in.d(perm[j]); the aggregate written to
+ * out at every position of its group. One thread a row: a segmented count of the values (nunique: of the values
+ * unlike the one before), then holistic.hpp's formulas, so bitwise sorted_segment_op's. Asynchronous.
+ */
+template <class B>
+void sorted_segment_op_by_rows(B& b, const SegmentOp& op, const SegmentValues& in, const SegmentResult& out,
+                               const std::int64_t* perm, const double* sorted, const std::uint8_t* heads,
+                               const std::int64_t* offsets, std::int64_t n) {
+  using namespace by_rows_detail;
+  const auto group = group_numbers(b, heads, n);
+  const std::int64_t* g = group.get();
+  thrust::counting_iterator<std::int64_t> j(0);
+  slab::kernels::Scratch<std::uint64_t, B> counted(b, n), count(b, n);
+  thrust::transform(b.policy(), j, j + n, counted.get(),
+                    SortedValueCount{in, perm, offsets, g, op.agg == SegmentAgg::nunique});
+  thrust::inclusive_scan_by_key(b.policy(), g, g + n, counted.get(), count.get());
+  thrust::for_each(b.policy(), j, j + n, WriteSortedAggregate{op, out, sorted, offsets, g, count.get()});
 }
 
 }  // namespace slab::frame::kernels

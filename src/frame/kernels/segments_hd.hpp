@@ -3,10 +3,11 @@
 /// @brief group_transform's per-group operations as SLAB_HD code: one group's rows (in the frame's row order) in,
 /// one result per row out, in one sequential pass with pandas' numerics (Kahan-compensated sums as pandas'
 /// group_cumsum / group_sum / group_mean, Welford variance as group_var). The one source of the host's loop
-/// (groupby/segments.cpp) and of the device kernel (transform.inl, one group per thread), so the two agree bit for
-/// bit. transform's nunique, median and quantile read a group's values sorted (sorted_segment_op(), after a sort
-/// that each side makes); rolling reads them as doubles in row order and slides rolling_hd.hpp's window over them
-/// (segment_rolling()). No CUDA header.
+/// (groupby/segments.cpp) and of the device kernel's sequential operations (transform.inl, one group per thread), so
+/// the two agree bit for bit; the device computes the operations exact in any order row-parallel instead
+/// (segments_by_row.inl). transform's nunique, median and quantile read a group's values sorted (sorted_segment_op(),
+/// after a sort that each side makes); rolling reads them as doubles in row order and slides rolling_hd.hpp's window
+/// over them (segment_rolling()). No CUDA header.
 #include <cstddef>
 #include <cstdint>
 

@@ -5,11 +5,11 @@
 /// else one group per thread with the host's own sequential pass, segments_hd.hpp), the route of every result back
 /// to the partition owning its row, and the scatter into place. Entry points of transform.inl.
 ///
-/// Equality with the host: the sequential operations visit a group's rows in row order (nunique, median, quantile:
-/// in the order of their values, as segments.cpp sorts them) by the same SLAB_HD code the host runs; the
-/// row-parallel ones are exact (integers, positions, min and max keeping the earlier of equals); so every result is
-/// bitwise the host's. Groups come out of compute() in key order (the host's in first-seen order): the
-/// rows are routed back and scattered by row number, so the result is the same.
+/// Equality with the host: the sequential operations visit a group's rows in row order by the same SLAB_HD code the
+/// host runs; the row-parallel ones are exact (integers, positions, min and max keeping the earlier of equals;
+/// nunique, median and quantile: counts, then holistic.hpp's formulas on the values sorted as segments.cpp sorts
+/// them); so every result is bitwise the host's. Groups come out of compute() in key order (the host's in first-seen
+/// order): the rows are routed back and scattered by row number, so the result is the same.
 #include <cstdint>
 
 #include "core/kernels/exec.hpp"
@@ -36,9 +36,9 @@ struct TransformKernels {
    * bits `bits`; global row numbers `row`, below 2^row_bits; the value column `values`): the rows sorted by (key,
    * row), one segment a key, segment_op(op) over each in row order into `out` at the sorted positions, and
    * out_row[j] = the row number of sorted position j. For segment_op_is_sorted(op) the rows are sorted by (key,
-   * null, segment_value_word) instead, and each segment takes sorted_segment_op. For segment_op_is_windowed(op)
-   * (rolling, a float64 `out`) each segment's values are read as doubles in row order and take segment_rolling.
-   * width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
+   * null, segment_value_word) instead, and each segment takes sorted_segment_op's aggregate (computed row-parallel).
+   * For segment_op_is_windowed(op) (rolling, a float64 `out`) each segment's values are read as doubles in row order
+   * and take segment_rolling. width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
    */
   static std::int64_t compute(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
                               const std::int64_t* row, int row_bits, std::int64_t n, const SegmentValues& values,

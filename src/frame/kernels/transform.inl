@@ -3,8 +3,9 @@
 // (key words, null flag, value word) for the aggregates of sorted values, with segment heads where the key changes
 // (as segments.inl), then the operations exact in any order row-parallel (segments_by_row.inl: cumcount, shift,
 // diff, ffill, bfill, cummin, cummax, integer cumsum and cumprod, transform's size, count, integer sum, min, max,
-// first and last) and the rest one thread per group running segments_hd.hpp's pass (rolling: its values gathered as
-// doubles in row order, then segment_rolling), a binary search of each row's owner, and a scatter.
+// first, last, nunique, median and quantile) and the rest one thread per group running segments_hd.hpp's pass
+// (rolling: its values gathered as doubles in row order, then segment_rolling), a binary search of each row's
+// owner, and a scatter.
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -75,21 +76,6 @@ struct RollingSegmentPass {
     const std::int64_t s = offsets[g], e = offsets[g + 1];
     RollingDequeBuffer dq{deque ? deque + s : nullptr};
     segment_rolling(op, sorted + s, static_cast<std::size_t>(e - s), dq, out + s);
-  }
-};
-
-/// Group g's rows sorted by value (nunique, median, quantile).
-struct SortedSegmentPass {
-  SegmentOp op;
-  SegmentValues values;
-  SegmentResult out;
-  const std::int64_t* perm;
-  const double* sorted;
-  const std::int64_t* offsets;
-  SLAB_HD void operator()(std::int64_t g) const {
-    const std::int64_t s = offsets[g], e = offsets[g + 1];
-    sorted_segment_op(op, values, perm + s, sorted + s, static_cast<std::size_t>(e - s), out,
-                      static_cast<std::size_t>(s));
   }
 };
 
@@ -206,8 +192,7 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
                        detail::RollingSegmentPass{op, sorted_values.get(), extreme ? deque.get() : nullptr,
                                                   offsets.get(), reinterpret_cast<double*>(out.data)});
     } else {
-      thrust::for_each(b.policy(), j, j + groups,
-                       detail::SortedSegmentPass{op, values, out, perm.get(), sorted_values.get(), offsets.get()});
+      sorted_segment_op_by_rows(b, op, values, out, perm.get(), sorted_values.get(), heads.get(), offsets.get(), n);
     }
   } else if (segment_op_is_by_rows(op, values.type, out.type)) {
     segment_op_by_rows(b, op, values, out, perm.get(), heads.get(), offsets.get(), n);
