@@ -9,6 +9,7 @@
 #include "frame/map_partitions.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/core/fault.hpp"
 #include "slab/engine/host_fallback.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/runtime/execution_context.hpp"
@@ -52,6 +53,7 @@ std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
   BufferPtr buffer = chunk.buffer();
   SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
                std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
+  SLAB_FAULT_POINT("partition_read");  // a partition that cannot come back (tests/reliability_faults)
   Pin pin = buffer->pin();
   BatchView view = BatchView::copied_to_host(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
   return {std::move(pin), view};
@@ -98,12 +100,14 @@ BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& st
 
 Frame& Frame::persist() {
   auto& s = const_cast<State&>(checked(state_));
-  s.engine->tasks().persist(std::span<const Chunk>(s.parts));
-  for (std::size_t i = 0; i < s.parts.size(); ++i) {
-    if (s.rows[i]) continue;
-    auto [pin, view] = view_chunk(s.parts[i]);
-    s.rows[i] = view.nrows();
-  }
+  s.engine->tasks().persist(std::span<const Chunk>(s.parts));  // agrees on a failed task
+  s.engine->comm().run_collectively([&] {  // a partition not read back on one rank fails on every rank
+    for (std::size_t i = 0; i < s.parts.size(); ++i) {
+      if (s.rows[i]) continue;
+      auto [pin, view] = view_chunk(s.parts[i]);
+      s.rows[i] = view.nrows();
+    }
+  });
   return *this;
 }
 
@@ -294,7 +298,8 @@ void write_batch(const LocalTable& table, const Schema& schema, std::int64_t beg
 LocalTable Frame::local_table() const {
   std::int64_t off = global_offset();
   const_cast<Frame*>(this)->persist();
-  auto bytes = local_concat(*this);
+  std::vector<std::byte> bytes;
+  engine().comm().run_collectively([&] { bytes = local_concat(*this); });  // fails on every rank alike
   BatchView view(bytes);
   return to_local_table(view, schema(), off);
 }
@@ -303,7 +308,9 @@ LocalTable Frame::gather(int root) const {
   const_cast<Frame*>(this)->persist();
   const Comm& comm = engine().comm();
   std::vector<std::byte> mine;
-  if (!partitions().empty()) mine = local_concat(*this);
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgatherv
+    if (!partitions().empty()) mine = local_concat(*this);
+  });
   std::vector<std::byte> all;
   VCounts v = comm.gatherv(std::span<const std::byte>(mine), all, root);
   if (comm.rank() != root) return tables_from_bytes({}, VCounts{}, schema());
@@ -314,7 +321,9 @@ LocalTable Frame::gather_all() const {
   const_cast<Frame*>(this)->persist();
   const Comm& comm = engine().comm();
   std::vector<std::byte> mine;
-  if (!partitions().empty()) mine = local_concat(*this);
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgatherv
+    if (!partitions().empty()) mine = local_concat(*this);
+  });
   std::vector<std::byte> all;
   VCounts v = comm.allgatherv(std::span<const std::byte>(mine), all);
   return tables_from_bytes(all, v, schema());
@@ -381,8 +390,10 @@ std::uint64_t table_content_hash(const LocalTable& table) {
   std::string bytes;
   auto put = [&bytes](const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); };
   for (const auto& c : table.columns) {
-    const std::uint64_t sizes[] = {c.name.size(), static_cast<std::uint64_t>(c.type), c.ints.size(), c.floats.size(),
-                                   c.bools.size(), c.strings.size(), c.valid.size()};
+    const std::uint64_t sizes[] = {c.name.size(),  static_cast<std::uint64_t>(c.type),
+                                   c.ints.size(),  c.floats.size(),
+                                   c.bools.size(), c.strings.size(),
+                                   c.valid.size()};
     put(sizes, sizeof sizes);
     put(c.name.data(), c.name.size());
     put(c.ints.data(), c.ints.size() * sizeof(std::int64_t));
@@ -403,8 +414,9 @@ Frame Frame::from_replicated_table(Engine& engine, const LocalTable& table, std:
   const Comm& comm = engine.comm();
   const std::uint64_t h = table_content_hash(table);
   const std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
-  comm.agree(hmin == hmax, "from_replicated_table: the ranks' tables differ (every rank must pass the same table; "
-                           "from_local_table stacks tables that differ)");
+  comm.agree(hmin == hmax,
+             "from_replicated_table: the ranks' tables differ (every rank must pass the same table; "
+             "from_local_table stacks tables that differ)");
   agree_column_lengths(comm, table, "from_replicated_table");
   const std::int64_t n = table.nrows(), p = comm.size(), r = comm.rank();
   return from_local_table(engine, table.slice(n * r / p, n * (r + 1) / p), rows_per_partition);

@@ -260,7 +260,9 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
     if (!mine[0]) mine[0] = 1, mine[2] = b.first;
     mine[1] = std::min(mine[1], b.min), mine[3] = b.last;
   };
-  for (const kernels::TimeBounds& b : detail::time_bounds(frame, on_col, device)) fold(b);
+  comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgather
+    for (const kernels::TimeBounds& b : detail::time_bounds(frame, on_col, device)) fold(b);
+  });
   std::vector<std::int64_t> all_times(5 * static_cast<std::size_t>(comm.size()));
   comm.allgather(std::span<const std::int64_t>(mine, 5), std::span<std::int64_t>(all_times));
   std::int64_t earliest = std::numeric_limits<std::int64_t>::max();

@@ -10,7 +10,8 @@
 ///
 /// Sites in the library: `allreduce`, `alltoallv` (comm collectives), `tsqr_level` (each level of the TSQR
 /// tree), `hdf5_write` (a dataset writer's commit, after the data is flushed and before the dataset is
-/// moved into place), `spill` (while a spill file is being written).
+/// moved into place), `spill` (while a spill file is being written), `partition_read` (frame::view_chunk: a
+/// partition read outside a task, as the collective frame operations make before an exchange).
 
 #include <string_view>
 

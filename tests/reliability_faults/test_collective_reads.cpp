@@ -1,0 +1,97 @@
+// The partition reads that collective frame operations make outside any task (quantile's order statistics,
+// cumsum's totals, shift's edges, head's rows, sort's and merge's samples, rolling's tail rows, resample's bin
+// ends, the row counts of a frame not yet run) fail on one rank: SLAB_FAULT=partition_read:1:0 (CMakeLists.txt) makes
+// rank 1's first such read throw, one operation per process (--gtest_filter). Every rank must end with that error,
+// promptly; without Comm::run_collectively around the read the other ranks waited in the exchange that follows.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "slab/core/fault.hpp"
+#include "slab/frame/frame.hpp"
+#include "slab/frame/merge.hpp"
+#include "slab/frame/ops.hpp"
+#include "slab/frame/quantile.hpp"
+#include "slab/frame/resample.hpp"
+#include "slab/frame/rolling.hpp"
+#include "slab/frame/series.hpp"
+#include "test_engine.hpp"
+#include "world.hpp"
+
+namespace {
+
+using slab::frame::Frame;
+using slab::frame::LocalColumn;
+using slab::frame::LocalTable;
+
+/// 600 rows a rank in partitions of 100: k, x, an hourly timestamp t.
+Frame rows_on_every_rank(slab::Engine& e) {
+  const std::int64_t rank = slab::testing::world_rank(), n = 600;
+  std::vector<std::int64_t> k, t;
+  std::vector<double> x;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int64_t r = rank * n + i;
+    k.push_back(r % 37);
+    x.push_back(static_cast<double>((r * 7919) % 1000) / 8.0);
+    t.push_back(1700000000000000000 + r * 3600000000000);
+  }
+  LocalTable table;
+  table.add(LocalColumn::int64("k", k));
+  table.add(LocalColumn::float64("x", x));
+  table.add(LocalColumn::timestamp("t", t));
+  return Frame::from_local_table(e, table, 100);
+}
+
+/// `op` over the frame must end on every rank with rank 1's injected partition read failure.
+void fails_on_every_rank(const std::function<void(const Frame&)>& op) {
+  ASSERT_TRUE(slab::fault_injection_armed()) << "run with SLAB_FAULT=partition_read:1:0 (CMakeLists.txt)";
+  if (slab::testing::world_size() < 2) GTEST_SKIP() << "needs a second rank";
+  slab::testing::Engine e;
+  const Frame f = rows_on_every_rank(e);
+  try {
+    op(f);
+    ADD_FAILURE() << "rank " << slab::testing::world_rank() << ": the operation went on past rank 1's failed read";
+  } catch (const slab::Error& error) {
+    EXPECT_NE(std::string(error.what()).find("injected fault at 'partition_read'"), std::string::npos)
+        << "rank " << slab::testing::world_rank() << ": " << error.what();
+  }
+}
+
+TEST(CollectiveReads, Quantile) {
+  fails_on_every_rank([](const Frame& f) { (void)slab::frame::quantile(f, "x", 0.3); });
+}
+
+TEST(CollectiveReads, Cumsum) {
+  fails_on_every_rank([](const Frame& f) { (void)slab::frame::cumsum(f, {"x"}).gather_all(); });
+}
+
+TEST(CollectiveReads, Shift) {
+  fails_on_every_rank([](const Frame& f) { (void)slab::frame::shift(f, 3, {"x"}).gather_all(); });
+}
+
+TEST(CollectiveReads, Head) {
+  fails_on_every_rank([](const Frame& f) { (void)slab::frame::head(f, 700); });
+}
+
+TEST(CollectiveReads, SortValues) {
+  fails_on_every_rank([](const Frame& f) { (void)f.sort_values("x").gather_all(); });
+}
+
+TEST(CollectiveReads, HashMerge) {
+  fails_on_every_rank([](const Frame& f) {
+    (void)slab::frame::merge(f, f, {"k"}, {.strategy = slab::frame::JoinStrategy::hash}).gather_all();
+  });
+}
+
+TEST(CollectiveReads, Rolling) {
+  fails_on_every_rank([](const Frame& f) { (void)f.rolling(50)["x"].mean().to_frame().gather_all(); });
+}
+
+TEST(CollectiveReads, Resample) {
+  fails_on_every_rank([](const Frame& f) { (void)f.resample("1D", "t").sum().gather_all(); });
+}
+
+}  // namespace
