@@ -154,7 +154,7 @@ def render(lines, summary, failed, command):
             "```", "",
             "`SLAB_FAULT=site:rank:step[:throw|kill]` (see `include/slab/core/fault.hpp`) makes the `step`-th "
             "occurrence of a fault site on one rank fail; sites: `allreduce`, `alltoallv`, `tsqr_level`, "
-            "`hdf5_write`, `spill`. Tests record their cases with `slab::testing::record_reliability` "
+            "`hdf5_write`, `spill`, `partition_read`. Tests record their cases with `slab::testing::record_reliability` "
             "(`tests/common/reliability_record.hpp`) or the same JSON line from Python "
             "(`tests/reliability_faults/reliability.py`) when `SLAB_RELIABILITY_DIR` is set.", ""]
     return "\n".join(line for line in out if line is not None) + "\n"
