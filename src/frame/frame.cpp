@@ -390,10 +390,8 @@ std::uint64_t table_content_hash(const LocalTable& table) {
   std::string bytes;
   auto put = [&bytes](const void* p, std::size_t n) { bytes.append(static_cast<const char*>(p), n); };
   for (const auto& c : table.columns) {
-    const std::uint64_t sizes[] = {c.name.size(),  static_cast<std::uint64_t>(c.type),
-                                   c.ints.size(),  c.floats.size(),
-                                   c.bools.size(), c.strings.size(),
-                                   c.valid.size()};
+    const std::uint64_t sizes[] = {c.name.size(), static_cast<std::uint64_t>(c.type), c.ints.size(), c.floats.size(),
+                                   c.bools.size(), c.strings.size(), c.valid.size()};
     put(sizes, sizeof sizes);
     put(c.name.data(), c.name.size());
     put(c.ints.data(), c.ints.size() * sizeof(std::int64_t));
@@ -414,9 +412,8 @@ Frame Frame::from_replicated_table(Engine& engine, const LocalTable& table, std:
   const Comm& comm = engine.comm();
   const std::uint64_t h = table_content_hash(table);
   const std::uint64_t hmin = comm.allreduce(h, ReduceOp::min), hmax = comm.allreduce(h, ReduceOp::max);
-  comm.agree(hmin == hmax,
-             "from_replicated_table: the ranks' tables differ (every rank must pass the same table; "
-             "from_local_table stacks tables that differ)");
+  comm.agree(hmin == hmax, "from_replicated_table: the ranks' tables differ (every rank must pass the same table; "
+                           "from_local_table stacks tables that differ)");
   agree_column_lengths(comm, table, "from_replicated_table");
   const std::int64_t n = table.nrows(), p = comm.size(), r = comm.rank();
   return from_local_table(engine, table.slice(n * r / p, n * (r + 1) / p), rows_per_partition);

@@ -316,20 +316,12 @@ void segment_op_by_rows(B& b, const SegmentOp& op, const SegmentValues& in, cons
   const I64 group = group_numbers(b, heads, n);
   const std::int64_t* g = group.get();
   const thrust::equal_to<std::int64_t> same;
-  switch (op.op) {
-    case SegmentScan::cumcount:
-    case SegmentScan::shift:
-    case SegmentScan::diff:
-      thrust::for_each(b.policy(), j, j + n, RowPass{op, in, out, perm, offsets, g});
-      return;
-    case SegmentScan::transform:
-      if (op.agg == SegmentAgg::size) {
-        thrust::for_each(b.policy(), j, j + n, RowPass{op, in, out, perm, offsets, g});
-        return;
-      }
-      break;
-    default:
-      break;
+  const bool by_position = op.op == SegmentScan::cumcount || op.op == SegmentScan::shift ||
+                           op.op == SegmentScan::diff ||
+                           (op.op == SegmentScan::transform && op.agg == SegmentAgg::size);
+  if (by_position) {
+    thrust::for_each(b.policy(), j, j + n, RowPass{op, in, out, perm, offsets, g});
+    return;
   }
   const bool positions = op.op == SegmentScan::ffill || op.op == SegmentScan::bfill ||
                          (op.op == SegmentScan::transform && op.agg != SegmentAgg::count && op.agg != SegmentAgg::sum);
