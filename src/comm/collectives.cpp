@@ -548,12 +548,17 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
   }
   std::vector<int> isc, isd, irc, ird;
   const bool fits = int_layout(sc, element_size(dt), isc, isd) && int_layout(rc, element_size(dt), irc, ird);
-  const bool dev = im.on_device(send) || im.on_device(recv);
-  // Every rank must take the same path: agree on it (and on the memory kind) in the status exchange.
-  const bool pairwise =
-      detail::check_args(im, "alltoallv", {{"memory kind (device/host)", dev, false}}, {}, {fits ? 0 : 1})[0] != 0;
+  // Every rank must take the same path: agree on it in the status exchange. Only buffers with bytes to move have a
+  // memory kind: a rank with nothing to send or receive often has no buffer at all (a null pointer), and must not
+  // make the others leave NCCL (or, taking another path than theirs, hang). NCCL where every buffer with bytes is
+  // device memory; otherwise every rank stages its device buffers through the host and takes MPI.
+  const bool send_dev = stotal > 0 && im.on_device(send), recv_dev = rtotal > 0 && im.on_device(recv);
+  const bool has_host = (stotal > 0 && !send_dev) || (rtotal > 0 && !recv_dev);
+  const std::vector<std::int64_t> agreed =
+      detail::check_args(im, "alltoallv", {}, {}, {fits ? 0 : 1, send_dev || recv_dev ? 1 : 0, has_host ? 1 : 0});
+  const bool pairwise = agreed[0] != 0;
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl() && im.on_device(send) && im.on_device(recv)) {
+  if (agreed[1] != 0 && agreed[2] == 0 && im.use_nccl()) {
     std::vector<std::size_t> sd(p), rd(p);
     for (std::size_t k = 0, so = 0, ro = 0; k < p; ++k) {
       sd[k] = so;

@@ -4,6 +4,9 @@
 
 #include <cstring>
 #include <numeric>
+#include <span>
+#include <string>
+#include <vector>
 
 #include "memory/device_allocator.hpp"
 #include "slab/comm/world.hpp"
@@ -85,4 +88,48 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
   for (void* p :
        {static_cast<void*>(dev_in), static_cast<void*>(dev_out), static_cast<void*>(dsend), static_cast<void*>(drecv)})
     slab::detail::device_free(p, exec.stream());
+}
+
+// alltoallv on device buffers where some ranks have nothing to send or to receive (a null buffer, as kernel scratch
+// of 0 bytes gives): every rank takes the same path (NCCL, or staging where ranks share the GPU) and the data
+// arrives. Round 0: rank 0 sends to itself and to the last rank, the others send nothing and only the last rank
+// receives; round 1: only rank 0 sends, to itself, so every other rank has no buffer at all.
+TEST(Gpu, AlltoallvWithEmptyRanksOnDevice) {
+  slab::Runtime rt(slab::RuntimeOptions{});
+  std::string why;
+  if (no_device(rt, why)) GTEST_SKIP() << why;
+  slab::Comm comm = slab::make_world_comm(rt);
+  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+  const int me = comm.rank(), p = comm.size();
+  const std::size_t n = 1000;
+  for (int round = 0; round < 2; ++round) {
+    std::vector<std::size_t> sc(static_cast<std::size_t>(p), 0), rc(static_cast<std::size_t>(p), 0);
+    const int far = round == 0 ? p - 1 : 0;  // rank 0's second destination
+    if (me == 0) {
+      sc[0] += n;
+      if (far != 0) sc[static_cast<std::size_t>(far)] += n;
+      rc[0] = n;
+    } else if (me == far) {
+      rc[0] = n;
+    }
+    std::vector<double> send;
+    for (int to = 0; to < p; ++to)
+      for (std::size_t i = 0; i < sc[static_cast<std::size_t>(to)]; ++i) send.push_back(1000.0 * to + i);
+    std::size_t rtotal = 0;
+    for (std::size_t c : rc) rtotal += c;
+    auto alloc = [&](std::size_t count) {
+      return count ? static_cast<double*>(slab::detail::device_alloc(count * sizeof(double), exec.stream())) : nullptr;
+    };
+    double* dsend = alloc(send.size());
+    double* drecv = alloc(rtotal);
+    if (!send.empty()) slab::copy(dsend, send.data(), send.size() * sizeof(double), exec);
+    comm.alltoallv(std::span<const double>(dsend, send.size()), std::span<const std::size_t>(sc),
+                   std::span<double>(drecv, rtotal), std::span<const std::size_t>(rc));
+    std::vector<double> got(rtotal);
+    if (rtotal) slab::copy(got.data(), drecv, rtotal * sizeof(double), exec);
+    for (std::size_t i = 0; i < rtotal; ++i)
+      ASSERT_EQ(got[i], 1000.0 * me + static_cast<double>(i)) << "round " << round;
+    for (void* q : {static_cast<void*>(dsend), static_cast<void*>(drecv)})
+      if (q) slab::detail::device_free(q, exec.stream());
+  }
 }
