@@ -3,7 +3,9 @@
 // frame takes them, a batch column as the kernels see it, and a task body run on its context's device backend
 // with scratch from its memory manager.
 #include <cstddef>
+#include <cstdint>
 #include <utility>
+#include <vector>
 
 #include "frame/kernels/columns.hpp"
 #include "memory/kernel_scratch.hpp"
@@ -20,6 +22,20 @@ namespace slab::frame::detail {
 inline bool takes_device_paths(const Frame& f) {
   return slab::detail::has_device_backend(f.engine().tasks().memory().execution());
 }
+
+/**
+ * Pin a ready chunk and view its batch where it lies: in device memory on a GPU, with no copy (view_chunk copies
+ * the whole partition to the host), for reads of a few rows by slab::copy or of columns by device kernels. Keep the
+ * Pin alive while using the view. The partition_read fault site, as view_chunk. Not collective.
+ */
+[[nodiscard]] std::pair<Pin, BatchView> view_chunk_in_place(const Chunk& chunk);
+
+/**
+ * Rows [begin, end) of `in`, a batch in `where`'s memory (host or device), as a new batch in host memory held by
+ * `storage`: only those rows' bytes are copied. Masks are kept where the input column has one. Not collective.
+ */
+void copy_rows_to_host(const BatchView& in, std::int64_t begin, std::int64_t end, const ExecutionContext& where,
+                       std::vector<std::byte>& storage);
 
 /// Column c of a batch as the kernels see it.
 /// (Unused in a build without device backends, where no device path is instantiated.)

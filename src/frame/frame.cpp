@@ -5,6 +5,7 @@
 #include <cstring>
 #include <set>
 
+#include "frame/device_paths.hpp"
 #include "frame/hash_bytes.hpp"
 #include "frame/map_partitions.hpp"
 #include "slab/comm/comm.hpp"
@@ -58,6 +59,40 @@ std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
   BatchView view = BatchView::copied_to_host(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
   return {std::move(pin), view};
 }
+
+namespace detail {
+std::pair<Pin, BatchView> view_chunk_in_place(const Chunk& chunk) {
+  BufferPtr buffer = chunk.buffer();
+  SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
+               std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
+  SLAB_FAULT_POINT("partition_read");  // as view_chunk
+  Pin pin = buffer->pin();
+  BatchView view(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
+  return {std::move(pin), view};
+}
+
+void copy_rows_to_host(const BatchView& in, std::int64_t begin, std::int64_t end, const ExecutionContext& where,
+                       std::vector<std::byte>& storage) {
+  SLAB_EXPECTS(0 <= begin && begin <= end && end <= in.nrows(), InvalidArgument,
+               "copy_rows_to_host: rows [" + std::to_string(begin) + ", " + std::to_string(end) + ") of a batch of " +
+                   std::to_string(in.nrows()) + " rows (internal)");
+  const std::int64_t n = end - begin;
+  std::vector<ElementType> types;
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < in.ncols(); ++c) {
+    types.push_back(in.type(c));
+    masks.push_back(n > 0 && in.valid(c) != nullptr);
+  }
+  BatchBuilder out(storage, n, types, masks);
+  if (n == 0) return;
+  for (std::size_t c = 0; c < in.ncols(); ++c) {
+    const std::size_t es = element_size(types[c]);
+    slab::copy(out.data(c), in.data(c) + static_cast<std::size_t>(begin) * es, static_cast<std::size_t>(n) * es,
+               where);
+    if (masks[c]) slab::copy(out.valid(c), in.valid(c) + begin, static_cast<std::size_t>(n), where);
+  }
+}
+}  // namespace detail
 
 namespace {
 // This rank's partitions concatenated into `storage`, one partition pinned at a time (pinning them all at once

@@ -114,33 +114,35 @@ std::vector<bool> masks_of(const BatchView& in) {
   return m;
 }
 
-// This rank's rows [begin, end) in local numbering, as one batch (frame persisted). Not collective.
-std::vector<std::byte> local_rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
-  std::vector<std::byte> pieces_storage;
+// This rank's rows [begin, end) in local numbering, as one batch in host memory (frame persisted, `rows` its
+// partitions' row counts). Only the partitions holding those rows are read, and only those rows' bytes copied (on a
+// GPU, from device memory). Not collective.
+std::vector<std::byte> local_rows_bytes(const Frame& f, const std::vector<std::int64_t>& rows, std::int64_t begin,
+                                        std::int64_t end) {
   std::vector<std::vector<std::byte>> pieces;
-  std::vector<BatchView> views;
   std::int64_t at = 0;
-  for (const auto& p : f.partitions()) {
-    auto [pin, v] = view_chunk(p);
-    std::int64_t b = std::max(begin - at, std::int64_t{0}), e = std::min(end - at, v.nrows());
+  for (std::size_t k = 0; k < rows.size(); ++k) {
+    const std::int64_t b = std::max(begin - at, std::int64_t{0}), e = std::min(end - at, rows[k]);
     if (b < e) {
-      std::vector<std::int64_t> rows(static_cast<std::size_t>(e - b));
-      std::iota(rows.begin(), rows.end(), b);
-      pieces.emplace_back();
-      take_rows(v, rows, pieces.back());
+      const Chunk& chunk = f.partitions()[k];
+      auto [pin, v] = detail::view_chunk_in_place(chunk);
+      detail::copy_rows_to_host(v, b, e, chunk.buffer()->execution(), pieces.emplace_back());
     }
-    at += v.nrows();
+    at += rows[k];
   }
+  std::vector<BatchView> views;
   for (const auto& p : pieces) views.emplace_back(p);
-  concat_batches(views, types_of(f.schema()), pieces_storage);
-  return pieces_storage;
+  std::vector<std::byte> storage;
+  concat_batches(views, types_of(f.schema()), storage);
+  return storage;
 }
 
 std::vector<std::byte> rows_bytes(const Frame& f, std::int64_t begin, std::int64_t end) {
+  const std::vector<std::int64_t> rows = f.local_partition_rows();
   // local_rows_bytes, collectively: a partition read failing on one rank fails on every rank, before the exchange
   // that follows.
   std::vector<std::byte> out;
-  f.engine().comm().run_collectively([&] { out = local_rows_bytes(f, begin, end); });
+  f.engine().comm().run_collectively([&] { out = local_rows_bytes(f, rows, begin, end); });
   return out;
 }
 
@@ -1078,12 +1080,11 @@ Frame shift_impl(const Frame& frame, std::int64_t periods, std::vector<std::size
   std::vector<std::int64_t> edge_sizes;  // bytes per local partition
   comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgatherv
     for (const auto& p : frame.partitions()) {
-      auto [pin, v] = view_chunk(p);
-      std::int64_t m = std::min(k, v.nrows());
-      std::vector<std::int64_t> rows(static_cast<std::size_t>(m));
-      std::iota(rows.begin(), rows.end(), periods > 0 ? v.nrows() - m : 0);
+      // Only the edge rows are copied (on a GPU, out of device memory).
+      auto [pin, v] = detail::view_chunk_in_place(p);
+      const std::int64_t m = std::min(k, v.nrows()), first = periods > 0 ? v.nrows() - m : 0;
       std::vector<std::byte> b;
-      take_rows(v, rows, b);
+      detail::copy_rows_to_host(v, first, first + m, p.buffer()->execution(), b);
       edge_sizes.push_back(static_cast<std::int64_t>(b.size()));
       edges.insert(edges.end(), b.begin(), b.end());
     }

@@ -49,10 +49,18 @@ std::vector<double> quantile(const Frame& frame, const std::string& column, cons
   }
   std::vector<double> vals(want.size(), 0.0);
   std::int64_t row = first;
+  const std::vector<std::int64_t> rows = sorted.local_partition_rows();
   comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allreduce
-    for (const Chunk& p : sorted.partitions()) {
-      auto [pin, b] = view_chunk(p);
-      const std::int64_t m = b.nrows();
+    for (std::size_t k = 0; k < rows.size(); ++k) {
+      const std::int64_t m = rows[k];
+      bool holds = false;  // only the partitions holding an order statistic are read (out of core: unspilled)
+      for (std::int64_t w : want) holds |= w >= row && w < row + m;
+      if (!holds) {
+        row += m;
+        continue;
+      }
+      // Where the partition lies: one value's bytes are copied (on a GPU, out of device memory).
+      auto [pin, b] = detail::view_chunk_in_place(sorted.partitions()[k]);
       for (std::size_t j = 0; j < want.size(); ++j) {
         if (want[j] < row || want[j] >= row + m) continue;
         const auto i = static_cast<std::size_t>(want[j] - row);

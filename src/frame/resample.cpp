@@ -314,11 +314,14 @@ Frame resample(const Frame& frame, std::int64_t freq, const std::string& on,
   comm.run_collectively([&] {  // a partition read failing on one rank fails on every rank, not in the allgather
     for (std::size_t k = 0; k < rows.size(); ++k) {
       if (rows[k] == 0) continue;
-      auto [pin, b] = view_chunk(g.partitions()[k]);
-      const auto keys = b.column<std::int64_t>(0);
-      ends[k] = {keys.front(), keys.back()};
-      if (!ends_mine[0]) ends_mine[1] = keys.front();
-      ends_mine[0] = 1, ends_mine[2] = keys.back();
+      // Where the partition lies: its first and last bins' 8 bytes each are copied (on a GPU, out of device memory).
+      const Chunk& chunk = g.partitions()[k];
+      auto [pin, b] = detail::view_chunk_in_place(chunk);
+      const auto* keys = reinterpret_cast<const std::int64_t*>(b.data(0));
+      slab::copy(&ends[k].first, keys, sizeof(std::int64_t), chunk.buffer()->execution());
+      slab::copy(&ends[k].second, keys + rows[k] - 1, sizeof(std::int64_t), chunk.buffer()->execution());
+      if (!ends_mine[0]) ends_mine[1] = ends[k].first;
+      ends_mine[0] = 1, ends_mine[2] = ends[k].second;
     }
   });
   std::vector<std::int64_t> all(3 * static_cast<std::size_t>(comm.size()));

@@ -213,6 +213,10 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "shift -5000", slab::frame::shift(f, -5000).local_table());
   add(out, "diff 2500", slab::frame::diff(f, 2500).local_table());
   add(out, "dropna", slab::frame::dropna(f).local_table());
+  // head and tail copy only their rows out of the partitions holding them (every column, masks, strings).
+  add(out, "head 1500", slab::frame::head(f, 1500));
+  add(out, "head -7", slab::frame::head(f, -7));
+  add(out, "tail 2500", slab::frame::tail(f, 2500));
   add(out, "generate", slab::frame::generate(e, recipe_schema(), n, 1000, "recipes", recipes()).local_table());
   // Rolling windows: y is exactly summable (eighths, masked rows as NaN), so every aggregation must agree
   // bitwise, the std of a time window aside (the host never recomputes it: within rounding, checked below).
