@@ -357,42 +357,6 @@ void append_times(const BatchView& b, std::size_t c, std::vector<std::int64_t>& 
   }
 }
 
-/**
- * The halo's rows of one partition in device memory, as append_values / append_times and the host's cut give them:
- * for a time window (ct a column) the timestamps are copied (8 bytes a row, not the partition) to find the first
- * row after `bound`; for a row window the last `take` rows. Only those rows' values are converted on the device
- * (RollingKernels::values) and copied. Returns the first row kept; x and t hold the rows from it.
- */
-std::size_t tail_on_device(Engine& engine, const Chunk& chunk, std::size_t cx, std::size_t ct, std::int64_t bound,
-                           std::size_t take, std::vector<double>& x, std::vector<std::int64_t>& t) {
-  const ExecutionContext& exec = engine.execution();
-  const Pin pin = chunk.buffer()->pin();
-  const BatchView b(std::span<const std::byte>(pin.data(), pin.size()), exec);
-  const auto n = static_cast<std::size_t>(b.nrows());
-  std::size_t from = n - std::min(n, take);
-  if (ct != SIZE_MAX) {
-    t.resize(n);
-    slab::copy(t.data(), b.data(ct), n * sizeof(std::int64_t), exec);
-    from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
-    t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
-  }
-  const std::size_t m = n - from;
-  x.resize(m);
-  if (m == 0) return from;
-  detail::with_planned_backend(exec, [&](auto tag) {
-    slab::detail::KernelScratch scratch(engine.memory());
-    const kernels::Exec e = scratch.exec(exec);
-    slab::detail::ScratchBytes out(e, m * sizeof(double));
-    kernels::ColumnView v = detail::column_view(b, cx);
-    v.data = static_cast<const std::byte*>(v.data) + from * element_size(v.type);
-    if (v.valid) v.valid += from;
-    kernels::RollingKernels<typename decltype(tag)::type>::values(e, v, static_cast<std::int64_t>(m),
-                                                                  static_cast<double*>(out.get()));
-    slab::copy(x.data(), out.get(), m * sizeof(double), exec);
-  });
-  return from;
-}
-
 // The rows of (x, t) the next rows' windows can reach: the last rows - 1 of a row window, the rows within the span
 // of the last timestamp of a time window.
 std::size_t carry_from(const std::vector<double>& x, const std::vector<std::int64_t>& t, const RollingWindow& window) {
@@ -401,13 +365,16 @@ std::size_t carry_from(const std::vector<double>& x, const std::vector<std::int6
   return static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), t.back() - window.span_ns) - t.begin());
 }
 
+/// The carry's column types: x (float64) and, for a time window, t (int64).
+std::vector<ElementType> carry_types(bool time) {
+  return time ? std::vector<ElementType>{ElementType::float64, ElementType::int64} : std::vector{ElementType::float64};
+}
+
 // A carry batch: x (float64) and, for time windows, t (int64) from row `from` on.
 void write_carry(const std::vector<double>& x, const std::vector<std::int64_t>& t, std::size_t from, bool time,
                  TaskContext& ctx, std::size_t output) {
-  const std::vector<ElementType> types =
-      time ? std::vector<ElementType>{ElementType::float64, ElementType::int64} : std::vector{ElementType::float64};
   const std::size_t n = x.size() - from;
-  BatchBuilder b(ctx, static_cast<std::int64_t>(n), types, {}, output);
+  BatchBuilder b(ctx, static_cast<std::int64_t>(n), carry_types(time), {}, output);
   if (n == 0) return;
   std::memcpy(b.data(0), x.data() + from, n * sizeof(double));
   if (time) std::memcpy(b.data(1), t.data() + from, n * sizeof(std::int64_t));
@@ -450,13 +417,261 @@ void rolling_on_device(TaskContext& ctx, const kernels::Exec& exec, const BatchV
   }
   const std::int64_t from =
       time ? Kernels::time_carry_start(exec, t, m, window.span_ns) : m - std::min<std::int64_t>(m, window.rows - 1);
-  const std::vector<ElementType> carry_types =
-      time ? std::vector<ElementType>{ElementType::float64, ElementType::int64} : std::vector{ElementType::float64};
-  BatchBuilder c(ctx, m - from, carry_types, {}, 1);
+  BatchBuilder c(ctx, m - from, carry_types(time), {}, 1);
   if (m - from > 0) {
     slab::copy(c.data(0), x + from, static_cast<std::size_t>(m - from) * w, context);
     if (time) slab::copy(c.data(1), t + from, static_cast<std::size_t>(m - from) * w, context);
   }
+}
+/// What the halo exchange needs of rolling(): the frame (persisted), its partitions' rows, every rank's (rows,
+/// first timestamp, last timestamp) and the window's column(s).
+struct HaloPlan {
+  const Frame& frame;
+  const std::vector<std::int64_t>& rows;
+  const std::vector<std::int64_t>& info;
+  std::size_t cx, ct;
+  ElementType xtype;
+  const RollingWindow& window;
+  std::int64_t n_me, t_first;
+
+  [[nodiscard]] bool time() const { return window.is_time(); }
+  /// The next rank with rows (size() if none): the first whose windows can reach this rank's rows.
+  [[nodiscard]] int next_with_rows() const {
+    const int p = frame.engine().comm().size();
+    int next = frame.engine().comm().rank() + 1;
+    while (next < p && !info[3 * static_cast<std::size_t>(next)]) ++next;
+    return next;
+  }
+  /// Where the rows later ranks' windows reach start: after this timestamp (a time window).
+  [[nodiscard]] std::int64_t tail_bound() const {
+    return time() ? info[3 * static_cast<std::size_t>(next_with_rows()) + 1] - window.span_ns : 0;
+  }
+  /// How many rows they reach (a row window).
+  [[nodiscard]] std::size_t tail_rows() const { return time() ? 0 : static_cast<std::size_t>(window.rows - 1); }
+  /// Each later rank with rows gets the whole tail (`tail` values); each keeps what its own windows reach.
+  [[nodiscard]] std::vector<std::size_t> send_counts(std::size_t tail) const {
+    const int p = frame.engine().comm().size();
+    std::vector<std::size_t> counts(static_cast<std::size_t>(p), 0);
+    for (int q = next_with_rows(); q < p; ++q)
+      if (info[3 * static_cast<std::size_t>(q)]) counts[static_cast<std::size_t>(q)] = tail;
+    return counts;
+  }
+};
+
+/**
+ * The halo exchange on the host: this rank's tail (the last rows - 1 rows, or the rows after the next rank's first
+ * timestamp less the span), read from the last partitions backwards, goes to every later rank with rows; the rows
+ * received that this rank's windows reach become the first carry (a task's output, so accounted and spillable).
+ * Collective.
+ */
+Chunk first_carry_on_host(const HaloPlan& plan) {
+  const Frame& frame = plan.frame;
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
+  const bool time = plan.time();
+  const RollingWindow& window = plan.window;
+  std::vector<double> tail_x;
+  std::vector<std::int64_t> tail_t;
+  // Read outside any task (a partition unspilled): a failure on one rank is agreed on by every rank before the
+  // exchange, where the others would otherwise wait.
+  comm.run_collectively([&] {
+    if (plan.next_with_rows() >= comm.size() || plan.n_me == 0) return;
+    const std::int64_t bound = plan.tail_bound();
+    const std::size_t want = plan.tail_rows();
+    std::vector<std::vector<double>> xs;
+    std::vector<std::vector<std::int64_t>> ts;
+    std::size_t have = 0;
+    for (std::size_t k = frame.num_partitions(); k-- > 0;) {
+      if (plan.rows[k] == 0) continue;
+      std::vector<double> x;
+      std::vector<std::int64_t> t;
+      auto [pin, b] = view_chunk(frame.partitions()[k]);
+      append_values(b, plan.cx, plan.xtype, x);
+      if (time) append_times(b, plan.ct, t);
+      const std::size_t from = time ? static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin())
+                                    : x.size() - std::min(x.size(), want - have);
+      x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(from));
+      if (time) t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
+      have += x.size();
+      xs.push_back(std::move(x));
+      ts.push_back(std::move(t));
+      if (from > 0 || (!time && have >= want)) break;
+    }
+    for (std::size_t k = xs.size(); k-- > 0;) {
+      tail_x.insert(tail_x.end(), xs[k].begin(), xs[k].end());
+      if (time) tail_t.insert(tail_t.end(), ts[k].begin(), ts[k].end());
+    }
+  });
+  const std::vector<std::size_t> send_counts = plan.send_counts(tail_x.size());
+  std::vector<double> sx;
+  std::vector<std::int64_t> st;
+  for (std::size_t c : send_counts)
+    if (c) {
+      sx.insert(sx.end(), tail_x.begin(), tail_x.end());
+      if (time) st.insert(st.end(), tail_t.begin(), tail_t.end());
+    }
+  std::vector<double> hx;
+  std::vector<std::int64_t> ht;
+  std::vector<std::size_t> recv_counts;
+  comm.alltoallv(std::span<const double>(sx), std::span<const std::size_t>(send_counts), hx, recv_counts);
+  if (time)
+    comm.alltoallv(std::span<const std::int64_t>(st), std::span<const std::size_t>(send_counts), ht, recv_counts);
+  std::vector<double>().swap(sx);
+  std::vector<std::int64_t>().swap(st);
+  std::size_t from = 0;
+  if (time && plan.n_me > 0)
+    from = static_cast<std::size_t>(std::upper_bound(ht.begin(), ht.end(), plan.t_first - window.span_ns) - ht.begin());
+  else if (!time)
+    from = hx.size() - std::min<std::size_t>(hx.size(), static_cast<std::size_t>(window.rows - 1));
+  hx.erase(hx.begin(), hx.begin() + static_cast<std::ptrdiff_t>(from));
+  if (time) ht.erase(ht.begin(), ht.begin() + static_cast<std::ptrdiff_t>(from));
+
+  struct Halo {
+    std::vector<double> x;
+    std::vector<std::int64_t> t;
+  };
+  auto halo = std::make_shared<Halo>(Halo{std::move(hx), std::move(ht)});
+  return engine.tasks().submit("rolling-halo", {}, [halo, time](TaskContext& ctx) {
+    write_carry(halo->x, halo->t, 0, time, ctx, 0);
+    *halo = Halo{};
+  });
+}
+
+/// The halo of first_carry_on_device between the exchange and the carry task that copies it out: device-tier
+/// memory of the manager (kernel scratch, so counted against the limit), rows [from, from + rows) of x and t.
+struct DeviceHalo {
+  explicit DeviceHalo(MemoryManager& memory) : scratch(memory, "rolling halo") {}
+  slab::detail::KernelScratch scratch;
+  std::optional<slab::detail::ScratchBytes> x, t;
+  std::int64_t from = 0, rows = 0;
+};
+
+/**
+ * The halo exchange of first_carry_on_host on the device: the tail is found on the device (a time window's bound
+ * by binary search over the partition's timestamps, RollingKernels::first_after), its values converted there
+ * (RollingKernels::values) into a send buffer of kernel scratch, one copy per later rank with rows, exchanged as
+ * device buffers (Comm sends them over NCCL on a GPU, or stages them where ranks share one; the receive counts
+ * from an allgather of the tails' sizes), and trimmed on the device; the carry task copies the halo out. Nothing
+ * of the rows passes through host memory. Collective.
+ */
+Chunk first_carry_on_device(const HaloPlan& plan) {
+  const Frame& frame = plan.frame;
+  Engine& engine = frame.engine();
+  const Comm& comm = engine.comm();
+  const ExecutionContext& context = engine.execution();
+  const int p = comm.size(), me = comm.rank();
+  const bool time = plan.time();
+  constexpr std::size_t w = sizeof(std::int64_t);
+  auto halo = std::make_shared<DeviceHalo>(engine.memory());
+  const kernels::Exec exec = halo->scratch.exec(context);
+  std::size_t later = 0;  // the later ranks with rows, each sent a copy of the tail
+  for (std::size_t c : plan.send_counts(1)) later += c;
+  std::int64_t tail = 0;
+  std::optional<slab::detail::ScratchBytes> send_x, send_t;
+  comm.run_collectively([&] {  // a failed read or allocation is every rank's error, never a hang in the exchange
+    if (later == 0 || plan.n_me == 0) {  // nothing to send
+      send_x.emplace(exec, 0);
+      send_t.emplace(exec, 0);
+      return;
+    }
+    const std::int64_t bound = plan.tail_bound();
+    const auto want = static_cast<std::int64_t>(plan.tail_rows());
+    // The tail's pieces from the last partitions backwards, each converted into its own buffer.
+    struct Piece {
+      std::unique_ptr<slab::detail::ScratchBytes> x, t;
+      std::int64_t rows;
+    };
+    std::vector<Piece> pieces;
+    detail::with_planned_backend(context, [&](auto tag) {
+      using Kernels = kernels::RollingKernels<typename decltype(tag)::type>;
+      for (std::size_t k = frame.num_partitions(); k-- > 0;) {
+        if (plan.rows[k] == 0) continue;
+        const auto [pin, b] = detail::view_chunk_in_place(frame.partitions()[k]);
+        const std::int64_t n = b.nrows();
+        const auto* t = reinterpret_cast<const std::int64_t*>(b.data(plan.ct));
+        const std::int64_t from = time ? Kernels::first_after(exec, t, n, bound) : n - std::min(n, want - tail);
+        const std::int64_t m = n - from;
+        Piece piece{std::make_unique<slab::detail::ScratchBytes>(exec, static_cast<std::size_t>(m) * w),
+                    std::make_unique<slab::detail::ScratchBytes>(exec, time ? static_cast<std::size_t>(m) * w : 0), m};
+        if (m > 0) {
+          kernels::ColumnView v = detail::column_view(b, plan.cx);
+          v.data = static_cast<const std::byte*>(v.data) + static_cast<std::size_t>(from) * element_size(v.type);
+          if (v.valid) v.valid += from;
+          Kernels::values(exec, v, m, static_cast<double*>(piece.x->get()));
+          if (time) slab::copy(piece.t->get(), t + from, static_cast<std::size_t>(m) * w, context);
+        }
+        tail += m;
+        pieces.push_back(std::move(piece));
+        context.synchronize();  // the partition's pin goes with this iteration
+        if (from > 0 || (!time && tail >= want)) break;
+      }
+    });
+    const auto bytes = static_cast<std::size_t>(tail) * w;
+    send_x.emplace(exec, later * bytes);
+    send_t.emplace(exec, time ? later * bytes : 0);
+    for (std::size_t copy = 0; copy < later; ++copy) {
+      std::size_t at = copy * bytes;
+      for (std::size_t k = pieces.size(); k-- > 0;) {
+        const auto piece_bytes = static_cast<std::size_t>(pieces[k].rows) * w;
+        if (piece_bytes == 0) continue;
+        slab::copy(static_cast<std::byte*>(send_x->get()) + at, pieces[k].x->get(), piece_bytes, context);
+        if (time) slab::copy(static_cast<std::byte*>(send_t->get()) + at, pieces[k].t->get(), piece_bytes, context);
+        at += piece_bytes;
+      }
+    }
+    context.synchronize();  // the pieces go with this scope, the send buffers are complete for the exchange
+  });
+  std::vector<std::int64_t> tails(static_cast<std::size_t>(p));
+  comm.allgather(std::span<const std::int64_t>(&tail, 1), std::span<std::int64_t>(tails));
+  const std::vector<std::size_t> send_counts = plan.send_counts(static_cast<std::size_t>(tail));
+  std::vector<std::size_t> recv_counts(static_cast<std::size_t>(p), 0);
+  std::size_t received = 0;
+  for (int q = 0; q < me && plan.n_me > 0; ++q) {
+    recv_counts[static_cast<std::size_t>(q)] = static_cast<std::size_t>(tails[static_cast<std::size_t>(q)]);
+    received += recv_counts[static_cast<std::size_t>(q)];
+  }
+  comm.run_collectively([&] {
+    halo->x.emplace(exec, received * w);
+    halo->t.emplace(exec, time ? received * w : 0);
+  });
+  const std::size_t sent = later * static_cast<std::size_t>(tail);
+  comm.alltoallv(std::span<const double>(static_cast<const double*>(send_x->get()), sent),
+                 std::span<const std::size_t>(send_counts),
+                 std::span<double>(static_cast<double*>(halo->x->get()), received),
+                 std::span<const std::size_t>(recv_counts));
+  if (time)
+    comm.alltoallv(std::span<const std::int64_t>(static_cast<const std::int64_t*>(send_t->get()), sent),
+                   std::span<const std::size_t>(send_counts),
+                   std::span<std::int64_t>(static_cast<std::int64_t*>(halo->t->get()), received),
+                   std::span<const std::size_t>(recv_counts));
+  send_x.reset();
+  send_t.reset();
+  const auto r = static_cast<std::int64_t>(received);
+  comm.run_collectively([&] {
+    if (time) {
+      detail::with_planned_backend(context, [&](auto tag) {
+        halo->from = kernels::RollingKernels<typename decltype(tag)::type>::first_after(
+            exec, static_cast<const std::int64_t*>(halo->t->get()), r, plan.t_first - plan.window.span_ns);
+      });
+    } else {
+      halo->from = r - std::min<std::int64_t>(r, plan.window.rows - 1);
+    }
+  });
+  halo->rows = r - halo->from;
+  return engine.tasks().submit(
+      "rolling-halo", {},
+      [halo, time](TaskContext& ctx) {
+        BatchBuilder c(ctx, halo->rows, carry_types(time), {}, 0);
+        const auto at = static_cast<std::size_t>(halo->from) * w, bytes = static_cast<std::size_t>(halo->rows) * w;
+        if (bytes) {
+          slab::copy(c.data(0), static_cast<const std::byte*>(halo->x->get()) + at, bytes, ctx.execution());
+          if (time) slab::copy(c.data(1), static_cast<const std::byte*>(halo->t->get()) + at, bytes, ctx.execution());
+        }
+        ctx.execution().synchronize();  // the halo's memory goes now
+        halo->x.reset();
+        halo->t.reset();
+      },
+      device_task());
 }
 }  // namespace
 
@@ -479,7 +694,7 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
   const std::size_t ct = time ? in_schema.index_of(on) : 0;
   Engine& engine = frame.engine();
   const Comm& comm = engine.comm();
-  const int p = comm.size(), me = comm.rank();
+  const int p = comm.size();
 
   // Out of core: the partitions stream. A pass over them (one resident at a time) checks the timestamps and finds
   // this rank's first and last; the ranks exchange only the rows a later rank's windows reach (its halo); then
@@ -529,88 +744,9 @@ Frame rolling(const Frame& frame, const std::string& column, const RollingWindow
     comm.agree(ok, what + "the timestamp column of a time window is not sorted (across ranks)");
   }
 
-  // This rank's tail that later ranks' windows reach: the last rows - 1 rows, or the rows after the first
-  // timestamp of the next rank with rows less the span. Read from the last partitions backwards.
-  int next = me + 1;
-  while (next < p && !info[3 * next]) ++next;
-  std::vector<double> tail_x;
-  std::vector<std::int64_t> tail_t;
-  // Read outside any task (a partition unspilled, kernel scratch): a failure on one rank is agreed on by every rank
-  // before the exchange, where the others would otherwise wait.
-  comm.run_collectively([&] {
-    if (next >= p || n_me == 0) return;
-    const std::int64_t bound = time ? info[3 * next + 1] - window.span_ns : 0;
-    const auto want = static_cast<std::size_t>(time ? 0 : window.rows - 1);
-    std::vector<std::vector<double>> xs;
-    std::vector<std::vector<std::int64_t>> ts;
-    std::size_t have = 0;
-    for (std::size_t k = frame.num_partitions(); k-- > 0;) {
-      if (rows[k] == 0) continue;
-      std::vector<double> x;
-      std::vector<std::int64_t> t;
-      std::size_t from = 0;
-      if (device) {
-        from = tail_on_device(engine, frame.partitions()[k], cx, time ? ct : SIZE_MAX, bound, want - have, x, t);
-      } else {
-        auto [pin, b] = view_chunk(frame.partitions()[k]);
-        append_values(b, cx, xtype, x);
-        if (time) append_times(b, ct, t);
-        if (time)
-          from = static_cast<std::size_t>(std::upper_bound(t.begin(), t.end(), bound) - t.begin());
-        else
-          from = x.size() - std::min(x.size(), want - have);
-        x.erase(x.begin(), x.begin() + static_cast<std::ptrdiff_t>(from));
-        if (time) t.erase(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(from));
-      }
-      have += x.size();
-      xs.push_back(std::move(x));
-      ts.push_back(std::move(t));
-      if (from > 0 || (!time && have >= want)) break;
-    }
-    for (std::size_t k = xs.size(); k-- > 0;) {
-      tail_x.insert(tail_x.end(), xs[k].begin(), xs[k].end());
-      if (time) tail_t.insert(tail_t.end(), ts[k].begin(), ts[k].end());
-    }
-  });
-  // Every later rank with rows gets the tail; each keeps what its own windows reach.
-  std::vector<std::size_t> send_counts(static_cast<std::size_t>(p), 0);
-  for (int q = next; q < p; ++q)
-    if (info[3 * q]) send_counts[static_cast<std::size_t>(q)] = tail_x.size();
-  std::vector<double> sx;
-  std::vector<std::int64_t> st;
-  for (int q = 0; q < p; ++q)
-    if (send_counts[static_cast<std::size_t>(q)]) {
-      sx.insert(sx.end(), tail_x.begin(), tail_x.end());
-      if (time) st.insert(st.end(), tail_t.begin(), tail_t.end());
-    }
-  std::vector<double> hx;
-  std::vector<std::int64_t> ht;
-  std::vector<std::size_t> recv_counts;
-  comm.alltoallv(std::span<const double>(sx), std::span<const std::size_t>(send_counts), hx, recv_counts);
-  if (time)
-    comm.alltoallv(std::span<const std::int64_t>(st), std::span<const std::size_t>(send_counts), ht, recv_counts);
-  std::vector<double>().swap(sx);
-  std::vector<std::int64_t>().swap(st);
-  {
-    std::size_t from = 0;
-    if (time && n_me > 0)
-      from = static_cast<std::size_t>(std::upper_bound(ht.begin(), ht.end(), t_first - window.span_ns) - ht.begin());
-    else if (!time)
-      from = hx.size() - std::min<std::size_t>(hx.size(), static_cast<std::size_t>(window.rows - 1));
-    hx.erase(hx.begin(), hx.begin() + static_cast<std::ptrdiff_t>(from));
-    if (time) ht.erase(ht.begin(), ht.begin() + static_cast<std::ptrdiff_t>(from));
-  }
-
-  // The rank's halo becomes the first carry (a task's output, so it is accounted and spillable).
-  struct Halo {
-    std::vector<double> x;
-    std::vector<std::int64_t> t;
-  };
-  auto halo = std::make_shared<Halo>(Halo{std::move(hx), std::move(ht)});
-  Chunk carry = engine.tasks().submit("rolling-halo", {}, [halo, time](TaskContext& ctx) {
-    write_carry(halo->x, halo->t, 0, time, ctx, 0);
-    *halo = Halo{};
-  });
+  // This rank's tail that later ranks' windows reach goes to them; its own halo becomes the first carry.
+  const HaloPlan plan{frame, rows, info, cx, ct, xtype, window, n_me, t_first};
+  Chunk carry = device ? first_carry_on_device(plan) : first_carry_on_host(plan);
 
   std::vector<Field> fields;
   for (RollingOp op : ops) fields.push_back({column + "_" + std::string(to_string(op)), ElementType::float64});

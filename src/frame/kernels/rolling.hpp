@@ -40,6 +40,8 @@ struct RollingKernels {
   /// Where the carry of a time window starts: the first j of t[0, n) (sorted) with t[j] > t[n - 1] - span, the
   /// rows a later row's window can reach; 0 for n = 0. Synchronises.
   static std::int64_t time_carry_start(const Exec& exec, const std::int64_t* t, std::int64_t n, std::int64_t span);
+  /// The first j of t[0, n) (sorted, backend memory) with t[j] > bound; n if none. Synchronises.
+  static std::int64_t first_after(const Exec& exec, const std::int64_t* t, std::int64_t n, std::int64_t bound);
 };
 
 }  // namespace slab::frame::kernels

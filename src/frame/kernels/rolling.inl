@@ -286,4 +286,12 @@ std::int64_t RollingKernels<B>::time_carry_start(const Exec& exec, const std::in
   return thrust::upper_bound(b.policy(), t, t + n, last - span) - t;
 }
 
+template <class B>
+std::int64_t RollingKernels<B>::first_after(const Exec& exec, const std::int64_t* t, std::int64_t n,
+                                            std::int64_t bound) {
+  if (n <= 0) return 0;
+  B b(exec);
+  return thrust::upper_bound(b.policy(), t, t + n, bound) - t;
+}
+
 }  // namespace slab::frame::kernels
