@@ -4,7 +4,9 @@
 // infinities, duplicate timestamps and gaps longer than the span included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "frame/kernels/rolling.hpp"
 #include "kernel_test_util.hpp"
@@ -123,6 +125,31 @@ TEST(KernelRolling, TimeWindowsAreTheHostKernel) {
                              " minp=" + std::to_string(minp) + " " + std::string(slab::frame::to_string(op)));
           }
       }
+}
+
+// first_after and time_carry_start (the halo exchange's and the carry's cut points) against std::upper_bound on
+// sorted timestamps with ties and gaps: bounds before the first, at every tie, between rows and past the last.
+TEST(KernelRolling, CutPointsAreTheHostsUpperBound) {
+  for (std::int64_t n : sizes()) {
+    const std::vector<std::int64_t> t = times(n);
+    std::vector<std::int64_t> bounds{std::numeric_limits<std::int64_t>::min(), -6'000'000'000,
+                                     std::numeric_limits<std::int64_t>::max()};
+    for (std::int64_t i = 0; i < n; i += std::max<std::int64_t>(1, n / 64)) {
+      bounds.push_back(t[static_cast<std::size_t>(i)]);
+      bounds.push_back(t[static_cast<std::size_t>(i)] - 1);
+    }
+    CountingScratch scratch;
+    for (std::int64_t bound : bounds) {
+      const auto want = std::upper_bound(t.begin(), t.end(), bound) - t.begin();
+      EXPECT_EQ(fk::RollingKernels<Reference>::first_after(scratch.exec(), t.data(), n, bound), want)
+          << "n=" << n << " bound=" << bound;
+    }
+    for (std::int64_t span : {std::int64_t{1}, std::int64_t{2'000'000}, std::int64_t{3'600'000'000'000}}) {
+      const auto want = n ? std::upper_bound(t.begin(), t.end(), t.back() - span) - t.begin() : 0;
+      EXPECT_EQ(fk::RollingKernels<Reference>::time_carry_start(scratch.exec(), t.data(), n, span), want)
+          << "n=" << n << " span=" << span;
+    }
+  }
 }
 
 }  // namespace
