@@ -87,8 +87,7 @@ void copy_rows_to_host(const BatchView& in, std::int64_t begin, std::int64_t end
   if (n == 0) return;
   for (std::size_t c = 0; c < in.ncols(); ++c) {
     const std::size_t es = element_size(types[c]);
-    slab::copy(out.data(c), in.data(c) + static_cast<std::size_t>(begin) * es, static_cast<std::size_t>(n) * es,
-               where);
+    slab::copy(out.data(c), in.data(c) + static_cast<std::size_t>(begin) * es, static_cast<std::size_t>(n) * es, where);
     if (masks[c]) slab::copy(out.valid(c), in.valid(c) + begin, static_cast<std::size_t>(n), where);
   }
 }
@@ -96,13 +95,14 @@ void copy_rows_to_host(const BatchView& in, std::int64_t begin, std::int64_t end
 
 namespace {
 // This rank's partitions concatenated into `storage`, one partition pinned at a time (pinning them all at once
-// would need the whole rank's rows on the device tier): a pass for the sizes and masks, then one for the copies.
+// would need the whole rank's rows on the device tier): a pass over the batches' headers for the sizes and masks,
+// then one for the copies, each column copied straight out of the partition where it lies (device memory on a GPU).
 void concat_streamed(const Frame& frame, std::vector<std::byte>& storage) {
   const std::vector<ElementType> types = types_of(frame.schema());
   std::int64_t total = 0;
   std::vector<bool> masked(types.size(), false);
   for (const Chunk& c : frame.partitions()) {
-    auto [pin, view] = view_chunk(c);
+    auto [pin, view] = detail::view_chunk_in_place(c);
     total += view.nrows();
     for (std::size_t k = 0; k < types.size(); ++k)
       if (view.nrows() && view.valid(k)) masked[k] = true;
@@ -110,15 +110,16 @@ void concat_streamed(const Frame& frame, std::vector<std::byte>& storage) {
   BatchBuilder out(storage, total, types, masked);
   std::int64_t row = 0;
   for (const Chunk& c : frame.partitions()) {
-    auto [pin, view] = view_chunk(c);
+    auto [pin, view] = detail::view_chunk_in_place(c);
+    const ExecutionContext& where = c.buffer()->execution();
     const auto n = static_cast<std::size_t>(view.nrows());
     if (n == 0) continue;
     for (std::size_t k = 0; k < types.size(); ++k) {
       const std::size_t es = element_size(types[k]);
-      std::memcpy(out.data(k) + static_cast<std::size_t>(row) * es, view.data(k), n * es);
+      slab::copy(out.data(k) + static_cast<std::size_t>(row) * es, view.data(k), n * es, where);
       if (std::uint8_t* v = out.valid(k)) {
         if (const std::uint8_t* src = view.valid(k))
-          std::memcpy(v + row, src, n);
+          slab::copy(v + row, src, n, where);
         else
           std::memset(v + row, 1, n);
       }
@@ -139,7 +140,8 @@ Frame& Frame::persist() {
   s.engine->comm().run_collectively([&] {  // a partition not read back on one rank fails on every rank
     for (std::size_t i = 0; i < s.parts.size(); ++i) {
       if (s.rows[i]) continue;
-      auto [pin, view] = view_chunk(s.parts[i]);
+      // The batch's header only (view_chunk would copy a partition in device memory whole to the host).
+      auto [pin, view] = detail::view_chunk_in_place(s.parts[i]);
       s.rows[i] = view.nrows();
     }
   });
