@@ -5,11 +5,16 @@
 // promptly; without Comm::run_collectively around the read the other ranks waited in the exchange that follows.
 #include <gtest/gtest.h>
 
+#include <mpi.h>
+
+#include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "reliability_record.hpp"
 #include "slab/core/fault.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/merge.hpp"
@@ -45,12 +50,14 @@ Frame rows_on_every_rank(slab::Engine& e) {
   return Frame::from_local_table(e, table, 100);
 }
 
-/// `op` over the frame must end on every rank with rank 1's injected partition read failure.
+/// `op` over the frame must end on every rank with rank 1's injected partition read failure. Rank 0 records the
+/// case (docs/RELIABILITY.md, fault_injection) with every rank's verdict and the slowest rank's time.
 void fails_on_every_rank(const std::function<void(const Frame&)>& op) {
   ASSERT_TRUE(slab::fault_injection_armed()) << "run with SLAB_FAULT=partition_read:1:0 (CMakeLists.txt)";
   if (slab::testing::world_size() < 2) GTEST_SKIP() << "needs a second rank";
   slab::testing::Engine e;
   const Frame f = rows_on_every_rank(e);
+  const auto start = std::chrono::steady_clock::now();
   try {
     op(f);
     ADD_FAILURE() << "rank " << slab::testing::world_rank() << ": the operation went on past rank 1's failed read";
@@ -58,6 +65,19 @@ void fails_on_every_rank(const std::function<void(const Frame&)>& op) {
     EXPECT_NE(std::string(error.what()).find("injected fault at 'partition_read'"), std::string::npos)
         << "rank " << slab::testing::world_rank() << ": " << error.what();
   }
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), slowest = 0;
+  int ok = ::testing::Test::HasFailure() ? 0 : 1, all = 0;
+  MPI_Reduce(&ok, &all, 1, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+  MPI_Reduce(&seconds, &slowest, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (slab::testing::world_rank() != 0) return;
+  const std::string name = ::testing::UnitTest::GetInstance()->current_test_info()->name();
+  char detail[96];
+  std::snprintf(detail, sizeof detail, "every rank ended in %.2f s", slowest);
+  slab::testing::record_reliability(
+      "fault_injection",
+      "partition_read on rank 1 of " + std::to_string(slab::testing::world_size()) + ", in " + name + " outside a task",
+      "every rank ends with rank 1's error, never a hang", all == 1,
+      all == 1 ? detail : "a rank went on or ended with another error", slab::testing::world_size());
 }
 
 TEST(CollectiveReads, Quantile) {
