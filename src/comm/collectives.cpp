@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <climits>
 #include <cstring>
+#include <initializer_list>
+#include <utility>
+#include <vector>
 
 #include "comm/comm_impl.hpp"
 #include "comm/cuda/nccl_collectives.hpp"
@@ -42,6 +45,25 @@ class HostMirror {
   bool is_device_;
   std::vector<char> host_;
 };
+
+/**
+ * The memory kinds of one rank's buffers that carry bytes (a buffer without bytes, often null, has none), as
+ * check_args' maxes: agreed over the ranks they choose the one path every rank takes. NCCL where it is on and every
+ * such buffer of every rank is device memory; otherwise MPI, each device buffer staged through the host
+ * (HostMirror). A rank that mixes kinds, or differs from the others, so stages instead of leaving NCCL alone (which
+ * would hang the others in it).
+ */
+struct BufferKinds {
+  BufferKinds(const Comm::Impl& im, std::initializer_list<std::pair<const void*, std::size_t>> buffers) {
+    for (const auto& [p, bytes] : buffers)
+      if (bytes) (im.on_device(p) ? device : host) = 1;
+  }
+  std::int64_t device = 0, host = 0;
+};
+/// Whether the agreed kinds (maxes [at], [at + 1] of check_args, as BufferKinds gave them) take NCCL.
+bool agreed_on_nccl(const Comm::Impl& im, const std::vector<std::int64_t>& agreed, std::size_t at) {
+  return im.use_nccl() && agreed[at] != 0 && agreed[at + 1] == 0;
+}
 
 template <class T>
 void combine_typed(T* acc, const T* other, std::size_t n, ReduceOp op) {
@@ -169,14 +191,12 @@ void Comm::bcast_raw(void* data, std::size_t count, ElementType dt, int root) co
   const Impl& im = *impl_;
   const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "bcast", bytes);
-  const bool dev = im.on_device(data);
-  detail::check_args(im, "bcast",
-                     {{"element count", static_cast<std::int64_t>(count)},
-                      {"root", root, false},
-                      {"memory kind (device/host)", dev, false}},
-                     root_error(root, im.size));
+  const BufferKinds kinds(im, {{data, bytes}});
+  const auto agreed =
+      detail::check_args(im, "bcast", {{"element count", static_cast<std::int64_t>(count)}, {"root", root, false}},
+                         root_error(root, im.size), {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl()) return detail::nccl_bcast(data, count, dt, root, im.nccl, im.stream);
+  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_bcast(data, count, dt, root, im.nccl, im.stream);
   HostMirror buf(im, data, bytes, im.rank == root);
   const std::size_t m = detail::max_message_bytes();
   for (std::size_t off = 0; off < bytes; off += m)
@@ -193,15 +213,15 @@ void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t 
   if (err.empty() && im.rank == root && out_count != count)
     err = "output has " + std::to_string(out_count) + " elements, input " + std::to_string(count);
   if (err.empty()) err = op_error(dt, op);
-  const bool dev = im.on_device(in);
-  detail::check_args(im, "reduce",
-                     {{"element count", static_cast<std::int64_t>(count)},
-                      {"root", root, false},
-                      {"operator", static_cast<int>(op), false},
-                      {"memory kind (device/host)", dev, false}},
-                     err);
+  // The root's output counts too: device partials reduced into a host result on the root stage on every rank.
+  const BufferKinds kinds(im, {{in, count * es}, {out, im.rank == root ? count * es : 0}});
+  const auto agreed = detail::check_args(im, "reduce",
+                                         {{"element count", static_cast<std::int64_t>(count)},
+                                          {"root", root, false},
+                                          {"operator", static_cast<int>(op), false}},
+                                         err, {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl() && op != ReduceOp::land && op != ReduceOp::lor && (im.rank != root || im.on_device(out)))
+  if (agreed_on_nccl(im, agreed, 0) && op != ReduceOp::land && op != ReduceOp::lor)
     return detail::nccl_reduce(in, out, count, dt, op, root, im.nccl, im.stream);
   HostMirror hin(im, in, count * es, true);
   HostMirror hout(im, im.rank == root ? out : nullptr, im.rank == root ? count * es : 0, false);
@@ -246,14 +266,12 @@ void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size
   std::string err;
   if (out_count != count) err = "output has " + std::to_string(out_count) + " elements, input " + std::to_string(count);
   if (err.empty()) err = op_error(dt, op);
-  const bool dev = im.on_device(in) || im.on_device(out);
-  detail::check_args(im, "allreduce",
-                     {{"element count", static_cast<std::int64_t>(count)},
-                      {"operator", static_cast<int>(op), false},
-                      {"memory kind (device/host)", dev, false}},
-                     err);
+  const BufferKinds kinds(im, {{in, count * es}, {out, count * es}});
+  const auto agreed = detail::check_args(
+      im, "allreduce", {{"element count", static_cast<std::int64_t>(count)}, {"operator", static_cast<int>(op), false}},
+      err, {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl() && im.on_device(in) && im.on_device(out) && op != ReduceOp::land && op != ReduceOp::lor)
+  if (agreed_on_nccl(im, agreed, 0) && op != ReduceOp::land && op != ReduceOp::lor)
     return detail::nccl_allreduce(in, out, count, dt, op, im.nccl, im.stream);
   const bool in_place = in == out;
   HostMirror hin(im, in, in_place ? 0 : count * es, true);
@@ -344,13 +362,11 @@ void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size
   std::string err;
   if (out_count != p * count)
     err = "output has " + std::to_string(out_count) + " elements, expected " + std::to_string(p * count);
-  const bool dev = im.on_device(in) || im.on_device(out);
-  detail::check_args(im, "allgather",
-                     {{"element count", static_cast<std::int64_t>(count)}, {"memory kind (device/host)", dev, false}},
-                     err);
+  const BufferKinds kinds(im, {{in, count * es}, {out, out_count * es}});
+  const auto agreed = detail::check_args(im, "allgather", {{"element count", static_cast<std::int64_t>(count)}}, err,
+                                         {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl() && im.on_device(in) && im.on_device(out))
-    return detail::nccl_allgather(in, out, count, dt, im.nccl, im.stream);
+  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_allgather(in, out, count, dt, im.nccl, im.stream);
   HostMirror hin(im, in, count * es, true);
   HostMirror hout(im, out, out_count * es, false);
   if (count * es <= detail::max_message_bytes() && out_count <= kIntMax) {
@@ -474,12 +490,11 @@ void Comm::alltoall_raw(const void* send, std::size_t count, void* recv, std::si
   else if (recv_count != count)
     err = "recv has " + std::to_string(recv_count) + " elements, send " + std::to_string(count);
   const std::size_t c = count / p;
-  const bool dev = im.on_device(send) || im.on_device(recv);
-  detail::check_args(im, "alltoall",
-                     {{"elements per rank", static_cast<std::int64_t>(c)}, {"memory kind (device/host)", dev, false}},
-                     err);
+  const BufferKinds kinds(im, {{send, count * es}, {recv, recv_count * es}});
+  const auto agreed = detail::check_args(im, "alltoall", {{"elements per rank", static_cast<std::int64_t>(c)}}, err,
+                                         {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (dev && im.use_nccl() && im.on_device(send) && im.on_device(recv)) {
+  if (agreed_on_nccl(im, agreed, 0)) {
     std::vector<std::size_t> counts(p, c), displs(p);
     for (std::size_t k = 0; k < p; ++k) displs[k] = k * c;
     return detail::nccl_alltoallv(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), im.size, dt,
@@ -548,17 +563,14 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
   }
   std::vector<int> isc, isd, irc, ird;
   const bool fits = int_layout(sc, element_size(dt), isc, isd) && int_layout(rc, element_size(dt), irc, ird);
-  // Every rank must take the same path: agree on it in the status exchange. Only buffers with bytes to move have a
-  // memory kind: a rank with nothing to send or receive often has no buffer at all (a null pointer), and must not
-  // make the others leave NCCL (or, taking another path than theirs, hang). NCCL where every buffer with bytes is
-  // device memory; otherwise every rank stages its device buffers through the host and takes MPI.
-  const bool send_dev = stotal > 0 && im.on_device(send), recv_dev = rtotal > 0 && im.on_device(recv);
-  const bool has_host = (stotal > 0 && !send_dev) || (rtotal > 0 && !recv_dev);
+  // Every rank must take the same path: agree on it (and on the memory kinds) in the status exchange. A rank with
+  // nothing to send or receive often has no buffer at all (BufferKinds).
+  const BufferKinds kinds(im, {{send, stotal * unit}, {recv, rtotal * unit}});
   const std::vector<std::int64_t> agreed =
-      detail::check_args(im, "alltoallv", {}, {}, {fits ? 0 : 1, send_dev || recv_dev ? 1 : 0, has_host ? 1 : 0});
+      detail::check_args(im, "alltoallv", {}, {}, {fits ? 0 : 1, kinds.device, kinds.host});
   const bool pairwise = agreed[0] != 0;
   const detail::DataPhase transfer;
-  if (agreed[1] != 0 && agreed[2] == 0 && im.use_nccl()) {
+  if (agreed_on_nccl(im, agreed, 1)) {
     std::vector<std::size_t> sd(p), rd(p);
     for (std::size_t k = 0, so = 0, ro = 0; k < p; ++k) {
       sd[k] = so;

@@ -133,3 +133,36 @@ TEST(Gpu, AlltoallvWithEmptyRanksOnDevice) {
       if (q) slab::detail::device_free(q, exec.stream());
   }
 }
+
+// Collectives whose ranks' buffers differ in memory kind (device partials reduced into a host result on the root;
+// one rank's output in host memory) stage on every rank rather than leave the others waiting in NCCL.
+TEST(Gpu, CollectivesWithMixedMemoryKinds) {
+  slab::Runtime rt(slab::RuntimeOptions{});
+  std::string why;
+  if (no_device(rt, why)) GTEST_SKIP() << why;
+  slab::Comm comm = slab::make_world_comm(rt);
+  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+  const int me = comm.rank(), p = comm.size();
+  const std::size_t n = 4096;
+  std::vector<double> mine(n);
+  for (std::size_t i = 0; i < n; ++i) mine[i] = static_cast<double>(i) + me;
+  auto* dev_in = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double), exec.stream()));
+  auto* dev_out = static_cast<double*>(slab::detail::device_alloc(n * sizeof(double), exec.stream()));
+  slab::copy(dev_in, mine.data(), n * sizeof(double), exec);
+  const double ranks = p, rank_sum = p * (p - 1) / 2.0;
+  // reduce: device inputs, the root's result in host memory.
+  std::vector<double> host_out(n, -1.0);
+  comm.reduce(std::span<const double>(dev_in, n), std::span<double>(host_out), slab::ReduceOp::sum, 0);
+  if (me == 0)
+    for (std::size_t i = 0; i < n; i += 511) EXPECT_EQ(host_out[i], ranks * static_cast<double>(i) + rank_sum) << i;
+  // allreduce: rank 0's output in host memory, the others' on the device.
+  std::vector<double> got(n, -1.0);
+  if (me == 0) {
+    comm.allreduce(std::span<const double>(dev_in, n), std::span<double>(got), slab::ReduceOp::sum);
+  } else {
+    comm.allreduce(std::span<const double>(dev_in, n), std::span<double>(dev_out, n), slab::ReduceOp::sum);
+    slab::copy(got.data(), dev_out, n * sizeof(double), exec);
+  }
+  for (std::size_t i = 0; i < n; i += 511) EXPECT_EQ(got[i], ranks * static_cast<double>(i) + rank_sum) << i;
+  for (void* q : {static_cast<void*>(dev_in), static_cast<void*>(dev_out)}) slab::detail::device_free(q, exec.stream());
+}

@@ -104,6 +104,9 @@ class Comm {
    * through MPI and copy back (for several ranks per GPU, which NCCL refuses). Pass nullptr/false to
    * disable. The communicator takes ownership of `nccl_comm` and destroys it with its last copy (or when
    * another is set). Not collective, but must be called identically on every rank. Affects every copy.
+   * A collective takes NCCL only where every buffer that carries bytes, on every rank, is device memory (a
+   * buffer without bytes, often null, does not count); buffers of mixed kinds (device partials reduced into a
+   * host result on the root, say) go through MPI on every rank, each device buffer staged through the host.
    * @throws NotCompiled when nccl_comm is given and this build has no NCCL, or staging without CUDA.
    */
   void set_device_path(void* nccl_comm, void* stream, bool staging);
