@@ -507,8 +507,10 @@ void join_on_device(TaskContext& ctx, const kernels::Exec& exec, const JoinPlan&
 /// with fewer rows of that key. Collective.
 /// Also estimates the join's matched rows, summed over ranks (`matches`, from the same samples), so that the
 /// partition count can follow the output and not only the inputs (a many-to-many key multiplies rows).
+/// `device`: the samples' hashes are taken on the device (detail::sample_row_hashes, bitwise the host's), so that
+/// only they leave it.
 std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], const std::vector<std::size_t> keys[2],
-                                                     JoinKind how, int build, double& matches) {
+                                                     JoinKind how, int build, double& matches, bool device) {
   Engine& engine = sides[0]->engine();
   constexpr std::uint32_t kHeldAtOnce = 16;
   const std::uint64_t budget = engine.comm().allreduce(engine.memory().budget(kHeldAtOnce), ReduceOp::min);
@@ -523,18 +525,35 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
     const Schema schema = f.schema();
     const std::vector<std::size_t> k = keys[s];
     std::vector<Chunk> tasks;
+    const auto dict =
+        device ? std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, k))
+               : nullptr;
     for (const auto& part : f.partitions())
-      tasks.push_back(engine.tasks().submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
-        const BatchView b = input_batch(ctx, 0);
-        std::vector<std::int64_t> rows;
-        for (std::int64_t i = 0; i < b.nrows(); i += stride) rows.push_back(i);
-        if (rows.empty()) return;
-        std::vector<std::byte> tmp;
-        take_rows(b, rows, tmp);
-        const auto h = hash_rows(BatchView(tmp), schema, k);
-        auto out = ctx.output_as<std::uint64_t>(h.size());
-        std::copy(h.begin(), h.end(), out.begin());
-      }));
+      if (device)
+        tasks.push_back(engine.tasks().submit(
+            "merge-sample", {part},
+            [k, stride, dict](TaskContext& ctx) {
+              const BatchView b = input_batch(ctx, 0);
+              const std::int64_t m = (b.nrows() + stride - 1) / stride;
+              if (m == 0) return;
+              auto out = ctx.output(static_cast<std::size_t>(m) * sizeof(std::uint64_t));
+              detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto) {
+                detail::sample_row_hashes(ctx, exec, b, k, *dict, stride, reinterpret_cast<std::uint64_t*>(out.data()));
+              });
+            },
+            device_task()));
+      else
+        tasks.push_back(engine.tasks().submit("merge-sample", {part}, [schema, k, stride](TaskContext& ctx) {
+          const BatchView b = input_batch(ctx, 0);
+          std::vector<std::int64_t> rows;
+          for (std::int64_t i = 0; i < b.nrows(); i += stride) rows.push_back(i);
+          if (rows.empty()) return;
+          std::vector<std::byte> tmp;
+          take_rows(b, rows, tmp);
+          const auto h = hash_rows(BatchView(tmp), schema, k);
+          auto out = ctx.output_as<std::uint64_t>(h.size());
+          std::copy(h.begin(), h.end(), out.begin());
+        }));
     engine.tasks().persist(tasks);
     std::vector<std::uint64_t> mine, all;
     engine.comm().run_collectively([&] {  // read outside any task: a failure on one rank fails on every rank
@@ -823,7 +842,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     double matches = 0;
     auto hot = std::make_shared<const std::unordered_map<std::uint64_t, int>>(
         options.how == JoinKind::outer ? std::unordered_map<std::uint64_t, int>{}
-                                       : find_hot_keys(sides, keys, options.how, plan->build, matches));
+                                       : find_hot_keys(sides, keys, options.how, plan->build, matches, device));
     // Partitions small enough for the inputs and for the expected output of a pair (the memory manager's budget
     // of eight buffers each, as choose_nparts sizes inputs).
     int nparts = std::max(choose_nparts(build_frame), choose_nparts(probe_frame));

@@ -385,33 +385,49 @@ std::vector<std::vector<std::uint64_t>> detail::dictionary_hashes(const Schema& 
   return out;
 }
 
+namespace {
+/// The key columns of a batch as PartitionKernels::hash_rows takes them, each string column with its dictionary's
+/// hashes uploaded to backend memory (held here).
+struct DeviceHashKeys {
+  DeviceHashKeys(const ExecutionContext& context, const kernels::Exec& exec, const BatchView& batch,
+                 const std::vector<std::size_t>& keys, const std::vector<std::vector<std::uint64_t>>& dict_hashes)
+      : context_(context), exec_(exec) {
+    for (std::size_t k = 0; k < keys.size(); ++k) {
+      const auto& d = dict_hashes[k];
+      cols.push_back({detail::column_view(batch, keys[k]),
+                      d.empty() ? nullptr : static_cast<const std::uint64_t*>(upload(d.data(), d.size() * 8))});
+    }
+  }
+  /// A host array's copy in backend memory, held as long as this object.
+  const void* upload(const void* data, std::size_t bytes) {
+    held_.push_back(std::make_unique<slab::detail::ScratchBytes>(exec_, bytes));
+    if (bytes) slab::copy(held_.back()->get(), data, bytes, context_);
+    return held_.back()->get();
+  }
+  std::vector<kernels::HashColumn> cols;
+
+ private:
+  const ExecutionContext& context_;
+  kernels::Exec exec_;
+  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held_;
+};
+}  // namespace
+
 void detail::route_by_row_hash(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
                                const std::vector<std::size_t>& keys,
                                const std::vector<std::vector<std::uint64_t>>& dict_hashes, int nranks, int nparts,
                                const HotKeys* hot, int side, std::uint32_t* bucket) {
   const ExecutionContext& context = ctx.execution();
   const std::int64_t n = batch.nrows();
-  // The backend copies of the dictionaries' hashes and of the hot keys.
-  std::vector<std::unique_ptr<slab::detail::ScratchBytes>> held;
-  auto upload = [&](const void* data, std::size_t bytes) {
-    held.push_back(std::make_unique<slab::detail::ScratchBytes>(exec, bytes));
-    if (bytes) slab::copy(held.back()->get(), data, bytes, context);
-    return held.back()->get();
-  };
-  std::vector<kernels::HashColumn> cols;
-  for (std::size_t k = 0; k < keys.size(); ++k) {
-    const auto& d = dict_hashes[k];
-    cols.push_back({column_view(batch, keys[k]),
-                    d.empty() ? nullptr : static_cast<const std::uint64_t*>(upload(d.data(), d.size() * 8))});
-  }
+  DeviceHashKeys in(context, exec, batch, keys, dict_hashes);
   slab::detail::ScratchBytes hashes(exec, static_cast<std::size_t>(n) * 8);
   auto* h = static_cast<std::uint64_t*>(hashes.get());
   const bool split = hot && !hot->hashes.empty();
-  const void* hot_hashes = split ? upload(hot->hashes.data(), hot->hashes.size() * 8) : nullptr;
-  const void* hot_sides = split ? upload(hot->sides.data(), hot->sides.size()) : nullptr;
+  const void* hot_hashes = split ? in.upload(hot->hashes.data(), hot->hashes.size() * 8) : nullptr;
+  const void* hot_sides = split ? in.upload(hot->sides.data(), hot->sides.size()) : nullptr;
   detail::with_planned_backend(context, [&](auto tag) {
     using Kernels = kernels::PartitionKernels<typename decltype(tag)::type>;
-    Kernels::hash_rows(exec, cols.data(), static_cast<int>(cols.size()), n, h);
+    Kernels::hash_rows(exec, in.cols.data(), static_cast<int>(in.cols.size()), n, h);
     if (split)
       Kernels::hot_key_buckets(exec, h, n, nranks, nparts, static_cast<const std::uint64_t*>(hot_hashes),
                                static_cast<const std::uint8_t*>(hot_sides),
@@ -419,6 +435,17 @@ void detail::route_by_row_hash(TaskContext& ctx, const kernels::Exec& exec, cons
     else
       Kernels::hash_buckets(exec, h, n, nranks, nparts, bucket);
   });
+}
+
+void detail::sample_row_hashes(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
+                               const std::vector<std::size_t>& keys,
+                               const std::vector<std::vector<std::uint64_t>>& dict_hashes, std::int64_t stride,
+                               std::uint64_t* hashes) {
+  DeviceHashKeys in(ctx.execution(), exec, batch, keys, dict_hashes);
+  detail::with_planned_backend(ctx.execution(), [&](auto tag) {
+    kernels::PartitionKernels<typename decltype(tag)::type>::hash_sample(
+        exec, in.cols.data(), static_cast<int>(in.cols.size()), batch.nrows(), stride, hashes);
+  });  // the uploaded dictionary hashes go with `in`, freed in stream order after the kernel
 }
 
 Frame shuffle(const Frame& frame, const std::vector<std::string>& key_columns, int nparts) {

@@ -40,6 +40,15 @@ void route_by_row_hash(TaskContext& ctx, const slab::kernels::Exec& exec, const 
                        const std::vector<std::size_t>& keys, const std::vector<std::vector<std::uint64_t>>& dict_hashes,
                        int nranks, int nparts, const HotKeys* hot, int side, std::uint32_t* bucket);
 
+/**
+ * @brief hash_rows' row hashes (the host's, bitwise) of rows 0, stride, 2 stride, ... of `batch` into `hashes`
+ * (backend memory, ceil(nrows / stride) entries): merge's sample of key hashes, without the batch leaving the
+ * device. Not collective.
+ */
+void sample_row_hashes(TaskContext& ctx, const slab::kernels::Exec& exec, const BatchView& batch,
+                       const std::vector<std::size_t>& keys, const std::vector<std::vector<std::uint64_t>>& dict_hashes,
+                       std::int64_t stride, std::uint64_t* hashes);
+
 /// shuffle_routed with a device route. Collective, as shuffle_routed.
 [[nodiscard]] Frame shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRouteFn route,
                                              const std::string& name);

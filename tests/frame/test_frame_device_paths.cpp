@@ -806,6 +806,33 @@ TEST(FrameDevicePaths, ABroadcastBuildSideThatDoesNotFitOnOneRankFailsOnEveryRan
   }
 }
 
+// A hash merge under a small memory limit, where the string key's five values are hot keys: the samples' key hashes
+// are taken on the device on the reference place (merge-sample), and must find the hot keys the host finds, so
+// that every row goes to the same partition pair and each rank's result is bitwise the host's. Inner and left
+// joins, on the string alone and on (s, k).
+TEST(FrameDevicePaths, HashMergeWithHotKeysIsBitwiseTheHost) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  const int rank = slab::testing::world_rank(), nranks = slab::testing::world_size();
+  auto run = [&](bool reference) {
+    slab::EngineOptions o = options_for(reference);
+    o.device_memory_limit = slab::ByteLimit{256 * 1024, std::nullopt};
+    slab::Engine e(o);
+    const Frame left = Frame::from_local_table(e, table_for(6000, rank, nranks), 500);
+    const Frame right = Frame::from_local_table(e, right_for(40, rank, nranks), 10);
+    std::vector<Result> out;
+    for (const auto how : {slab::frame::JoinKind::inner, slab::frame::JoinKind::left})
+      for (const std::vector<std::string>& on : {std::vector<std::string>{"s"}, std::vector<std::string>{"s", "k"}})
+        add(out, "hot merge " + std::to_string(static_cast<int>(how)) + " on " + std::to_string(on.size()),
+            slab::frame::merge(left, right, on, {.how = how, .strategy = slab::frame::JoinStrategy::hash})
+                .local_table());
+    return out;
+  };
+  const std::vector<Result> host = run(false), got = run(true);
+  ASSERT_EQ(got.size(), host.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_TRUE(got[i] == host[i]) << got[i].what << ": " << first_difference(got[i], host[i]);
+}
+
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {
   for (bool reference : {false, true}) {
     if (reference && !slab::built_with_kernel_reference) continue;

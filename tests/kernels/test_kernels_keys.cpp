@@ -211,6 +211,14 @@ TEST(KernelPartition, HashRowsIsTheHostRowHash) {
         fk::PartitionKernels<Reference>::hash_rows(scratch.exec(), keys.data(), static_cast<int>(keys.size()), n,
                                                    got.data());
         EXPECT_EQ(got, host) << name(p) << " n=" << n << " keys=" << cols.size();
+        // merge's sample: every stride-th row's hash (the last stride leaving a partial step).
+        for (std::int64_t stride : {std::int64_t{1}, std::int64_t{3}, std::int64_t{32}, n + 1}) {
+          std::vector<std::uint64_t> sample(static_cast<std::size_t>((n + stride - 1) / stride), 0), want;
+          for (std::int64_t i = 0; i < n; i += stride) want.push_back(host[static_cast<std::size_t>(i)]);
+          fk::PartitionKernels<Reference>::hash_sample(scratch.exec(), keys.data(), static_cast<int>(keys.size()), n,
+                                                       stride, sample.data());
+          EXPECT_EQ(sample, want) << name(p) << " n=" << n << " keys=" << cols.size() << " stride=" << stride;
+        }
         // The routes of shuffle(): shuffle_bucket of every hash, for awkward rank and part counts.
         for (auto [ranks, parts] : {std::pair{1, 1}, {3, 5}, {4, 1}, {7, 3}}) {
           std::vector<std::uint32_t> bucket(static_cast<std::size_t>(n), 0);

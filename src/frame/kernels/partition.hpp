@@ -27,6 +27,10 @@ template <class B>
 struct PartitionKernels {
   /// hash_rows: hashes[i] = the 64-bit hash of row i's key columns (host array of ncols). Asynchronous.
   static void hash_rows(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n, std::uint64_t* hashes);
+  /// hash_rows of every stride-th row: hashes[j] = the hash of row j * stride, for j < ceil(n / stride) (merge's
+  /// sample of key hashes). Asynchronous.
+  static void hash_sample(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n, std::int64_t stride,
+                          std::uint64_t* hashes);
 
   /// groupby's record hash: hashes[i] = route_hash(words[0][i]) for one word, else hash_words of the row's
   /// nwords words (frame/hash_table.hpp; words: host array of backend pointers). Asynchronous.

@@ -21,7 +21,9 @@ struct HashRow {
   HashColumn keys[kMaxKeyColumns];
   int ncols;
   std::uint64_t* hashes;
-  SLAB_HD void operator()(std::int64_t i) const {
+  std::int64_t stride;  ///< hashes[j] is row j * stride's
+  SLAB_HD void operator()(std::int64_t j) const {
+    const std::int64_t i = j * stride;
     std::uint64_t h = kRowHashSeed;
     for (int k = 0; k < ncols; ++k) {
       const ColumnView& c = keys[k].column;
@@ -45,7 +47,7 @@ struct HashRow {
       if (c.valid && !c.valid[i]) v = kNullWord;
       h = row_hash_step(h, v);
     }
-    hashes[i] = h;
+    hashes[j] = h;
   }
 };
 
@@ -158,16 +160,24 @@ void PartitionKernels<B>::word_hashes(const Exec& exec, const std::uint64_t* con
 template <class B>
 void PartitionKernels<B>::hash_rows(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n,
                                     std::uint64_t* hashes) {
+  hash_sample(exec, keys, ncols, n, 1, hashes);
+}
+
+template <class B>
+void PartitionKernels<B>::hash_sample(const Exec& exec, const HashColumn* keys, int ncols, std::int64_t n,
+                                      std::int64_t stride, std::uint64_t* hashes) {
   SLAB_EXPECTS(ncols >= 0 && ncols <= kMaxKeyColumns, InvalidArgument,
                "hash_rows: " + std::to_string(ncols) + " key columns (at most " + std::to_string(kMaxKeyColumns) + ")");
+  SLAB_EXPECTS(stride >= 1, InvalidArgument, "hash_sample: the stride must be at least 1");
   if (n <= 0) return;
   B b(exec);
   detail::HashRow f{};
   for (int k = 0; k < ncols; ++k) f.keys[k] = keys[k];
   f.ncols = ncols;
   f.hashes = hashes;
+  f.stride = stride;
   thrust::counting_iterator<std::int64_t> rows(0);
-  thrust::for_each(b.policy(), rows, rows + n, f);
+  thrust::for_each(b.policy(), rows, rows + (n + stride - 1) / stride, f);
 }
 
 template <class B>
