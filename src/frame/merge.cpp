@@ -16,6 +16,7 @@
 #include "frame/kernels/key_layout.hpp"
 #include "frame/kernels/key_words_hd.hpp"
 #include "frame/kernels/merge.hpp"
+#include "frame/key_ranges.hpp"
 #include "frame/key_words.hpp"
 #include "frame/partitioner.hpp"
 #include "frame/shuffle_device.hpp"
@@ -715,15 +716,8 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     if (plan->enc[0].static_ranges()) {
       plan->enc[0].update_ranges(BatchView(), mins, maxs);
     } else {
-      for (int s = 0; s < 2; ++s) {
-        const Frame& f = s ? right : left;
-        std::vector<Chunk> tasks;
-        for (const auto& p : f.partitions())
-          tasks.push_back(engine.tasks().submit("merge-ranges", {p}, [plan, s, &mins, &maxs](TaskContext& ctx) {
-            plan->enc[s].update_ranges(input_batch(ctx, 0), mins, maxs);
-          }));
-        engine.tasks().persist(tasks);
-      }
+      for (int s = 0; s < 2; ++s)  // on the device where the frames are
+        detail::fold_key_ranges(s ? right : left, plan->enc[s], mins, maxs, "merge-ranges");
       comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);
       comm.allreduce(std::span<std::uint64_t>(maxs), ReduceOp::max);
     }

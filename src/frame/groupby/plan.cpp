@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "frame/groupby/holistic.hpp"
+#include "frame/key_ranges.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/task/task_context.hpp"
@@ -135,12 +136,7 @@ void plan_key_ranges(GroupbyPlan& plan, const Frame& frame) {
     if (enc.static_ranges()) {
       enc.update_ranges(BatchView(), mins, maxs);
     } else {
-      std::vector<Chunk> tasks;
-      for (const auto& p : frame.partitions())
-        tasks.push_back(engine.tasks().submit("groupby-ranges", {p}, [&enc, &mins, &maxs](TaskContext& ctx) {
-          enc.update_ranges(input_batch(ctx, 0), mins, maxs);
-        }));
-      engine.tasks().persist(tasks);
+      fold_key_ranges(frame, enc, mins, maxs, "groupby-ranges");  // on the device where the frame is
       comm.allreduce(std::span<std::uint64_t>(mins), ReduceOp::min);
       comm.allreduce(std::span<std::uint64_t>(maxs), ReduceOp::max);
     }
