@@ -185,6 +185,8 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
   SLAB_EXPECTS(to_double || type != ElementType::float64, TypeError,
                "to_array: column '" + name + "' is float64; read it as double");
   Engine& engine = frame.engine();
+  // The conversion loop is a host task: on a device context its partitions are staged through the host.
+  note_host_fallback(engine, "to_array");
   const Comm& comm = engine.comm();
   const std::vector<std::int64_t> part_rows = frame.local_partition_rows();
   std::int64_t local = 0, largest = 1;

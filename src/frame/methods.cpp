@@ -197,10 +197,14 @@ Frame Frame::assign(const std::string& name, const Series& values) const {
   Schema out = schema().with_column({name, type}, values.frame().schema().dictionary(sc));
   std::size_t target = out.index_of(name);
   std::size_t ncols_in = schema().size();
+  // The columns are moved with the memory-kind-aware copy, so the one body runs where the partitions are (a device
+  // task where the frame takes device paths: no staging through the host).
+  const TaskOptions place = detail::takes_device_paths(*this) ? device_task() : TaskOptions{};
   std::vector<Chunk> parts;
   for (std::size_t k = 0; k < partitions().size(); ++k) {
     parts.push_back(engine().tasks().submit(
-        "assign_series", {partitions()[k], column.partitions()[k]}, [out, target, ncols_in](TaskContext& ctx) {
+        "assign_series", {partitions()[k], column.partitions()[k]},
+        [out, target, ncols_in](TaskContext& ctx) {
           BatchView a = input_batch(ctx, 0);
           BatchView b = input_batch(ctx, 1);
           SLAB_EXPECTS(a.nrows() == b.nrows(), InvalidArgument,
@@ -222,10 +226,11 @@ Frame Frame::assign(const std::string& name, const Series& values) const {
           if (n == 0) return;
           for (std::size_t c = 0; c < out.size(); ++c) {
             auto [v, i] = source(c);
-            std::memcpy(w.data(c), v->data(i), n * element_size(v->type(i)));
-            if (auto* m = w.valid(c)) std::memcpy(m, v->valid(i), n);
+            slab::copy(w.data(c), v->data(i), n * element_size(v->type(i)), ctx.execution());
+            if (auto* m = w.valid(c)) slab::copy(m, v->valid(i), n, ctx.execution());
           }
-        }));
+        },
+        place));
   }
   return Frame(engine(), out, std::move(parts), partition_rows());
 }

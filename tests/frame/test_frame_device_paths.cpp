@@ -10,6 +10,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <limits>
 #include <map>
@@ -213,6 +214,9 @@ std::vector<Result> compute(slab::Engine& e, std::int64_t n) {
   add(out, "shift -5000", slab::frame::shift(f, -5000).local_table());
   add(out, "diff 2500", slab::frame::diff(f, 2500).local_table());
   add(out, "dropna", slab::frame::dropna(f).local_table());
+  // assign of a Series: its column moved in beside the frame's, by position (the same partitions, or repartitioned).
+  add(out, "assign series", f.assign("s2", f["s"]).local_table());
+  add(out, "assign sorted series", f.assign("y", f.sort_values("i")["y"]).local_table());
   // head and tail copy only their rows out of the partitions holding them (every column, masks, strings).
   add(out, "head 1500", slab::frame::head(f, 1500));
   add(out, "head -7", slab::frame::head(f, -7));
@@ -831,6 +835,23 @@ TEST(FrameDevicePaths, HashMergeWithHotKeysIsBitwiseTheHost) {
   ASSERT_EQ(got.size(), host.size());
   for (std::size_t i = 0; i < got.size(); ++i)
     EXPECT_TRUE(got[i] == host[i]) << got[i].what << ": " << first_difference(got[i], host[i]);
+}
+
+// to_array has no device path: on the reference place it runs its host conversion on staged copies and says so
+// (fallback "to_array"), with the host's values (nulls as NaN); on the host nothing is recorded.
+TEST(FrameDevicePaths, ToArrayRecordsItsFallback) {
+  std::vector<double> want;
+  for (bool reference : {false, true}) {
+    if (reference && !slab::built_with_kernel_reference) continue;
+    slab::Engine e(options_for(reference));
+    const Frame f = Frame::from_local_table(e, table_for(3000, e.comm().rank(), e.comm().size()), 500);
+    const std::vector<double> got = slab::frame::to_array<double>(f, "y").gather_all();
+    EXPECT_EQ(e.tracer().fallbacks().count("to_array"), reference ? 1u : 0u);
+    if (!reference) want = got;
+    ASSERT_EQ(got.size(), want.size());
+    for (std::size_t i = 0; i < got.size(); ++i)
+      ASSERT_TRUE(std::memcmp(&got[i], &want[i], sizeof(double)) == 0) << "row " << i;
+  }
 }
 
 TEST(FrameDevicePaths, RecipesMakeTheValuesOfTheirFillLoops) {
