@@ -12,6 +12,7 @@
 
 #include "frame/device_paths.hpp"
 #include "frame/hash_table.hpp"
+#include "frame/kernels/gather.hpp"
 #include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/key_layout.hpp"
 #include "frame/kernels/key_words_hd.hpp"
@@ -588,6 +589,18 @@ std::unordered_map<std::uint64_t, int> find_hot_keys(const Frame* sides[2], cons
   return hot;
 }
 
+/// The hot keys as the device kernels take them: hashes sorted, each with its replicated side.
+detail::HotKeys sorted_hot_keys(const std::unordered_map<std::uint64_t, int>& hot) {
+  std::vector<std::pair<std::uint64_t, int>> sorted(hot.begin(), hot.end());
+  std::sort(sorted.begin(), sorted.end());
+  detail::HotKeys out;
+  for (const auto& [h, side] : sorted) {
+    out.hashes.push_back(h);
+    out.sides.push_back(static_cast<std::uint8_t>(side));
+  }
+  return out;
+}
+
 /// Rows of `f` whose key is hot with `side` replicated, from every rank (allgatherv), as one batch. Collective.
 std::shared_ptr<const std::vector<std::byte>> replicated_rows(
     const Frame& f, const std::vector<std::size_t>& keys,
@@ -595,7 +608,37 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
   Engine& engine = f.engine();
   const Schema schema = f.schema();
   std::vector<Chunk> tasks;
-  for (const auto& part : f.partitions())
+  if (detail::takes_device_paths(f)) {  // on the device: only the hot rows leave it
+    auto dict =
+        std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, keys));
+    auto hk = std::make_shared<const detail::HotKeys>(sorted_hot_keys(*hot));
+    for (const auto& part : f.partitions())
+      tasks.push_back(engine.tasks().submit(
+          "merge-hot-rows", {part},
+          [keys, dict, hk, side](TaskContext& ctx) {
+            const BatchView b = input_batch(ctx, 0);
+            const std::int64_t n = b.nrows();
+            if (n == 0) return;
+            detail::on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
+              using B = typename decltype(tag)::type;
+              slab::detail::ScratchBytes rows(exec, static_cast<std::size_t>(n) * sizeof(std::int64_t));
+              auto* r = static_cast<std::int64_t*>(rows.get());
+              const std::int64_t k = detail::hot_rows_of_side(ctx, exec, b, keys, *dict, *hk, side, r);
+              if (k == 0) return;  // as the host: no batch
+              std::vector<ElementType> types;
+              std::vector<bool> masks;  // take_rows': where the input column has one
+              for (std::size_t c = 0; c < b.ncols(); ++c) {
+                types.push_back(b.type(c));
+                masks.push_back(b.valid(c) != nullptr);
+              }
+              BatchBuilder out(ctx, k, types, masks);
+              for (std::size_t c = 0; c < b.ncols(); ++c)
+                kernels::GatherKernels<B>::column(exec, detail::column_view(b, c), r, k, out.data(c), out.valid(c));
+            });
+          },
+          device_task()));
+  }
+  for (const auto& part : detail::takes_device_paths(f) ? std::vector<Chunk>{} : f.partitions())
     tasks.push_back(engine.tasks().submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
       const BatchView b = input_batch(ctx, 0);
       const auto h = hash_rows(b, schema, keys);
@@ -858,13 +901,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
       if (any) rep[s] = replicated_rows(*sides[s], keys[s], hot, s);
       const Schema schema = *sch[s];
       if (device) {  // the same route on the device kernels (shuffle_device.hpp)
-        auto hk = std::make_shared<detail::HotKeys>();
-        std::vector<std::pair<std::uint64_t, int>> sorted(hot->begin(), hot->end());
-        std::sort(sorted.begin(), sorted.end());
-        for (const auto& [h, side] : sorted) {
-          hk->hashes.push_back(h);
-          hk->sides.push_back(static_cast<std::uint8_t>(side));
-        }
+        auto hk = std::make_shared<const detail::HotKeys>(sorted_hot_keys(*hot));
         auto dict =
             std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, keys[s]));
         shuffled[s] = detail::shuffle_routed_on_device(

@@ -437,6 +437,27 @@ void detail::route_by_row_hash(TaskContext& ctx, const kernels::Exec& exec, cons
   });
 }
 
+std::int64_t detail::hot_rows_of_side(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
+                                      const std::vector<std::size_t>& keys,
+                                      const std::vector<std::vector<std::uint64_t>>& dict_hashes, const HotKeys& hot,
+                                      int side, std::int64_t* rows) {
+  const std::int64_t n = batch.nrows();
+  DeviceHashKeys in(ctx.execution(), exec, batch, keys, dict_hashes);
+  slab::detail::ScratchBytes hashes(exec, static_cast<std::size_t>(n) * 8);
+  auto* h = static_cast<std::uint64_t*>(hashes.get());
+  const void* hot_hashes = in.upload(hot.hashes.data(), hot.hashes.size() * 8);
+  const void* hot_sides = in.upload(hot.sides.data(), hot.sides.size());
+  std::int64_t k = 0;
+  detail::with_planned_backend(ctx.execution(), [&](auto tag) {
+    using Kernels = kernels::PartitionKernels<typename decltype(tag)::type>;
+    Kernels::hash_rows(exec, in.cols.data(), static_cast<int>(in.cols.size()), n, h);
+    k = Kernels::hot_rows(exec, h, n, static_cast<const std::uint64_t*>(hot_hashes),
+                          static_cast<const std::uint8_t*>(hot_sides), static_cast<std::int64_t>(hot.hashes.size()),
+                          side, rows);
+  });
+  return k;
+}
+
 void detail::sample_row_hashes(TaskContext& ctx, const kernels::Exec& exec, const BatchView& batch,
                                const std::vector<std::size_t>& keys,
                                const std::vector<std::vector<std::uint64_t>>& dict_hashes, std::int64_t stride,

@@ -49,6 +49,16 @@ void sample_row_hashes(TaskContext& ctx, const slab::kernels::Exec& exec, const 
                        const std::vector<std::size_t>& keys, const std::vector<std::vector<std::uint64_t>>& dict_hashes,
                        std::int64_t stride, std::uint64_t* hashes);
 
+/**
+ * @brief merge's replicated rows of one batch on the device: rows[0, k) = the rows whose key hash (hash_rows) is
+ * hot with `side` replicated, in row order (rows: backend memory, batch.nrows() entries). Returns k. Not
+ * collective.
+ */
+std::int64_t hot_rows_of_side(TaskContext& ctx, const slab::kernels::Exec& exec, const BatchView& batch,
+                              const std::vector<std::size_t>& keys,
+                              const std::vector<std::vector<std::uint64_t>>& dict_hashes, const HotKeys& hot, int side,
+                              std::int64_t* rows);
+
 /// shuffle_routed with a device route. Collective, as shuffle_routed.
 [[nodiscard]] Frame shuffle_routed_on_device(const Frame& frame, int nparts, DeviceRouteFn route,
                                              const std::string& name);

@@ -311,6 +311,18 @@ TEST(KernelPartition, HotKeyBucketsSplitAsMergeDoes) {
         want = side[it - hot.begin()] == me ? slab::frame::kDropRow : static_cast<std::uint32_t>((hashes[i] + i) % 12);
       ASSERT_EQ(bucket[i], want) << "row " << i << " side " << me;
     }
+    // The replicated rows of side `me`: exactly the rows the split drops, in row order; none without hot keys.
+    std::vector<std::int64_t> rows(n, -1), want;
+    for (std::int64_t i = 0; i < n; ++i)
+      if (bucket[i] == slab::frame::kDropRow) want.push_back(i);
+    const std::int64_t k = fk::PartitionKernels<Reference>::hot_rows(scratch.exec(), hashes.data(), n, hot.data(),
+                                                                     side.data(), 2, me, rows.data());
+    rows.resize(static_cast<std::size_t>(k));
+    EXPECT_EQ(rows, want) << "side " << me;
+    EXPECT_FALSE(want.empty());
+    EXPECT_EQ(fk::PartitionKernels<Reference>::hot_rows(scratch.exec(), hashes.data(), n, hot.data(), side.data(), 0,
+                                                        me, rows.data()),
+              0);
   }
 }
 

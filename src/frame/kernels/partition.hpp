@@ -62,6 +62,12 @@ struct PartitionKernels {
                               int parts_per_rank, const std::uint64_t* hot, const std::uint8_t* hot_side,
                               std::int64_t nhot, int side, std::uint32_t* bucket);
 
+  /// merge's replicated rows: rows[0, k) = the i < n whose hash is hot (in the sorted hot[0, nhot)) with
+  /// hot_side == side, in row order: the rows hot_key_buckets drops for `side`. rows: capacity n. Returns k
+  /// (synchronises).
+  static std::int64_t hot_rows(const Exec& exec, const std::uint64_t* hashes, std::int64_t n, const std::uint64_t* hot,
+                               const std::uint8_t* hot_side, std::int64_t nhot, int side, std::int64_t* rows);
+
   /**
    * @brief shuffle_round's grouping: rows[offsets[b] .. offsets[b + 1]) are the rows with bucket b, in row order
    * (a stable counting sort), for b < nbuckets; rows with kDropBucket are left out. bucket[i] must be

@@ -2,6 +2,7 @@
 // The composition of partition.hpp: per-row route functors (the SLAB_HD hash and record comparisons of
 // key_words_hd.hpp) and a stable radix sort of (bucket, row) pairs over the bucket's bits for the grouping.
 #include <thrust/binary_search.h>
+#include <thrust/copy.h>
 #include <thrust/for_each.h>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/sequence.h>
@@ -92,6 +93,19 @@ struct RangeBucket {
   }
 };
 
+/// The index of h among the sorted hot[0, nhot), or nhot when it is not hot.
+SLAB_HD inline std::int64_t find_hot(const std::uint64_t* hot, std::int64_t nhot, std::uint64_t h) {
+  std::int64_t lo = 0, hi = nhot;  // lower bound of h in hot
+  while (lo < hi) {
+    const std::int64_t mid = (lo + hi) / 2;
+    if (hot[mid] < h)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < nhot && hot[lo] == h ? lo : nhot;
+}
+
 struct HotKeyBucket {
   const std::uint64_t* hashes;
   const std::uint64_t* hot;
@@ -101,15 +115,8 @@ struct HotKeyBucket {
   std::uint32_t* bucket;
   SLAB_HD void operator()(std::int64_t i) const {
     const std::uint64_t h = hashes[i];
-    std::int64_t lo = 0, hi = nhot;  // lower bound of h in hot
-    while (lo < hi) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (hot[mid] < h)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    if (lo == nhot || hot[lo] != h) {
+    const std::int64_t lo = find_hot(hot, nhot, h);
+    if (lo == nhot) {
       bucket[i] = shuffle_bucket(h, nranks, parts);
     } else if (hot_side[lo] == side) {
       bucket[i] = kDropBucket;
@@ -117,6 +124,19 @@ struct HotKeyBucket {
       const auto nb = static_cast<std::uint64_t>(nranks) * static_cast<std::uint64_t>(parts);
       bucket[i] = static_cast<std::uint32_t>((h + static_cast<std::uint64_t>(i)) % nb);
     }
+  }
+};
+
+/// Whether row i's hash is hot with `side` replicated (the rows hot_key_buckets drops for that side).
+struct HotRowOfSide {
+  const std::uint64_t* hashes;
+  const std::uint64_t* hot;
+  const std::uint8_t* hot_side;
+  std::int64_t nhot;
+  int side;
+  SLAB_HD bool operator()(std::int64_t i) const {
+    const std::int64_t at = find_hot(hot, nhot, hashes[i]);
+    return at < nhot && hot_side[at] == side;
   }
 };
 
@@ -219,6 +239,18 @@ void PartitionKernels<B>::hot_key_buckets(const Exec& exec, const std::uint64_t*
   thrust::counting_iterator<std::int64_t> rows(0);
   thrust::for_each(b.policy(), rows, rows + n,
                    detail::HotKeyBucket{hashes, hot, hot_side, nhot, nranks, parts_per_rank, side, bucket});
+}
+
+template <class B>
+std::int64_t PartitionKernels<B>::hot_rows(const Exec& exec, const std::uint64_t* hashes, std::int64_t n,
+                                           const std::uint64_t* hot, const std::uint8_t* hot_side, std::int64_t nhot,
+                                           int side, std::int64_t* rows) {
+  if (n <= 0 || nhot <= 0) return 0;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  std::int64_t* end =
+      thrust::copy_if(b.policy(), i, i + n, rows, detail::HotRowOfSide{hashes, hot, hot_side, nhot, side});
+  return end - rows;
 }
 
 template <class B>
