@@ -4,6 +4,7 @@
 
 #include <cstring>
 #include <numeric>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -26,6 +27,20 @@ bool no_device(const slab::Runtime& rt, std::string& why) {
   }
   return false;
 }
+/// The collectives' tests: this rank's runtime, its world communicator and a CUDA execution context on the rank's
+/// device and stream; skipped with a message where there is no device.
+class GpuComm : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    std::string why;
+    if (no_device(rt_, why)) GTEST_SKIP() << why;
+    comm_.emplace(slab::make_world_comm(rt_));
+    exec_.emplace(slab::ExecutionPlace::cuda, rt_.device().id, rt_.stream_handle());
+  }
+  slab::Runtime rt_{slab::RuntimeOptions{}};
+  std::optional<slab::Comm> comm_;
+  std::optional<slab::ExecutionContext> exec_;
+};
 }  // namespace
 
 TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
@@ -54,12 +69,9 @@ TEST(Gpu, SpillDeviceBuffersToHostAndBack) {
   EXPECT_LE(memory.stats().device.high_water, 2 * n * sizeof(double));
 }
 
-TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
-  slab::Runtime rt(slab::RuntimeOptions{});
-  std::string why;
-  if (no_device(rt, why)) GTEST_SKIP() << why;
-  slab::Comm comm = slab::make_world_comm(rt);
-  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+TEST_F(GpuComm, CollectivesOnDevicePointersMatchTheHostPath) {
+  slab::Comm& comm = *comm_;
+  const slab::ExecutionContext& exec = *exec_;
   const std::size_t n = 1 << 18;
   const int size = comm.size();
   std::vector<double> host(n);
@@ -94,12 +106,9 @@ TEST(Gpu, CollectivesOnDevicePointersMatchTheHostPath) {
 // of 0 bytes gives): every rank takes the same path (NCCL, or staging where ranks share the GPU) and the data
 // arrives. Round 0: rank 0 sends to itself and to the last rank, the others send nothing and only the last rank
 // receives; round 1: only rank 0 sends, to itself, so every other rank has no buffer at all.
-TEST(Gpu, AlltoallvWithEmptyRanksOnDevice) {
-  slab::Runtime rt(slab::RuntimeOptions{});
-  std::string why;
-  if (no_device(rt, why)) GTEST_SKIP() << why;
-  slab::Comm comm = slab::make_world_comm(rt);
-  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+TEST_F(GpuComm, AlltoallvWithEmptyRanksOnDevice) {
+  slab::Comm& comm = *comm_;
+  const slab::ExecutionContext& exec = *exec_;
   const int me = comm.rank(), p = comm.size();
   const std::size_t n = 1000;
   for (int round = 0; round < 2; ++round) {
@@ -136,12 +145,9 @@ TEST(Gpu, AlltoallvWithEmptyRanksOnDevice) {
 
 // Collectives whose ranks' buffers differ in memory kind (device partials reduced into a host result on the root;
 // one rank's output in host memory) stage on every rank rather than leave the others waiting in NCCL.
-TEST(Gpu, CollectivesWithMixedMemoryKinds) {
-  slab::Runtime rt(slab::RuntimeOptions{});
-  std::string why;
-  if (no_device(rt, why)) GTEST_SKIP() << why;
-  slab::Comm comm = slab::make_world_comm(rt);
-  const slab::ExecutionContext exec(slab::ExecutionPlace::cuda, rt.device().id, rt.stream_handle());
+TEST_F(GpuComm, CollectivesWithMixedMemoryKinds) {
+  slab::Comm& comm = *comm_;
+  const slab::ExecutionContext& exec = *exec_;
   const int me = comm.rank(), p = comm.size();
   const std::size_t n = 4096;
   std::vector<double> mine(n);
