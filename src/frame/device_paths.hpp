@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "frame/kernels/columns.hpp"
+#include "frame/kernels/gather.hpp"
 #include "memory/kernel_scratch.hpp"
 #include "runtime/device_backend.hpp"
 #include "slab/core/error.hpp"
@@ -60,6 +61,22 @@ void on_device_backend(TaskContext& ctx, F&& f) {
     slab::detail::KernelScratch scratch(ctx.memory());
     f(scratch.exec(ctx.execution()), tag);
   });
+}
+
+/// take_rows(in, rows, ctx) for k rows of in (backend memory, none -1) on backend B: one gather per column (the
+/// same masks as take_rows: where in's column has one).
+template <class B>
+void take_rows_on(TaskContext& ctx, const kernels::Exec& exec, const BatchView& in, const std::int64_t* rows,
+                  std::int64_t k) {
+  std::vector<ElementType> types;
+  std::vector<bool> masks;
+  for (std::size_t c = 0; c < in.ncols(); ++c) {
+    types.push_back(in.type(c));
+    masks.push_back(in.valid(c) != nullptr);
+  }
+  BatchBuilder b(ctx, k, types, masks);
+  for (std::size_t c = 0; c < in.ncols(); ++c)
+    kernels::GatherKernels<B>::column(exec, column_view(in, c), rows, k, b.data(c), b.valid(c));
 }
 
 }  // namespace slab::frame::detail

@@ -50,24 +50,29 @@ Engine& Frame::engine() const { return *checked(state_).engine; }
 const std::vector<Chunk>& Frame::partitions() const { return checked(state_).parts; }
 const std::vector<std::optional<std::int64_t>>& Frame::partition_rows() const { return checked(state_).rows; }
 
-std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
-  BufferPtr buffer = chunk.buffer();
+namespace {
+// A ready partition's buffer pinned: the one read of a partition outside a task, view_chunk's and
+// view_chunk_in_place's.
+Pin pin_partition(const Chunk& chunk) {
+  const BufferPtr buffer = chunk.buffer();
   SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
                std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
   SLAB_FAULT_POINT("partition_read");  // a partition that cannot come back (tests/reliability_faults)
-  Pin pin = buffer->pin();
-  BatchView view = BatchView::copied_to_host(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
+  return buffer->pin();
+}
+}  // namespace
+
+std::pair<Pin, BatchView> view_chunk(const Chunk& chunk) {
+  Pin pin = pin_partition(chunk);
+  BatchView view =
+      BatchView::copied_to_host(std::span<const std::byte>(pin.data(), pin.size()), chunk.buffer()->execution());
   return {std::move(pin), view};
 }
 
 namespace detail {
 std::pair<Pin, BatchView> view_chunk_in_place(const Chunk& chunk) {
-  BufferPtr buffer = chunk.buffer();
-  SLAB_EXPECTS(buffer != nullptr, InvalidArgument,
-               std::string("frame partition '") + chunk.name() + "' has not run or produced no batch");
-  SLAB_FAULT_POINT("partition_read");  // as view_chunk
-  Pin pin = buffer->pin();
-  BatchView view(std::span<const std::byte>(pin.data(), pin.size()), buffer->execution());
+  Pin pin = pin_partition(chunk);
+  BatchView view(std::span<const std::byte>(pin.data(), pin.size()), chunk.buffer()->execution());
   return {std::move(pin), view};
 }
 

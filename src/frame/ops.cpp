@@ -91,21 +91,11 @@ void copy_column_on(const ExecutionContext& context, const BatchView& in, std::s
   copy_mask_on(context, in, ic, b, oc);
 }
 
-/// take_rows(in, rows, ctx) for k rows of in (backend memory, none -1) on backend B: one gather per column (the
-/// same masks as take_rows: where in's column has one).
+/// detail::take_rows_on on the backend of `Ops` (an OpsKernels<B>).
 template <class Ops>
 void take_rows_on(TaskContext& ctx, const kernels::Exec& exec, Ops, const BatchView& in, const std::int64_t* rows,
                   std::int64_t k) {
-  using B = typename Ops::Backend;
-  std::vector<ElementType> types;
-  std::vector<bool> masks;
-  for (std::size_t c = 0; c < in.ncols(); ++c) {
-    types.push_back(in.type(c));
-    masks.push_back(in.valid(c) != nullptr);
-  }
-  BatchBuilder b(ctx, k, types, masks);
-  for (std::size_t c = 0; c < in.ncols(); ++c)
-    kernels::GatherKernels<B>::column(exec, column_view(in, c), rows, k, b.data(c), b.valid(c));
+  detail::take_rows_on<typename Ops::Backend>(ctx, exec, in, rows, k);
 }
 
 std::vector<bool> masks_of(const BatchView& in) {

@@ -423,6 +423,7 @@ void rolling_on_device(TaskContext& ctx, const kernels::Exec& exec, const BatchV
     if (time) slab::copy(c.data(1), t + from, static_cast<std::size_t>(m - from) * w, context);
   }
 }
+
 /// What the halo exchange needs of rolling(): the frame (persisted), its partitions' rows, every rank's (rows,
 /// first timestamp, last timestamp) and the window's column(s).
 struct HaloPlan {

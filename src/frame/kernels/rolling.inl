@@ -283,7 +283,7 @@ std::int64_t RollingKernels<B>::time_carry_start(const Exec& exec, const std::in
   B b(exec);
   std::int64_t last = 0;
   b.to_host(&last, t + n - 1, sizeof last);
-  return thrust::upper_bound(b.policy(), t, t + n, last - span) - t;
+  return first_after(exec, t, n, last - span);
 }
 
 template <class B>
