@@ -12,7 +12,6 @@
 
 #include "frame/device_paths.hpp"
 #include "frame/hash_table.hpp"
-#include "frame/kernels/gather.hpp"
 #include "frame/kernels/key_encode.hpp"
 #include "frame/kernels/key_layout.hpp"
 #include "frame/kernels/key_words_hd.hpp"
@@ -601,14 +600,15 @@ detail::HotKeys sorted_hot_keys(const std::unordered_map<std::uint64_t, int>& ho
   return out;
 }
 
-/// Rows of `f` whose key is hot with `side` replicated, from every rank (allgatherv), as one batch. Collective.
+/// Rows of `f` whose key is hot with `side` replicated, from every rank (allgatherv), as one batch. `device`
+/// (merge's choice): they are picked on the device, so only they leave it. Collective.
 std::shared_ptr<const std::vector<std::byte>> replicated_rows(
     const Frame& f, const std::vector<std::size_t>& keys,
-    const std::shared_ptr<const std::unordered_map<std::uint64_t, int>>& hot, int side) {
+    const std::shared_ptr<const std::unordered_map<std::uint64_t, int>>& hot, int side, bool device) {
   Engine& engine = f.engine();
   const Schema schema = f.schema();
   std::vector<Chunk> tasks;
-  if (detail::takes_device_paths(f)) {  // on the device: only the hot rows leave it
+  if (device) {
     auto dict =
         std::make_shared<const std::vector<std::vector<std::uint64_t>>>(detail::dictionary_hashes(schema, keys));
     auto hk = std::make_shared<const detail::HotKeys>(sorted_hot_keys(*hot));
@@ -624,31 +624,23 @@ std::shared_ptr<const std::vector<std::byte>> replicated_rows(
               slab::detail::ScratchBytes rows(exec, static_cast<std::size_t>(n) * sizeof(std::int64_t));
               auto* r = static_cast<std::int64_t*>(rows.get());
               const std::int64_t k = detail::hot_rows_of_side(ctx, exec, b, keys, *dict, *hk, side, r);
-              if (k == 0) return;  // as the host: no batch
-              std::vector<ElementType> types;
-              std::vector<bool> masks;  // take_rows': where the input column has one
-              for (std::size_t c = 0; c < b.ncols(); ++c) {
-                types.push_back(b.type(c));
-                masks.push_back(b.valid(c) != nullptr);
-              }
-              BatchBuilder out(ctx, k, types, masks);
-              for (std::size_t c = 0; c < b.ncols(); ++c)
-                kernels::GatherKernels<B>::column(exec, detail::column_view(b, c), r, k, out.data(c), out.valid(c));
+              if (k > 0) detail::take_rows_on<B>(ctx, exec, b, r, k);  // none: no batch, as the host
             });
           },
           device_task()));
+  } else {
+    for (const auto& part : f.partitions())
+      tasks.push_back(engine.tasks().submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
+        const BatchView b = input_batch(ctx, 0);
+        const auto h = hash_rows(b, schema, keys);
+        std::vector<std::int64_t> rows;
+        for (std::size_t i = 0; i < h.size(); ++i) {
+          const auto it = hot->find(h[i]);
+          if (it != hot->end() && it->second == side) rows.push_back(static_cast<std::int64_t>(i));
+        }
+        if (!rows.empty()) take_rows(b, rows, ctx);
+      }));
   }
-  for (const auto& part : detail::takes_device_paths(f) ? std::vector<Chunk>{} : f.partitions())
-    tasks.push_back(engine.tasks().submit("merge-hot-rows", {part}, [schema, keys, hot, side](TaskContext& ctx) {
-      const BatchView b = input_batch(ctx, 0);
-      const auto h = hash_rows(b, schema, keys);
-      std::vector<std::int64_t> rows;
-      for (std::size_t i = 0; i < h.size(); ++i) {
-        const auto it = hot->find(h[i]);
-        if (it != hot->end() && it->second == side) rows.push_back(static_cast<std::int64_t>(i));
-      }
-      if (!rows.empty()) take_rows(b, rows, ctx);
-    }));
   engine.tasks().persist(tasks);
   std::vector<std::byte> mine, all;
   const auto types = types_of(schema);
@@ -898,7 +890,7 @@ Frame merge(const Frame& left, const Frame& right, const std::vector<std::string
     for (int s = 0; s < 2; ++s) {
       bool any = false;
       for (const auto& kv : *hot) any |= kv.second == s;
-      if (any) rep[s] = replicated_rows(*sides[s], keys[s], hot, s);
+      if (any) rep[s] = replicated_rows(*sides[s], keys[s], hot, s, device);
       const Schema schema = *sch[s];
       if (device) {  // the same route on the device kernels (shuffle_device.hpp)
         auto hk = std::make_shared<const detail::HotKeys>(sorted_hot_keys(*hot));

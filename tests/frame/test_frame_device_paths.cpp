@@ -837,6 +837,48 @@ TEST(FrameDevicePaths, HashMergeWithHotKeysIsBitwiseTheHost) {
     EXPECT_TRUE(got[i] == host[i]) << got[i].what << ": " << first_difference(got[i], host[i]);
 }
 
+// A hash merge on more key columns than the device kernels take (kMaxKeyColumns) falls back whole, hot keys
+// included: its replicated rows too are picked on the host (the device's row hash takes at most kMaxKeyColumns
+// keys). Nine int64 keys, two distinct tuples (both hot under a 256 KiB limit): bitwise the host, recorded as a
+// merge fallback on the reference place.
+TEST(FrameDevicePaths, HotKeyMergeOnTooManyKeysFallsBackWhole) {
+  const int rank = slab::testing::world_rank(), nranks = slab::testing::world_size();
+  auto table = [&](std::int64_t n, double scale) {
+    const std::int64_t b = n * rank / nranks, e = n * (rank + 1) / nranks;
+    LocalTable t;
+    std::vector<std::string> on;
+    for (int c = 0; c < 9; ++c) {
+      std::vector<std::int64_t> v;
+      for (std::int64_t r = b; r < e; ++r) v.push_back(c == 0 ? r % 2 : 7);
+      t.add(LocalColumn::int64("k" + std::to_string(c), v));
+    }
+    std::vector<double> w;
+    for (std::int64_t r = b; r < e; ++r) w.push_back(scale * static_cast<double>(r));
+    t.add(LocalColumn::float64(scale > 1 ? "w" : "v", w));
+    return t;
+  };
+  std::vector<std::string> on;
+  for (int c = 0; c < 9; ++c) on.push_back("k" + std::to_string(c));
+  auto run = [&](bool reference) {
+    slab::EngineOptions o = options_for(reference);
+    o.device_memory_limit = slab::ByteLimit{256 * 1024, std::nullopt};
+    slab::Engine e(o);
+    const Frame left = Frame::from_local_table(e, table(1200, 1.0), 200);
+    const Frame right = Frame::from_local_table(e, table(4, 2.0), 10);
+    std::vector<Result> out;
+    add(out, "hot merge on nine keys",
+        slab::frame::merge(left, right, on, {.strategy = slab::frame::JoinStrategy::hash}).local_table());
+    if (reference) EXPECT_GT(e.tracer().fallbacks().count("merge"), 0u);
+    return out;
+  };
+  const std::vector<Result> host = run(false);
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  const std::vector<Result> got = run(true);
+  ASSERT_EQ(got.size(), host.size());
+  for (std::size_t i = 0; i < got.size(); ++i)
+    EXPECT_TRUE(got[i] == host[i]) << got[i].what << ": " << first_difference(got[i], host[i]);
+}
+
 // to_array has no device path: on the reference place it runs its host conversion on staged copies and says so
 // (fallback "to_array"), with the host's values (nulls as NaN); on the host nothing is recorded.
 TEST(FrameDevicePaths, ToArrayRecordsItsFallback) {
