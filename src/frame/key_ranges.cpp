@@ -1,8 +1,6 @@
 // The ranges pass of a KeyEncoder over a frame's partitions. See frame/key_ranges.hpp.
 #include "frame/key_ranges.hpp"
 
-#include <algorithm>
-
 #include "frame/device_paths.hpp"
 #include "frame/kernels/key_encode.hpp"
 #include "slab/task/task_queue.hpp"
@@ -27,22 +25,11 @@ void fold_key_ranges(const Frame& frame, const KeyEncoder& enc, std::vector<std:
           const BatchView b = input_batch(ctx, 0);
           on_device_backend(ctx, [&](const kernels::Exec& exec, auto tag) {
             using Keys = kernels::KeyKernels<typename decltype(tag)::type>;
-            for (std::size_t k = 0; k < enc.cols.size(); ++k) {  // as KeyEncoder::update_ranges
-              const auto vw = static_cast<std::size_t>(enc.value_word(k));
-              if (enc.card[k]) {
-                mins[vw] = 0;
-                maxs[vw] = std::max<std::uint64_t>(maxs[vw], enc.card[k] - 1);
-              } else {
-                std::uint64_t mn = ~0ull, mx = 0;  // min > max where every row is null or there is none
-                if (b.nrows() > 0)
-                  Keys::value_word_range(exec, {column_view(b, enc.cols[k]), nullptr}, b.nrows(), &mn, &mx);
-                mins[vw] = std::min(mins[vw], mn);
-                maxs[vw] = std::max(maxs[vw], mx);
-              }
-              if (!enc.dropna) {
-                mins[vw - 1] = 0;
-                maxs[vw - 1] = 1;
-              }
+            for (std::size_t k = 0; k < enc.cols.size(); ++k) {
+              std::uint64_t mn = ~0ull, mx = 0;  // none: min > max, as KeyEncoder::update_ranges
+              if (!enc.card[k] && b.nrows() > 0)
+                Keys::value_word_range(exec, {column_view(b, enc.cols[k]), nullptr}, b.nrows(), &mn, &mx);
+              enc.fold_range(k, mn, mx, mins, maxs);
             }
           });
         },

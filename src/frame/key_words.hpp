@@ -116,41 +116,49 @@ struct KeyEncoder {
     return any;
   }
 
+  /// Fold key k's range into per-word [min, max] (mins/maxs of size nwords): a static key's [0, card - 1], a
+  /// data-dependent key's value words [mn, mx] (min > max: none), and its null flag word's [0, 1] where nulls are
+  /// kept. update_ranges' fold, and the device pass's (frame/key_ranges.hpp).
+  void fold_range(std::size_t k, std::uint64_t mn, std::uint64_t mx, std::vector<std::uint64_t>& mins,
+                  std::vector<std::uint64_t>& maxs) const {
+    const int vw = value_word(k);
+    if (card[k]) {
+      mins[vw] = 0;
+      maxs[vw] = std::max<std::uint64_t>(maxs[vw], card[k] - 1);
+    } else {
+      mins[vw] = std::min(mins[vw], mn);
+      maxs[vw] = std::max(maxs[vw], mx);
+    }
+    if (!dropna) {
+      mins[vw - 1] = 0;
+      maxs[vw - 1] = 1;
+    }
+  }
+
   /// Fold this batch's value words into per-word [min, max] (mins/maxs of size nwords).
   void update_ranges(const BatchView& b, std::vector<std::uint64_t>& mins, std::vector<std::uint64_t>& maxs) const {
     const auto n = static_cast<std::size_t>(b.nrows());
     std::uint64_t w[kBlock];
     std::uint8_t null[kBlock];
     for (std::size_t k = 0; k < cols.size(); ++k) {
-      const int vw = value_word(k);
-      if (card[k]) {
-        mins[vw] = 0;
-        maxs[vw] = std::max<std::uint64_t>(maxs[vw], card[k] - 1);
-      } else {
-        std::uint64_t mn = mins[vw], mx = maxs[vw];
-        for (std::size_t r0 = 0; r0 < n; r0 += kBlock) {
-          const std::size_t m = std::min(kBlock, n - r0);
-          std::fill_n(null, m, 0);
-          if (!value_words(b, k, r0, m, 0, w, null)) {
-            for (std::size_t i = 0; i < m; ++i) {
+      std::uint64_t mn = ~0ull, mx = 0;  // this batch's value words (none: min > max)
+      for (std::size_t r0 = 0; !card[k] && r0 < n; r0 += kBlock) {
+        const std::size_t m = std::min(kBlock, n - r0);
+        std::fill_n(null, m, 0);
+        if (!value_words(b, k, r0, m, 0, w, null)) {
+          for (std::size_t i = 0; i < m; ++i) {
+            mn = std::min(mn, w[i]);
+            mx = std::max(mx, w[i]);
+          }
+        } else {
+          for (std::size_t i = 0; i < m; ++i)
+            if (!null[i]) {
               mn = std::min(mn, w[i]);
               mx = std::max(mx, w[i]);
             }
-          } else {
-            for (std::size_t i = 0; i < m; ++i)
-              if (!null[i]) {
-                mn = std::min(mn, w[i]);
-                mx = std::max(mx, w[i]);
-              }
-          }
         }
-        mins[vw] = mn;
-        maxs[vw] = mx;
       }
-      if (!dropna) {
-        mins[vw - 1] = 0;
-        maxs[vw - 1] = 1;
-      }
+      fold_range(k, mn, mx, mins, maxs);
     }
   }
 
