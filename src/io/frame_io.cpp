@@ -6,14 +6,18 @@
 
 #include <algorithm>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <numeric>
 #include <tuple>
+#include <vector>
 
 #include "io/hdf5_error.hpp"
+#include "io/staged_read.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
+#include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::io {
@@ -297,6 +301,9 @@ namespace {
 
 // A column to read: where its values (and mask) are, and how to decode them. The rows are read by the partitions'
 // tasks, one partition at a time, so a rank never holds more than one partition's rows outside the task queue.
+// A column's rows go to a device-resident partition in slabs of about this many bytes (as an array's read_block_to).
+constexpr std::uint64_t kReadSlabBytes = std::uint64_t{8} << 20;
+
 struct ReadColumn {
   std::string name;
   ElementType type = ElementType::float64;
@@ -312,7 +319,6 @@ herr_t collect_name(hid_t, const char* name, const H5L_info_t*, void* out) {
   return 0;
 }
 
-// Read rows [row0, row0 + n) of a 1-D dataset into out (mem_type elements).
 std::uint64_t dataset_length(hid_t d, const std::string& ctx) {
   H5Handle space(SLAB_HDF5_TRY(ctx, H5Dget_space(d)));
   const int rank = H5Sget_simple_extent_ndims(space);
@@ -321,6 +327,7 @@ std::uint64_t dataset_length(hid_t d, const std::string& ctx) {
   H5Sget_simple_extent_dims(space, &dims, nullptr);
   return dims;
 }
+// Read rows [row0, row0 + n) of a 1-D dataset into out (mem_type elements).
 void read_rows(hid_t d, hid_t mem_type, std::uint64_t row0, std::uint64_t n, void* out, const std::string& ctx) {
   if (n == 0) return;
   H5Handle fspace(SLAB_HDF5_TRY(ctx, H5Dget_space(d)));
@@ -492,7 +499,11 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
     parts.push_back(engine.tasks().submit(
         "read_hdf5", {},
         [shared, types, has_valid, path, first, rows](TaskContext& ctx) {
+          // A device task: on a GPU the batch is in device memory and each column reaches it through page-locked
+          // staging, its nulls and codes put right on the host block before the block's copy, which overlaps the
+          // read of the next (staged_read.hpp).
           BatchBuilder out(ctx, static_cast<std::int64_t>(rows), types, has_valid);
+          MemoryManager& memory = ctx.memory();
           H5Handle fapl(SLAB_HDF5_TRY(path, H5Pcreate(H5P_FILE_ACCESS)));
           SLAB_HDF5_TRY(path, H5Pset_file_locking(fapl, 0, 1));
           detail::hdf5_quiet();
@@ -502,61 +513,61 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
           for (std::size_t c = 0; c < types.size(); ++c) {
             const ReadColumn& col = (*shared)[c];
             const std::string ctx_name = path + ":" + col.values;
+            const std::string valid_name = path + ":" + col.valid;
             H5Handle d(SLAB_HDF5_TRY(ctx_name, H5Dopen2(fid, col.values.c_str(), H5P_DEFAULT)));
-            switch (col.type) {
-              case ElementType::int64:
-              case ElementType::timestamp:
-                read_rows(d, H5T_NATIVE_INT64, first, rows, out.data(c), ctx_name);
-                break;
-              case ElementType::float64:
-                read_rows(d, H5T_NATIVE_DOUBLE, first, rows, out.data(c), ctx_name);
-                break;
-              case ElementType::boolean: {
-                if (col.bool_enum) {
-                  H5Handle ft(H5Dget_type(d));
-                  H5Handle mt(H5Tget_native_type(ft, H5T_DIR_ASCEND));
-                  read_rows(d, mt, first, rows, out.data(c), ctx_name);
-                } else {
-                  read_rows(d, H5T_NATIVE_UINT8, first, rows, out.data(c), ctx_name);
-                }
-                auto* v = out.data(c);
-                for (std::uint64_t i = 0; i < rows; ++i) v[i] = std::byte(v[i] != std::byte{0} ? 1 : 0);
-                break;
-              }
-              case ElementType::string: {
-                auto codes = out.column<std::int32_t>(c);
-                read_rows(d, H5T_NATIVE_INT32, first, rows, codes.data(), ctx_name);
-                for (std::uint64_t i = 0; i < rows; ++i) {
-                  std::int32_t& code = codes[i];
-                  if (code < 0) {
-                    code = -1;  // null
-                  } else if (static_cast<std::size_t>(code) >= col.remap.size()) {
-                    SLAB_FAIL(IoError, ctx_name + " holds code " + std::to_string(code) + " beyond the " +
-                                           std::to_string(col.remap.size()) + " categories");
-                  } else {
-                    code = col.remap[static_cast<std::size_t>(code)];
+            H5Handle vd;  // the `.valid` mask (strings carry nulls as negative codes)
+            if (!col.valid.empty() && col.type != ElementType::string)
+              vd = H5Handle(SLAB_HDF5_TRY(valid_name, H5Dopen2(fid, col.valid.c_str(), H5P_DEFAULT)));
+            H5Handle bool_type;  // h5py's bool enum is read with its native type
+            if (col.type == ElementType::boolean && col.bool_enum) {
+              H5Handle ft(H5Dget_type(d));
+              bool_type = H5Handle(H5Tget_native_type(ft, H5T_DIR_ASCEND));
+            }
+            hid_t mem_type = H5T_NATIVE_INT64;
+            if (col.type == ElementType::float64) mem_type = H5T_NATIVE_DOUBLE;
+            if (col.type == ElementType::boolean) mem_type = col.bool_enum ? bool_type.get() : H5T_NATIVE_UINT8;
+            if (col.type == ElementType::string) mem_type = H5T_NATIVE_INT32;
+            const std::uint64_t width = col.type == ElementType::string    ? sizeof(std::int32_t)
+                                        : col.type == ElementType::boolean ? 1
+                                                                           : 8;
+            std::vector<std::uint8_t> valid;  // a slab's mask, for a float column's NaN
+            detail::read_rows_staged(
+                out.data(c), rows, width, memory, kReadSlabBytes, "hdf5 read staging",
+                [&](std::uint64_t r, std::uint64_t h, std::byte* block) {
+                  read_rows(d, mem_type, first + r, h, block, ctx_name);
+                  if (col.type == ElementType::boolean) {
+                    for (std::uint64_t i = 0; i < h; ++i) block[i] = std::byte(block[i] != std::byte{0} ? 1 : 0);
+                  } else if (col.type == ElementType::string) {
+                    auto* codes = reinterpret_cast<std::int32_t*>(block);
+                    for (std::uint64_t i = 0; i < h; ++i) {
+                      std::int32_t& code = codes[i];
+                      if (code < 0) {
+                        code = -1;  // null
+                      } else if (static_cast<std::size_t>(code) >= col.remap.size()) {
+                        SLAB_FAIL(IoError, ctx_name + " holds code " + std::to_string(code) + " beyond the " +
+                                               std::to_string(col.remap.size()) + " categories");
+                      } else {
+                        code = col.remap[static_cast<std::size_t>(code)];
+                      }
+                    }
+                  } else if (col.type == ElementType::float64 && vd.get() >= 0) {  // floats carry nulls as NaN
+                    valid.resize(h);
+                    read_rows(vd, H5T_NATIVE_UINT8, first + r, h, valid.data(), valid_name);
+                    auto* f = reinterpret_cast<double*>(block);
+                    for (std::uint64_t i = 0; i < h; ++i)
+                      if (!valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
                   }
-                }
-                break;
-              }
-              default:  // not a column type: a Schema holds none
-                break;
-            }
-            if (col.valid.empty() || col.type == ElementType::string) continue;
-            std::vector<std::uint8_t> valid(rows);
-            H5Handle vd(SLAB_HDF5_TRY(path + ":" + col.valid, H5Dopen2(fid, col.valid.c_str(), H5P_DEFAULT)));
-            read_rows(vd, H5T_NATIVE_UINT8, first, rows, valid.data(), path + ":" + col.valid);
-            if (col.type == ElementType::float64) {  // floats carry nulls as NaN
-              auto f = out.column<double>(c);
-              for (std::uint64_t i = 0; i < rows; ++i)
-                if (!valid[i]) f[i] = std::numeric_limits<double>::quiet_NaN();
-            } else {
-              std::uint8_t* m = out.valid(c);
-              for (std::uint64_t i = 0; i < rows; ++i) m[i] = valid[i] ? 1 : 0;
-            }
+                });
+            if (col.type == ElementType::float64 || vd.get() < 0) continue;
+            detail::read_rows_staged(out.valid(c), rows, 1, memory, kReadSlabBytes, "hdf5 read staging",
+                                     [&](std::uint64_t r, std::uint64_t h, std::byte* block) {
+                                       read_rows(vd, H5T_NATIVE_UINT8, first + r, h, block, valid_name);
+                                       for (std::uint64_t i = 0; i < h; ++i)
+                                         block[i] = std::byte(block[i] != std::byte{0} ? 1 : 0);
+                                     });
           }
         },
-        {TraceKind::io, false}));
+        device_task(TraceKind::io)));
     known.emplace_back(e - b);
   }
   return Frame(engine, std::move(schema), std::move(parts), std::move(known));

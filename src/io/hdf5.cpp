@@ -10,11 +10,10 @@
 #include <vector>
 
 #include "io/hdf5_error.hpp"
+#include "io/staged_read.hpp"
 #include "slab/core/fault.hpp"
 #include "slab/core/log.hpp"
 #include "slab/memory/checksum.hpp"
-#include "slab/memory/memory_manager.hpp"
-#include "slab/runtime/copy_async.hpp"
 #include "slab/trace/tracer.hpp"
 
 namespace slab::io {
@@ -361,43 +360,15 @@ void read_block(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows
 void read_block_to(const DatasetInfo& info, std::uint64_t row0, std::uint64_t nrows, std::uint64_t col0,
                    std::uint64_t ncols, ElementType mem_type, void* out, MemoryManager& memory,
                    std::uint64_t slab_bytes) {
-  const ExecutionContext& exec = memory.execution();
-  if (!exec.device_kernels()) {  // host memory: straight into the buffer
-    read_block(info, row0, nrows, col0, ncols, mem_type, out);
-    return;
-  }
   const std::string name = block_name(info, row0, nrows, col0, ncols);
   check_box(info.shape, row0, nrows, col0, ncols, info.name());
   if (nrows == 0 || ncols == 0) return;
-  // Slabs of whole rows (contiguous in `out`), at least one row each, through two page-locked staging blocks:
-  // the copy of slab i to the device runs while slab i + 1 is read, and a block is read into again only after
-  // the copy out of it is done (the wait before each copy is on the copy before it).
-  // At most an eighth of the host limit per block, so that a small --host-memory-limit still has room for them.
-  slab_bytes = std::min(slab_bytes, memory.config().host_limit / 8);
-  const std::uint64_t row_bytes = ncols * element_size(mem_type);
-  const std::uint64_t slab_rows = std::clamp<std::uint64_t>(slab_bytes / row_bytes, 1, nrows);
-  const std::uint64_t blocks = slab_rows < nrows ? 2 : 1;
-  Reservation room = memory.reserve_host("hdf5 read staging", blocks * slab_rows * row_bytes);
-  StagingBlock staging[2];
-  for (std::uint64_t b = 0; b < blocks; ++b) staging[b] = memory.staging_block(slab_rows * row_bytes);
   const OpenDataset file(info, name);
-  auto* dst = static_cast<std::byte*>(out);
-  try {
-    for (std::uint64_t r = 0, i = 0; r < nrows; r += slab_rows, ++i) {
-      const std::uint64_t h = std::min(slab_rows, nrows - r);
-      StagingBlock& block = staging[i % blocks];
-      file.read(info, row0 + r, h, col0, ncols, mem_type, block.data(), name);
-      exec.synchronize();  // the copy of slab i - 1 (and whatever the stream held before) is done
-      slab::copy_async(dst + r * row_bytes, block.data(), h * row_bytes, exec);
-    }
-    exec.synchronize();
-  } catch (...) {
-    try {  // the staging blocks go back to the pool only once no copy reads them
-      exec.synchronize();
-    } catch (...) {
-    }
-    throw;
-  }
+  // Slabs of whole rows (contiguous in `out`) through staging on a GPU (staged_read.hpp); one read elsewhere.
+  detail::read_rows_staged(out, nrows, ncols * element_size(mem_type), memory, slab_bytes, "hdf5 read staging",
+                           [&](std::uint64_t r, std::uint64_t h, std::byte* block) {
+                             file.read(info, row0 + r, h, col0, ncols, mem_type, block, name);
+                           });
 }
 
 std::uint64_t dataset_checksum(const DatasetInfo& info) {

@@ -4,12 +4,16 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include <bit>
 #include <cmath>
 #include <cstring>
+#include <limits>
 
 #include "../io/io_test_util.hpp"
+#include "slab/core/version.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/io/frame_io.hpp"
+#include "slab/runtime/execution_context.hpp"
 
 namespace sf = slab::frame;
 
@@ -293,5 +297,138 @@ TEST(FrameHdf5, RefusesPandasToHdf) {
     }
     EXPECT_EQ(m,
               file + ":" + group + " was written by pandas (DataFrame.to_hdf through PyTables, " + what + ")" + reads);
+  }
+}
+
+namespace {
+
+// Rows g of the file below, written with plain HDF5 calls: what a read must give back.
+std::int64_t int_of(std::int64_t g) {
+  return g == 0   ? std::numeric_limits<std::int64_t>::min()
+         : g == 1 ? std::numeric_limits<std::int64_t>::max()
+                  : g * 3 - 1000;
+}
+bool int_valid(std::int64_t g) { return g % 5 != 2; }
+double float_of(std::int64_t g) { return g % 11 == 5 ? -0.0 : static_cast<double>(g) * 0.25 - 7.0; }
+bool float_valid(std::int64_t g) { return g % 7 != 3; }
+std::uint8_t flag_of(std::int64_t g) { return static_cast<std::uint8_t>(g % 3); }  // 2 reads as true
+bool flag_valid(std::int64_t g) { return g % 6 != 5; }
+std::int32_t code_of(std::int64_t g) { return g % 4 == 3 ? -1 : static_cast<std::int32_t>(g % 3); }
+const char* const kCategories[3] = {"Zelda", "Bob", "Alice"};  // unsorted, as pandas may write them
+
+// A frame group of n rows in every layout the reader takes: int64 and float64 with `.valid` masks (a float's
+// becomes NaN), bool as uint8 (with a mask) and as h5py's enum, timestamps, and string codes with unsorted
+// categories; `bad_code` (if >= 0) is stored as the last row's code.
+void write_plain_frame(const std::string& file, const std::string& group, std::int64_t n, std::int32_t bad_code) {
+  hid_t f = H5Fopen(file.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
+  if (f < 0) f = H5Fcreate(file.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
+  hid_t g = H5Gcreate2(f, group.c_str(), H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  const auto len = static_cast<hsize_t>(n);
+  hid_t sp = H5Screate_simple(1, &len, nullptr);
+  auto put = [&](hid_t loc, const char* name, hid_t file_type, hid_t mem_type, const void* data) {
+    hid_t d = H5Dcreate2(loc, name, file_type, sp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+    H5Dwrite(d, mem_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data);
+    return d;
+  };
+  std::vector<std::int64_t> ints(len), times(len);
+  std::vector<double> floats(len);
+  std::vector<std::uint8_t> iv(len), fv(len), flags(len), flagv(len);
+  std::vector<std::int8_t> enums(len);
+  std::vector<std::int32_t> codes(len);
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    ints[u] = int_of(k), iv[u] = int_valid(k), floats[u] = float_of(k), fv[u] = float_valid(k);
+    flags[u] = flag_of(k), flagv[u] = flag_valid(k), enums[u] = static_cast<std::int8_t>(k % 2);
+    times[u] = 1000000000000000000LL + k * 1000, codes[u] = code_of(k);
+  }
+  if (bad_code >= 0 && n > 0) codes.back() = bad_code;
+  H5Dclose(put(g, "i", H5T_STD_I64LE, H5T_NATIVE_INT64, ints.data()));
+  H5Dclose(put(g, "i.valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, iv.data()));
+  H5Dclose(put(g, "f", H5T_IEEE_F64LE, H5T_NATIVE_DOUBLE, floats.data()));
+  H5Dclose(put(g, "f.valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, fv.data()));
+  H5Dclose(put(g, "flag", H5T_STD_U8LE, H5T_NATIVE_UINT8, flags.data()));
+  H5Dclose(put(g, "flag.valid", H5T_STD_U8LE, H5T_NATIVE_UINT8, flagv.data()));
+  hid_t en = H5Tenum_create(H5T_NATIVE_INT8);
+  std::int8_t no = 0, yes = 1;
+  H5Tenum_insert(en, "FALSE", &no), H5Tenum_insert(en, "TRUE", &yes);
+  H5Dclose(put(g, "enum", en, en, enums.data()));
+  H5Tclose(en);
+  hid_t t = put(g, "t", H5T_STD_I64LE, H5T_NATIVE_INT64, times.data());
+  hid_t vstr = H5Tcopy(H5T_C_S1);
+  H5Tset_size(vstr, H5T_VARIABLE);
+  hid_t scalar = H5Screate(H5S_SCALAR);
+  hid_t a = H5Acreate2(t, "unit", vstr, scalar, H5P_DEFAULT, H5P_DEFAULT);
+  const char* ns = "ns";
+  H5Awrite(a, vstr, &ns);
+  H5Aclose(a), H5Dclose(t);
+  hid_t sub = H5Gcreate2(g, "s", H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dclose(put(sub, "codes", H5T_STD_I32LE, H5T_NATIVE_INT32, codes.data()));
+  const hsize_t ncat = 3;
+  hid_t csp = H5Screate_simple(1, &ncat, nullptr);
+  hid_t d = H5Dcreate2(sub, "categories", vstr, csp, H5P_DEFAULT, H5P_DEFAULT, H5P_DEFAULT);
+  H5Dwrite(d, vstr, H5S_ALL, H5S_ALL, H5P_DEFAULT, kCategories);
+  H5Dclose(d), H5Sclose(csp), H5Gclose(sub), H5Sclose(scalar), H5Tclose(vstr), H5Sclose(sp), H5Gclose(g), H5Fclose(f);
+}
+
+// The rows of `t` (a frame read from write_plain_frame's group) against the formulas, bitwise for floats.
+void expect_plain_rows(const sf::LocalTable& t, std::int64_t n, const std::string& what) {
+  ASSERT_EQ(t.names(), (std::vector<std::string>{"enum", "f", "flag", "i", "s", "t"})) << what;
+  ASSERT_EQ(t.nrows(), n) << what;
+  for (std::int64_t k = 0; k < n; ++k) {
+    const auto u = static_cast<std::size_t>(k);
+    ASSERT_EQ(t["i"].is_null(u), !int_valid(k)) << what << " i row " << k;
+    if (int_valid(k)) ASSERT_EQ(t["i"].ints[u], int_of(k)) << what << " i row " << k;
+    const double want = float_valid(k) ? float_of(k) : std::numeric_limits<double>::quiet_NaN();
+    ASSERT_EQ(std::bit_cast<std::uint64_t>(t["f"].floats[u]), std::bit_cast<std::uint64_t>(want))
+        << what << " f row " << k;
+    ASSERT_EQ(t["flag"].is_null(u), !flag_valid(k)) << what << " flag row " << k;
+    if (flag_valid(k)) ASSERT_EQ(t["flag"].bools[u], flag_of(k) != 0 ? 1 : 0) << what << " flag row " << k;
+    ASSERT_EQ(t["enum"].bools[u], k % 2) << what << " enum row " << k;
+    ASSERT_EQ(t["t"].ints[u], 1000000000000000000LL + k * 1000) << what << " t row " << k;
+    const std::int32_t code = code_of(k);
+    ASSERT_EQ(t["s"].is_null(u), code < 0) << what << " s row " << k;
+    if (code >= 0) ASSERT_EQ(t["s"].strings[u], std::string(kCategories[code])) << what << " s row " << k;
+  }
+}
+
+}  // namespace
+
+// A frame read where the device tier is not host memory lands in the device tier a column at a time through
+// staging (on a GPU page-locked, each slab's copy overlapping the next slab's read), with nulls, bools and string
+// codes put right on the host block first: on the reference place the same loop copies host memory, so it is
+// checked here against the file's rows. A host limit of 512 KiB makes the slabs 64 KiB: 8192 int64 rows, so a
+// partition of 20000 rows takes three slabs of a column (the last shorter), two of codes and one of bools.
+TEST(FrameHdf5, StagedReadsOnTheReferencePlaceAreTheFilesRows) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  iotest::Engine host;
+  iotest::ScratchDir dir(host.comm());
+  const std::string file = dir.file("plain-large.h5");
+  const std::int64_t n = 4 * 20000 + 17;
+  if (host.comm().rank() == 0) {
+    write_plain_frame(file, "/frame", n, -1);
+    write_plain_frame(file, "/bad", n, 7);
+  }
+  host.comm().barrier();
+  slab::EngineOptions o = slab::testing::engine_options(64ull << 20, 512ull << 10);
+  o.reference_kernels = true;
+  slab::Engine ref(o);
+  ASSERT_EQ(ref.execution().place(), slab::ExecutionPlace::reference);
+  expect_plain_rows(slab::io::read_hdf5(host, file, "/frame").gather_all(), n, "host");
+  for (std::int64_t per : {std::int64_t{20000}, std::int64_t{0}, std::int64_t{4999}}) {
+    sf::Frame f = slab::io::read_hdf5(ref, file, "/frame", per);
+    const std::uint64_t staged = ref.memory().stats().staging.blocks;
+    f.persist();
+    EXPECT_GT(ref.memory().stats().staging.blocks, staged) << "the read took no staging block";
+    expect_plain_rows(f.gather_all(), n, "reference place, " + std::to_string(per) + " rows a partition");
+  }
+  // A code beyond the categories (in the last row, so on the last rank) is the same error on every rank.
+  for (slab::Engine* e : {static_cast<slab::Engine*>(&host), &ref}) {
+    std::string m;
+    try {
+      (void)slab::io::read_hdf5(*e, file, "/bad", 20000).gather_all();
+    } catch (const slab::IoError& ex) {
+      m = ex.message();
+    }
+    EXPECT_NE(m.find(file + ":/bad/s/codes holds code 7 beyond the 3 categories"), std::string::npos) << m;
   }
 }
