@@ -13,6 +13,7 @@
 
 #include "array/kernels/layout.hpp"
 #include "frame/device_paths.hpp"
+#include "frame/kernels/ops.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/engine/host_fallback.hpp"
@@ -185,8 +186,9 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
   SLAB_EXPECTS(to_double || type != ElementType::float64, TypeError,
                "to_array: column '" + name + "' is float64; read it as double");
   Engine& engine = frame.engine();
-  // The conversion loop is a host task: on a device context its partitions are staged through the host.
-  note_host_fallback(engine, "to_array");
+  // On a device context one cast per piece (OpsKernels::column_values) into the chunk in device memory; elsewhere
+  // the host loop.
+  const bool device = detail::takes_device_paths(frame);
   const Comm& comm = engine.comm();
   const std::vector<std::int64_t> part_rows = frame.local_partition_rows();
   std::int64_t local = 0, largest = 1;
@@ -217,9 +219,31 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
       pieces.push_back({inputs.size(), starts[k], lo, hi - lo});
       inputs.push_back(frame.partitions()[k]);
     }
-    chunks.push_back(
-        engine.tasks().submit("to_array", std::move(inputs), [e, pieces, col, type, name](TaskContext& ctx) {
+    chunks.push_back(engine.tasks().submit(
+        "to_array", std::move(inputs),
+        [e, pieces, col, type, name, device](TaskContext& ctx) {
           auto out = ctx.output_as<T>(static_cast<std::size_t>(e.rows));
+          auto null_at = [&](std::int64_t row) {
+            SLAB_FAIL(TypeError, "to_array: column '" + name + "' has a null at row " + std::to_string(row) +
+                                     "; read it as double (NaN) or fill the nulls first");
+          };
+          if (device) {
+            detail::on_device_backend(ctx, [&](const slab::kernels::Exec& exec, auto tag) {
+              using Ops = kernels::OpsKernels<typename decltype(tag)::type>;
+              for (const Piece& p : pieces) {
+                const BatchView b = input_batch(ctx, p.input);
+                const std::int64_t skip = p.row0 - p.chunk_row0;
+                kernels::ColumnView c = detail::column_view(b, col);
+                c.data = b.data(col) + skip * static_cast<std::int64_t>(element_size(type));
+                if (c.valid) c.valid += skip;
+                const std::int64_t first_null =
+                    Ops::column_values(exec, c, p.rows, to_double, out.data() + (p.row0 - e.row0));
+                if (first_null >= 0) null_at(p.row0 + first_null);
+              }
+            });
+            ctx.execution().synchronize();
+            return;
+          }
           for (const Piece& p : pieces) {
             const BatchView b = input_batch(ctx, p.input);
             const std::uint8_t* valid = b.valid(col);
@@ -232,9 +256,7 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
                   dst[r] = std::numeric_limits<double>::quiet_NaN();
                   continue;
                 } else {
-                  SLAB_FAIL(TypeError, "to_array: column '" + name + "' has a null at row " +
-                                           std::to_string(p.row0 + r) +
-                                           "; read it as double (NaN) or fill the nulls first");
+                  null_at(p.row0 + r);
                 }
               }
               switch (type) {
@@ -249,7 +271,8 @@ Array<T> to_array(const Frame& frame, const std::string& name, std::int64_t chun
               }
             }
           }
-        }));
+        },
+        device ? device_task() : TaskOptions{}));
   }
   return Array<T>(engine, std::move(layout), std::move(chunks));
 }

@@ -879,20 +879,58 @@ TEST(FrameDevicePaths, HotKeyMergeOnTooManyKeysFallsBackWhole) {
     EXPECT_TRUE(got[i] == host[i]) << got[i].what << ": " << first_difference(got[i], host[i]);
 }
 
-// to_array has no device path: on the reference place it runs its host conversion on staged copies and says so
-// (fallback "to_array"), with the host's values (nulls as NaN); on the host nothing is recorded.
-TEST(FrameDevicePaths, ToArrayRecordsItsFallback) {
-  std::vector<double> want;
-  for (bool reference : {false, true}) {
-    if (reference && !slab::built_with_kernel_reference) continue;
+// to_array on the device: one cast per piece of a partition into the chunk (OpsKernels::column_values), with the
+// host's values bitwise (int64 extremes as doubles, NaN, -0.0 and infinities, masked rows as NaN, bools as 0 and
+// 1) and no fallback, in chunks that cut partitions (77) or follow them (0); a null read as int64 is the host's
+// error, naming the same first row.
+TEST(FrameDevicePaths, ToArrayIsTheHostsValues) {
+  struct Got {
+    std::vector<std::vector<double>> doubles;
+    std::vector<std::vector<std::int64_t>> ints;
+    std::vector<std::string> errors;
+  };
+  auto run = [](bool reference, std::int64_t n) {
     slab::Engine e(options_for(reference));
-    const Frame f = Frame::from_local_table(e, table_for(3000, e.comm().rank(), e.comm().size()), 500);
-    const std::vector<double> got = slab::frame::to_array<double>(f, "y").gather_all();
-    EXPECT_EQ(e.tracer().fallbacks().count("to_array"), reference ? 1u : 0u);
-    if (!reference) want = got;
-    ASSERT_EQ(got.size(), want.size());
-    for (std::size_t i = 0; i < got.size(); ++i)
-      ASSERT_TRUE(std::memcmp(&got[i], &want[i], sizeof(double)) == 0) << "row " << i;
+    const Frame f = Frame::from_local_table(e, table_for(n, e.comm().rank(), e.comm().size()), 500);
+    Got got;
+    for (std::int64_t chunk : {std::int64_t{0}, std::int64_t{77}}) {
+      for (const char* c : {"i", "x", "y", "b", "t", "k"})
+        got.doubles.push_back(slab::frame::to_array<double>(f, c, chunk).gather_all());
+      for (const char* c : {"t", "k"})
+        got.ints.push_back(slab::frame::to_array<std::int64_t>(f, c, chunk).gather_all());
+      for (const char* c : {"i", "b"}) {
+        std::string m = "no error";
+        try {
+          (void)slab::frame::to_array<std::int64_t>(f, c, chunk).gather_all();
+        } catch (const slab::TypeError& ex) {
+          m = ex.message();
+        }
+        got.errors.push_back(m.substr(0, m.find(" (rank")));
+      }
+    }
+    EXPECT_EQ(e.tracer().fallbacks().count("to_array"), 0u) << (reference ? "reference place" : "host");
+    return got;
+  };
+  for (std::int64_t n : {0, 1, 3000}) {
+    const Got want = run(false, n);
+    if (n == 3000) {
+      EXPECT_EQ(want.errors[0],
+                "to_array: column 'i' has a null at row 3; read it as double (NaN) or fill the nulls first");
+      EXPECT_EQ(want.errors[1],
+                "to_array: column 'b' has a null at row 4; read it as double (NaN) or fill the nulls first");
+    }
+    if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+    const Got got = run(true, n);
+    ASSERT_EQ(got.doubles.size(), want.doubles.size());
+    for (std::size_t a = 0; a < got.doubles.size(); ++a) {
+      ASSERT_EQ(got.doubles[a].size(), want.doubles[a].size()) << "array " << a << ", n = " << n;
+      for (std::size_t i = 0; i < got.doubles[a].size(); ++i)
+        ASSERT_TRUE(std::memcmp(&got.doubles[a][i], &want.doubles[a][i], sizeof(double)) == 0)
+            << "array " << a << " row " << i << ", n = " << n << ": " << got.doubles[a][i] << " vs "
+            << want.doubles[a][i];
+    }
+    EXPECT_EQ(got.ints, want.ints) << "n = " << n;
+    EXPECT_EQ(got.errors, want.errors) << "n = " << n;
   }
 }
 

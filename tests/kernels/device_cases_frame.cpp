@@ -647,6 +647,46 @@ Outcome column_moments(I64 n, const Options& opt) {
   return o;
 }
 
+// to_array's cast: doubles (masked rows NaN; NaN, -0.0 and int64 extremes) and int64 values bitwise, and the
+// first masked row of an int64 column.
+Outcome column_values(I64 n, const Options& opt) {
+  Outcome o;
+  const std::vector<double> y = mixed(n, 66);
+  const std::vector<I64> k = ints(n, 67, 1000);
+  const std::vector<U8> ym = valid(n, 68, 9), km = valid(n, 69, 13);
+  const auto un = static_cast<std::size_t>(n);
+  const DevColumn dy(ElementType::float64, y, &ym), dk(ElementType::int64, k, &km), dt(ElementType::timestamp, k);
+  std::vector<double> ry(un), rk(un);
+  std::vector<I64> rt(un);
+  fk::OpsKernels<Reference>::column_values(kExec, host_view(ElementType::float64, y, &ym), n, true, ry.data());
+  fk::OpsKernels<Reference>::column_values(kExec, host_view(ElementType::int64, k, &km), n, true, rk.data());
+  fk::OpsKernels<Reference>::column_values(kExec, host_view(ElementType::timestamp, k), n, false, rt.data());
+  std::vector<I64> rnull(un, 0);
+  const I64 rfirst =
+      fk::OpsKernels<Reference>::column_values(kExec, host_view(ElementType::int64, k, &km), n, false, rnull.data());
+  Dev<double> ay(un), ak(un);
+  Dev<I64> at(un), anull(un);
+  I64 first = 0;
+  auto run = [&] {
+    fk::OpsKernels<Device>::column_values(kExec, dy.view(), n, true, ay.get());
+    fk::OpsKernels<Device>::column_values(kExec, dk.view(), n, true, ak.get());
+    fk::OpsKernels<Device>::column_values(kExec, dt.view(), n, false, at.get());
+    first = fk::OpsKernels<Device>::column_values(kExec, dk.view(), n, false, anull.get());
+  };
+  run();
+  const auto ya = ay.host(), ka = ak.host();
+  const auto ta = at.host();
+  const I64 first_a = first;
+  run();
+  compare(o, opt, "float64 with a mask as doubles", ry, ya, ay.host());
+  compare(o, opt, "int64 with a mask as doubles", rk, ka, ak.host());
+  compare(o, opt, "timestamps as int64", rt, ta, at.host());
+  compare(o, opt, "the first null of an int64 column", std::vector<I64>{rfirst}, std::vector<I64>{first_a},
+          std::vector<I64>{first});
+  o.seconds = timed(opt, run);
+  return o;
+}
+
 // groupby nunique across partitions: each half's distinct (group, value) pairs, then the pairs of both halves
 // (duplicates between them) counted per group and aggregation against the whole input's groups.
 Outcome nunique_pairs(I64 n, const Options& opt) {
@@ -1150,6 +1190,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.filter_dropna_isin_cumsum_diff", ops},
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
+      {"frame.ops.column_values", column_values},
       {"frame.transform.cumsum_shift_mean_rolling", group_transform},
       {"frame.transform.few_groups_by_rows", group_transform_few_groups},
       {"frame.groupby.nunique_pairs", nunique_pairs},

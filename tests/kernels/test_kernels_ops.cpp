@@ -1,6 +1,6 @@
-// The row-wise frame kernels (filter, dropna, isin, unique, value_counts, cumsum, shift, diff) and the kernel
-// pipelines of sort_values (sort words + permutation) and shuffle (row hash + route + grouping by bucket), in
-// their reference instantiation, against the host's frame operations at 1 rank: the same rows, bitwise.
+// The row-wise frame kernels (filter, dropna, isin, unique, value_counts, cumsum, shift, diff, to_array's cast) and
+// the kernel pipelines of sort_values (sort words + permutation) and shuffle (row hash + route + grouping by bucket),
+// in their reference instantiation, against the host's frame operations at 1 rank: the same rows, bitwise.
 #include <gtest/gtest.h>
 
 #include <numeric>
@@ -16,6 +16,7 @@
 #include "kernel_compare.hpp"
 #include "kernel_frames.hpp"
 #include "slab/frame/expr.hpp"
+#include "slab/frame/from_arrays.hpp"
 #include "slab/frame/ops.hpp"
 #include "slab/frame/shuffle.hpp"
 #include "slab/frame/sort.hpp"
@@ -248,6 +249,39 @@ TEST(KernelOps, CumsumIsTheHostsRunningSum) {
           ioff += is;
         }
         EXPECT_EQ(std::memcmp(out.data(), host.view.data(c), out.size()), 0) << name(p) << " n=" << n << " " << column;
+      }
+    }
+}
+
+// to_array's cast (OpsKernels::column_values) against the host's to_array of the same frame: doubles bitwise (a
+// masked row NaN), int64 values, and the first masked row where the host refuses a null as int64.
+TEST(KernelOps, ColumnValuesAreToArraysValues) {
+  slab::testing::Engine engine;
+  for (Profile p : profiles())
+    for (std::int64_t n : sizes(p == Profile::random)) {
+      const HostFrame f = host_frame(engine, make_batch(n, p, 75), 1000);
+      for (const char* column : {"i", "f", "b", "t", "x", "y", "z"}) {
+        const std::size_t c = f.schema().index_of(column);
+        const std::string what = std::string(name(p)) + " n=" + std::to_string(n) + " " + column;
+        const std::vector<double> want = sf::to_array<double>(f.frame, column).gather_all();
+        std::vector<double> got(static_cast<std::size_t>(n));
+        CountingScratch scratch;
+        EXPECT_EQ(fk::OpsKernels<Reference>::column_values(scratch.exec(), f.column(c), n, true, got.data()), -1)
+            << what;
+        ASSERT_EQ(got.size(), want.size()) << what;
+        EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(double)), 0) << what;
+        if (f.schema().type(c) == ElementType::float64) continue;
+        std::vector<std::int64_t> ints(static_cast<std::size_t>(n), 0);
+        const std::int64_t first_null =
+            fk::OpsKernels<Reference>::column_values(scratch.exec(), f.column(c), n, false, ints.data());
+        try {
+          const std::vector<std::int64_t> want_ints = sf::to_array<std::int64_t>(f.frame, column).gather_all();
+          EXPECT_EQ(first_null, -1) << what;
+          EXPECT_EQ(ints, want_ints) << what;
+        } catch (const slab::TypeError& e) {
+          EXPECT_NE(e.message().find("has a null at row " + std::to_string(first_null) + ";"), std::string::npos)
+              << what << ": " << e.message();
+        }
       }
     }
 }

@@ -87,6 +87,14 @@ struct OpsKernels {
    */
   static void shift(const Exec& exec, const ColumnView& ext, std::int64_t ext_n, std::int64_t first, std::int64_t n,
                     std::int64_t periods, bool diff, void* out, std::uint8_t* out_valid);
+
+  /**
+   * @brief to_array's values of one int64, timestamp, float64 or boolean column (from_arrays.cpp): out[i] = row
+   * i's value cast to a double (`as_double`; a row masked out: NaN) or to an int64 (a row masked out: left
+   * unwritten), as the host's static_cast. Returns the first row masked out for an int64 `out` (-1 where none;
+   * synchronises), -1 for a double one (asynchronous).
+   */
+  static std::int64_t column_values(const Exec& exec, const ColumnView& col, std::int64_t n, bool as_double, void* out);
 };
 
 }  // namespace slab::frame::kernels

@@ -1,7 +1,9 @@
 #pragma once
 // The composition of ops.hpp: per-row flag functors and stream compaction (filter, dropna), binary searches in
 // sorted sets (isin), sorted segments (unique, value_counts, segments.inl), an inclusive scan with the offset
-// folded into the first element (cumsum), and an offset gather (shift, diff).
+// folded into the first element (cumsum), an offset gather (shift, diff), and a per-row cast with a search for the
+// first null (to_array).
+#include <thrust/find.h>
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -218,6 +220,31 @@ struct ShiftRow {
   }
 };
 
+/// to_array's value of row i: a double (a row masked out NaN) or an int64 (a row masked out is the caller's error).
+struct ColumnValue {
+  ColumnView col;
+  bool as_double;
+  void* out;
+  SLAB_HD std::int64_t integer(std::int64_t i) const {
+    return col.type == ElementType::boolean ? static_cast<std::int64_t>(static_cast<const std::uint8_t*>(col.data)[i])
+                                            : static_cast<const std::int64_t*>(col.data)[i];
+  }
+  SLAB_HD void operator()(std::int64_t i) const {
+    const bool masked = col.valid && !col.valid[i];
+    if (as_double) {
+      static_cast<double*>(out)[i] = masked                              ? bits_double(0x7FF8000000000000ull)
+                                     : col.type == ElementType::float64 ? static_cast<const double*>(col.data)[i]
+                                                                        : static_cast<double>(integer(i));
+    } else if (!masked) {
+      static_cast<std::int64_t*>(out)[i] = integer(i);
+    }
+  }
+};
+struct MaskedOut {
+  const std::uint8_t* valid;
+  SLAB_HD bool operator()(std::int64_t i) const { return valid[i] == 0; }
+};
+
 }  // namespace detail
 
 template <class B>
@@ -375,6 +402,20 @@ void OpsKernels<B>::shift(const Exec& exec, const ColumnView& ext, std::int64_t 
   B b(exec);
   thrust::counting_iterator<std::int64_t> i(0);
   thrust::for_each(b.policy(), i, i + n, detail::ShiftRow{ext, ext_n, first, periods, diff, out, out_valid});
+}
+
+template <class B>
+std::int64_t OpsKernels<B>::column_values(const Exec& exec, const ColumnView& col, std::int64_t n, bool as_double,
+                                          void* out) {
+  SLAB_EXPECTS(col.type != ElementType::string && (as_double || col.type != ElementType::float64), InvalidArgument,
+               "column_values: a string column, or a float64 one as int64");
+  if (n <= 0) return -1;
+  B b(exec);
+  thrust::counting_iterator<std::int64_t> i(0);
+  thrust::for_each(b.policy(), i, i + n, detail::ColumnValue{col, as_double, out});
+  if (as_double || !col.valid) return -1;
+  const std::int64_t first = thrust::find_if(b.policy(), i, i + n, detail::MaskedOut{col.valid}) - i;
+  return first < n ? first : -1;
 }
 
 }  // namespace slab::frame::kernels
