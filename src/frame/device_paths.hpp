@@ -24,12 +24,7 @@ inline bool takes_device_paths(const Frame& f) {
   return slab::detail::has_device_backend(f.engine().tasks().memory().execution());
 }
 
-/**
- * Pin a ready chunk and view its batch where it lies: in device memory on a GPU, with no copy (view_chunk copies
- * the whole partition to the host), for reads of a few rows by slab::copy or of columns by device kernels. Keep the
- * Pin alive while using the view. The partition_read fault site, as view_chunk. Not collective.
- */
-[[nodiscard]] std::pair<Pin, BatchView> view_chunk_in_place(const Chunk& chunk);
+// view_chunk_in_place (a partition viewed where it lies) is declared in slab/frame/frame.hpp, for io to call too.
 
 /**
  * Rows [begin, end) of `in`, a batch in `where`'s memory (host or device), as a new batch in host memory held by

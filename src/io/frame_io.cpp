@@ -18,6 +18,8 @@
 #include "slab/comm/comm.hpp"
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
+#include "slab/runtime/copy_async.hpp"
+#include "slab/runtime/execution_context.hpp"
 #include "slab/task/task_context.hpp"
 
 namespace slab::io {
@@ -156,6 +158,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   const std::string where = file + ":" + target;
 
   Frame(frame).persist();  // runs the graph (collective)
+  MemoryManager& memory = frame.engine().memory();
   const std::int64_t offset = frame.global_offset();
   const std::int64_t total = frame.len();
   const std::vector<ElementType> types = types_of(schema);
@@ -163,15 +166,23 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   // with fewer partitions writes nothing in the rounds past its last.
   const auto rounds =
       static_cast<std::size_t>(comm.allreduce(static_cast<std::int64_t>(frame.num_partitions()), ReduceOp::max));
-  // Which columns need a `.valid` dataset: any rank has a null in a non-float column.
+  // Which columns need a `.valid` dataset: any rank has a null in a non-float column. Partitions are viewed where
+  // they lie: on a GPU only their masks are copied to the host for this.
   std::vector<int> masked(types.size(), 0);
+  std::vector<std::uint8_t> mask_copy;
   for (const Chunk& chunk : frame.partitions()) {
-    auto [pin, local] = view_chunk(chunk);
+    auto [pin, local] = frame::detail::view_chunk_in_place(chunk);
     const auto n = static_cast<std::uint64_t>(local.nrows());
     for (std::size_t c = 0; c < types.size(); ++c) {
-      if (types[c] == ElementType::float64 || types[c] == ElementType::string || n == 0) continue;
-      if (const std::uint8_t* v = local.valid(c))
-        for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
+      if (types[c] == ElementType::float64 || types[c] == ElementType::string || n == 0 || masked[c]) continue;
+      const std::uint8_t* v = local.valid(c);
+      if (!v) continue;
+      if (!local.host_readable()) {
+        mask_copy.resize(n);
+        slab::copy(mask_copy.data(), v, n, chunk.buffer()->execution());
+        v = mask_copy.data();
+      }
+      for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
     }
   }
   comm.allreduce(std::span<int>(masked), ReduceOp::max);
@@ -256,6 +267,9 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       }
       if (masked[c]) o.valid = create_column(grp, name + ".valid", H5T_STD_U8LE, total, where);
     }
+    // Round r writes this rank's partition r (if any) a column at a time. A partition in device memory reaches
+    // the file through two staging blocks (page-locked on a GPU, in an "hdf5 write staging" host reservation):
+    // column c + 1's values and mask are copied while column c is written. String codes masked out become -1.
     std::uint64_t row = static_cast<std::uint64_t>(offset);
     std::vector<std::int32_t> codes;
     std::vector<std::uint8_t> valid;
@@ -264,25 +278,58 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       BatchView local;
       std::uint64_t n = 0;
       if (r < frame.num_partitions()) {
-        std::tie(pin, local) = view_chunk(frame.partitions()[r]);
+        std::tie(pin, local) = frame::detail::view_chunk_in_place(frame.partitions()[r]);
         n = static_cast<std::uint64_t>(local.nrows());
       }
-      for (std::size_t c = 0; c < types.size(); ++c) {
-        const Out& o = outs[c];
-        const void* data = n ? local.data(c) : nullptr;
-        const std::uint8_t* v = n ? local.valid(c) : nullptr;
-        if (types[c] == ElementType::string) {
-          codes.resize(n);
-          const auto* src = reinterpret_cast<const std::int32_t*>(data);
-          for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
-          data = codes.data();
+      const bool staged = n > 0 && !local.host_readable();
+      const ExecutionContext* place = staged ? &frame.partitions()[r].buffer()->execution() : nullptr;
+      Reservation room;
+      StagingBlock blocks[2];
+      std::uint64_t widest = 0;  // a column's values and mask
+      if (staged) {
+        for (std::size_t c = 0; c < types.size(); ++c)
+          widest = std::max<std::uint64_t>(widest, n * (element_size(types[c]) + (local.valid(c) ? 1 : 0)));
+        room = memory.reserve_host("hdf5 write staging", 2 * widest);
+        for (StagingBlock& b : blocks) b = memory.staging_block(widest);
+      }
+      auto copy_column = [&](std::size_t c) {  // column c into blocks[c % 2]: values, then its mask
+        const std::uint64_t bytes = n * element_size(types[c]);
+        std::byte* dst = blocks[c % 2].data();
+        slab::copy_async(dst, local.data(c), bytes, *place);
+        if (const std::uint8_t* v = local.valid(c)) slab::copy_async(dst + bytes, v, n, *place);
+      };
+      try {
+        if (staged && !types.empty()) copy_column(0);
+        for (std::size_t c = 0; c < types.size(); ++c) {
+          const Out& o = outs[c];
+          const void* data = n ? local.data(c) : nullptr;
+          const std::uint8_t* v = n ? local.valid(c) : nullptr;
+          if (staged) {
+            place->synchronize();  // column c is in its block (and column c - 1's block has been written)
+            if (c + 1 < types.size()) copy_column(c + 1);
+            std::byte* block = blocks[c % 2].data();
+            data = block;
+            if (v) v = reinterpret_cast<const std::uint8_t*>(block + n * element_size(types[c]));
+          }
+          if (types[c] == ElementType::string) {
+            codes.resize(n);
+            const auto* src = reinterpret_cast<const std::int32_t*>(data);
+            for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
+            data = codes.data();
+          }
+          write_rows(o.values, o.mem_type, total, row, n, data, o.ctx);
+          if (masked[c]) {
+            if (!v) valid.assign(n, 1);
+            write_rows(o.valid, H5T_NATIVE_UINT8, total, row, n, v ? v : valid.data(),
+                       where + "/" + schema.name(c) + ".valid");
+          }
         }
-        write_rows(o.values, o.mem_type, total, row, n, data, o.ctx);
-        if (masked[c]) {
-          valid.assign(n, 1);
-          if (v) std::memcpy(valid.data(), v, n);
-          write_rows(o.valid, H5T_NATIVE_UINT8, total, row, n, valid.data(), where + "/" + schema.name(c) + ".valid");
+      } catch (...) {
+        try {  // the staging blocks go back to the pool only once no copy writes them
+          if (staged) place->synchronize();
+        } catch (...) {
         }
+        throw;
       }
       row += n;
     }

@@ -395,10 +395,12 @@ void expect_plain_rows(const sf::LocalTable& t, std::int64_t n, const std::strin
 
 // A frame read where the device tier is not host memory lands in the device tier a column at a time through
 // staging (on a GPU page-locked, each slab's copy overlapping the next slab's read), with nulls, bools and string
-// codes put right on the host block first: on the reference place the same loop copies host memory, so it is
-// checked here against the file's rows. A host limit of 512 KiB makes the slabs 64 KiB: 8192 int64 rows, so a
-// partition of 20000 rows takes three slabs of a column (the last shorter), two of codes and one of bools.
-TEST(FrameHdf5, StagedReadsOnTheReferencePlaceAreTheFilesRows) {
+// codes put right on the host block first, and a frame written from there leaves through two staging blocks (the
+// next column's copy overlapping this column's write): on the reference place the same loops copy host memory,
+// so they are checked here against the file's rows and the host's writes. A host limit of 512 KiB makes the slabs 64
+// KiB: 8192 int64 rows, so a partition of 20000 rows takes three slabs of a column (the last shorter), two of codes and
+// one of bools.
+TEST(FrameHdf5, StagedReadsAndWritesOnTheReferencePlaceAreTheFilesRows) {
   if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
   iotest::Engine host;
   iotest::ScratchDir dir(host.comm());
@@ -420,6 +422,30 @@ TEST(FrameHdf5, StagedReadsOnTheReferencePlaceAreTheFilesRows) {
     f.persist();
     EXPECT_GT(ref.memory().stats().staging.blocks, staged) << "the read took no staging block";
     expect_plain_rows(f.gather_all(), n, "reference place, " + std::to_string(per) + " rows a partition");
+  }
+  // Written back from the reference place (partitions in its device tier): a column at a time through staging,
+  // the same rows as the file's.
+  {
+    sf::Frame f = slab::io::read_hdf5(ref, file, "/frame", 20000);
+    f.persist();
+    const std::uint64_t staged = ref.memory().stats().staging.blocks;
+    slab::io::write_hdf5(f, file, "/copy");
+    EXPECT_GT(ref.memory().stats().staging.blocks, staged) << "the write took no staging block";
+    expect_plain_rows(slab::io::read_hdf5(host, file, "/copy").gather_all(), n, "written from the reference place");
+  }
+  // Every type with nulls, a rank with no rows (rank 1), several partitions a rank: the reference place writes
+  // what the host writes, `.valid` datasets included.
+  {
+    const sf::Frame f = sf::Frame::from_local_table(host, make_local(host.comm().rank()), 4);
+    slab::io::write_hdf5(f, file, "/small-host");
+    const sf::Frame g = slab::io::read_hdf5(ref, file, "/small-host", 3);
+    slab::io::write_hdf5(g, file, "/small-ref");
+    expect_same(slab::io::read_hdf5(host, file, "/small-ref").gather_all(), f.gather_all());
+    host.comm().barrier();
+    for (const char* d : {"i.valid", "b.valid", "t.valid", "f.valid"})
+      EXPECT_EQ(link_exists(file, std::string("/small-ref/") + d), link_exists(file, std::string("/small-host/") + d))
+          << d;
+    EXPECT_TRUE(link_exists(file, "/small-ref/i.valid"));
   }
   // A code beyond the categories (in the last row, so on the last rank) is the same error on every rank.
   for (slab::Engine* e : {static_cast<slab::Engine*>(&host), &ref}) {

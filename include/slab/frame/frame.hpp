@@ -171,6 +171,15 @@ using PartitionFn = std::function<void(const BatchView& in, TaskContext& ctx)>;
 /// device tier is GPU memory the view owns a host copy. Not collective.
 [[nodiscard]] std::pair<Pin, BatchView> view_chunk(const Chunk& chunk);
 
+namespace detail {
+/**
+ * Pin a ready chunk and view its batch where it lies: in device memory on a GPU, with no copy (view_chunk copies
+ * the whole partition to the host), for reads of a few rows by slab::copy or of columns by device kernels. Keep the
+ * Pin alive while using the view. The partition_read fault site, as view_chunk. Not collective.
+ */
+[[nodiscard]] std::pair<Pin, BatchView> view_chunk_in_place(const Chunk& chunk);
+}  // namespace detail
+
 /// This rank's (computed) partitions concatenated, in order, into one batch held by `storage`; returns a view
 /// of it. Not collective: persist the frame first.
 [[nodiscard]] BatchView concat_local_partitions(const Frame& frame, std::vector<std::byte>& storage);
