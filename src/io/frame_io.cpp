@@ -166,6 +166,32 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   // with fewer partitions writes nothing in the rounds past its last.
   const auto rounds =
       static_cast<std::size_t>(comm.allreduce(static_cast<std::int64_t>(frame.num_partitions()), ReduceOp::max));
+  // Partitions in device memory (a GPU, or the reference place) reach the file through two staging blocks of
+  // `slab_rows` rows of any column and its mask (an eighth of the host limit, at most 8 MiB): each round writes
+  // every column in `pieces[r]` collective calls, the most any rank needs (a rank with fewer writes nothing in
+  // the rest). Planned here, outside the writes, so that no rank waits in a collective another has left.
+  const bool staged_rank = !types.empty() && memory.execution().place() != ExecutionPlace::host;
+  std::uint64_t row_bytes = 1;  // the widest value and a mask byte
+  for (ElementType t : types) row_bytes = std::max<std::uint64_t>(row_bytes, element_size(t) + 1);
+  const std::uint64_t slab_rows = std::max<std::uint64_t>(
+      std::min<std::uint64_t>(std::uint64_t{8} << 20, memory.config().host_limit / 8) / row_bytes, 1);
+  const std::vector<std::int64_t> part_rows = frame.local_partition_rows();
+  std::vector<std::int64_t> pieces(rounds, 0);
+  std::uint64_t largest = 0;
+  for (std::size_t r = 0; r < part_rows.size(); ++r) {
+    const auto n = static_cast<std::uint64_t>(part_rows[r]);
+    largest = std::max(largest, n);
+    pieces[r] = n == 0 ? 0 : staged_rank ? static_cast<std::int64_t>((n + slab_rows - 1) / slab_rows) : 1;
+  }
+  comm.allreduce(std::span<std::int64_t>(pieces), ReduceOp::max);
+  Reservation room;
+  StagingBlock blocks[2];
+  const std::uint64_t block_rows = std::min(slab_rows, largest);
+  comm.run_collectively([&] {  // a host limit too small for them fails here, on every rank, before any write
+    if (!staged_rank || block_rows == 0) return;
+    room = memory.reserve_host("hdf5 write staging", 2 * block_rows * row_bytes);
+    for (StagingBlock& b : blocks) b = memory.staging_block(block_rows * row_bytes);
+  });
   // Which columns need a `.valid` dataset: any rank has a null in a non-float column. Partitions are viewed where
   // they lie: on a GPU only their masks are copied to the host for this.
   std::vector<int> masked(types.size(), 0);
@@ -267,12 +293,14 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       }
       if (masked[c]) o.valid = create_column(grp, name + ".valid", H5T_STD_U8LE, total, where);
     }
-    // Round r writes this rank's partition r (if any) a column at a time. A partition in device memory reaches
-    // the file through two staging blocks (page-locked on a GPU, in an "hdf5 write staging" host reservation):
-    // column c + 1's values and mask are copied while column c is written. String codes masked out become -1.
+    // Round r writes this rank's partition r (if any), piece by piece, a column at a time. Staged, the next
+    // column's (or piece's) values and mask are copied to one block while this one's are written from the other.
+    // String codes masked out become -1.
     std::uint64_t row = static_cast<std::uint64_t>(offset);
     std::vector<std::int32_t> codes;
     std::vector<std::uint8_t> valid;
+    const ExecutionContext& place = memory.execution();
+    const std::size_t ncols = types.size();
     for (std::size_t r = 0; r < rounds; ++r) {
       Pin pin;
       BatchView local;
@@ -281,52 +309,55 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
         std::tie(pin, local) = frame::detail::view_chunk_in_place(frame.partitions()[r]);
         n = static_cast<std::uint64_t>(local.nrows());
       }
-      const bool staged = n > 0 && !local.host_readable();
-      const ExecutionContext* place = staged ? &frame.partitions()[r].buffer()->execution() : nullptr;
-      Reservation room;
-      StagingBlock blocks[2];
-      std::uint64_t widest = 0;  // a column's values and mask
-      if (staged) {
-        for (std::size_t c = 0; c < types.size(); ++c)
-          widest = std::max<std::uint64_t>(widest, n * (element_size(types[c]) + (local.valid(c) ? 1 : 0)));
-        room = memory.reserve_host("hdf5 write staging", 2 * widest);
-        for (StagingBlock& b : blocks) b = memory.staging_block(widest);
-      }
-      auto copy_column = [&](std::size_t c) {  // column c into blocks[c % 2]: values, then its mask
-        const std::uint64_t bytes = n * element_size(types[c]);
-        std::byte* dst = blocks[c % 2].data();
-        slab::copy_async(dst, local.data(c), bytes, *place);
-        if (const std::uint8_t* v = local.valid(c)) slab::copy_async(dst + bytes, v, n, *place);
+      const bool staged = staged_rank && n > 0;
+      const std::uint64_t piece_rows = staged ? slab_rows : std::max<std::uint64_t>(n, 1);
+      const auto items = static_cast<std::size_t>(pieces[r]) * ncols;  // item i: piece i / ncols, column i % ncols
+      auto rows_of = [&](std::size_t i, std::uint64_t& first) {        // this rank's rows of item i
+        first = std::min(n, (i / ncols) * piece_rows);
+        return std::min(n - first, piece_rows);
+      };
+      auto copy_item = [&](std::size_t i) {  // into blocks[i % 2]: the values, then the mask
+        std::uint64_t first = 0;
+        const std::uint64_t h = rows_of(i, first);
+        if (h == 0) return;
+        const std::size_t c = i % ncols, es = element_size(types[c]);
+        std::byte* dst = blocks[i % 2].data();
+        slab::copy_async(dst, local.data(c) + first * es, h * es, place);
+        if (const std::uint8_t* v = local.valid(c)) slab::copy_async(dst + h * es, v + first, h, place);
       };
       try {
-        if (staged && !types.empty()) copy_column(0);
-        for (std::size_t c = 0; c < types.size(); ++c) {
+        if (staged && items > 0) copy_item(0);
+        for (std::size_t i = 0; i < items; ++i) {
+          const std::size_t c = i % ncols;
           const Out& o = outs[c];
-          const void* data = n ? local.data(c) : nullptr;
-          const std::uint8_t* v = n ? local.valid(c) : nullptr;
+          std::uint64_t first = 0;
+          const std::uint64_t h = rows_of(i, first);
+          const std::size_t es = element_size(types[c]);
+          const void* data = h ? local.data(c) + first * es : nullptr;
+          const std::uint8_t* v = h && local.valid(c) ? local.valid(c) + first : nullptr;
           if (staged) {
-            place->synchronize();  // column c is in its block (and column c - 1's block has been written)
-            if (c + 1 < types.size()) copy_column(c + 1);
-            std::byte* block = blocks[c % 2].data();
+            place.synchronize();  // item i is in its block (and item i - 1's block has been written)
+            if (i + 1 < items) copy_item(i + 1);
+            std::byte* block = blocks[i % 2].data();
             data = block;
-            if (v) v = reinterpret_cast<const std::uint8_t*>(block + n * element_size(types[c]));
+            if (v) v = reinterpret_cast<const std::uint8_t*>(block + h * es);
           }
           if (types[c] == ElementType::string) {
-            codes.resize(n);
+            codes.resize(h);
             const auto* src = reinterpret_cast<const std::int32_t*>(data);
-            for (std::uint64_t i = 0; i < n; ++i) codes[i] = (v && !v[i]) ? -1 : src[i];
+            for (std::uint64_t k = 0; k < h; ++k) codes[k] = (v && !v[k]) ? -1 : src[k];
             data = codes.data();
           }
-          write_rows(o.values, o.mem_type, total, row, n, data, o.ctx);
+          write_rows(o.values, o.mem_type, total, row + first, h, data, o.ctx);
           if (masked[c]) {
-            if (!v) valid.assign(n, 1);
-            write_rows(o.valid, H5T_NATIVE_UINT8, total, row, n, v ? v : valid.data(),
+            if (!v) valid.assign(h, 1);
+            write_rows(o.valid, H5T_NATIVE_UINT8, total, row + first, h, v ? v : valid.data(),
                        where + "/" + schema.name(c) + ".valid");
           }
         }
       } catch (...) {
         try {  // the staging blocks go back to the pool only once no copy writes them
-          if (staged) place->synchronize();
+          if (staged) place.synchronize();
         } catch (...) {
         }
         throw;
