@@ -30,6 +30,10 @@ using detail::H5Handle;
 
 namespace {
 
+// Frames reach or leave device memory in staged slabs of about this many bytes of a column (as read_block_to's
+// default), at most an eighth of the host limit (staging_slab_bytes).
+constexpr std::uint64_t kStagingSlabBytes = std::uint64_t{8} << 20;
+
 std::string absolute(std::string p) {
   if (p.empty() || p[0] != '/') p = "/" + p;
   while (p.size() > 1 && p.back() == '/') p.pop_back();
@@ -170,11 +174,11 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
   // `slab_rows` rows of any column and its mask (an eighth of the host limit, at most 8 MiB): each round writes
   // every column in `pieces[r]` collective calls, the most any rank needs (a rank with fewer writes nothing in
   // the rest). Planned here, outside the writes, so that no rank waits in a collective another has left.
-  const bool staged_rank = !types.empty() && memory.execution().place() != ExecutionPlace::host;
+  const bool staged_rank = !types.empty() && memory.execution().device_kernels();
   std::uint64_t row_bytes = 1;  // the widest value and a mask byte
   for (ElementType t : types) row_bytes = std::max<std::uint64_t>(row_bytes, element_size(t) + 1);
-  const std::uint64_t slab_rows = std::max<std::uint64_t>(
-      std::min<std::uint64_t>(std::uint64_t{8} << 20, memory.config().host_limit / 8) / row_bytes, 1);
+  const std::uint64_t slab_rows =
+      std::max<std::uint64_t>(detail::staging_slab_bytes(memory, kStagingSlabBytes) / row_bytes, 1);
   const std::vector<std::int64_t> part_rows = frame.local_partition_rows();
   std::vector<std::int64_t> pieces(rounds, 0);
   std::uint64_t largest = 0;
@@ -379,9 +383,6 @@ namespace {
 
 // A column to read: where its values (and mask) are, and how to decode them. The rows are read by the partitions'
 // tasks, one partition at a time, so a rank never holds more than one partition's rows outside the task queue.
-// A column's rows go to a device-resident partition in slabs of about this many bytes (as an array's read_block_to).
-constexpr std::uint64_t kReadSlabBytes = std::uint64_t{8} << 20;
-
 struct ReadColumn {
   std::string name;
   ElementType type = ElementType::float64;
@@ -605,12 +606,10 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
             if (col.type == ElementType::float64) mem_type = H5T_NATIVE_DOUBLE;
             if (col.type == ElementType::boolean) mem_type = col.bool_enum ? bool_type.get() : H5T_NATIVE_UINT8;
             if (col.type == ElementType::string) mem_type = H5T_NATIVE_INT32;
-            const std::uint64_t width = col.type == ElementType::string    ? sizeof(std::int32_t)
-                                        : col.type == ElementType::boolean ? 1
-                                                                           : 8;
+            const std::uint64_t width = element_size(col.type);  // the batch layout: 8, 1 for bools, 4 for codes
             std::vector<std::uint8_t> valid;  // a slab's mask, for a float column's NaN
             detail::read_rows_staged(
-                out.data(c), rows, width, memory, kReadSlabBytes, "hdf5 read staging",
+                out.data(c), rows, width, memory, kStagingSlabBytes, "hdf5 read staging",
                 [&](std::uint64_t r, std::uint64_t h, std::byte* block) {
                   read_rows(d, mem_type, first + r, h, block, ctx_name);
                   if (col.type == ElementType::boolean) {
@@ -637,7 +636,7 @@ Frame read_hdf5(Engine& engine, const std::string& file, const std::string& grou
                   }
                 });
             if (col.type == ElementType::float64 || vd.get() < 0) continue;
-            detail::read_rows_staged(out.valid(c), rows, 1, memory, kReadSlabBytes, "hdf5 read staging",
+            detail::read_rows_staged(out.valid(c), rows, 1, memory, kStagingSlabBytes, "hdf5 read staging",
                                      [&](std::uint64_t r, std::uint64_t h, std::byte* block) {
                                        read_rows(vd, H5T_NATIVE_UINT8, first + r, h, block, valid_name);
                                        for (std::uint64_t i = 0; i < h; ++i)

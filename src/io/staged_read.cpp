@@ -8,6 +8,10 @@
 
 namespace slab::io::detail {
 
+std::uint64_t staging_slab_bytes(const MemoryManager& memory, std::uint64_t wanted) {
+  return std::min(wanted, memory.config().host_limit / 8);
+}
+
 void read_rows_staged(void* out, std::uint64_t rows, std::uint64_t row_bytes, MemoryManager& memory,
                       std::uint64_t slab_bytes, const char* purpose, const ReadRows& read) {
   const ExecutionContext& exec = memory.execution();
@@ -16,9 +20,8 @@ void read_rows_staged(void* out, std::uint64_t rows, std::uint64_t row_bytes, Me
     read(0, rows, static_cast<std::byte*>(out));
     return;
   }
-  // At most an eighth of the host limit per block, so that a small --host-memory-limit still has room for them.
-  slab_bytes = std::min(slab_bytes, memory.config().host_limit / 8);
-  const std::uint64_t slab_rows = std::clamp<std::uint64_t>(slab_bytes / row_bytes, 1, rows);
+  const std::uint64_t slab_rows =
+      std::clamp<std::uint64_t>(staging_slab_bytes(memory, slab_bytes) / row_bytes, 1, rows);
   const std::uint64_t blocks = slab_rows < rows ? 2 : 1;
   Reservation room = memory.reserve_host(purpose, blocks * slab_rows * row_bytes);
   StagingBlock staging[2];

@@ -2,7 +2,8 @@
 /// @file staged_read.hpp
 /// @brief Private: the loop that lands rows read on the host in the device tier through page-locked staging, each
 /// slab's copy to the device overlapping the read of the next. Arrays (read_block_to) and frames (read_hdf5, a
-/// column at a time) read through it, so that a GPU's reads of either take the same overlapped path.
+/// column at a time) read through it, so that a GPU's reads of either take the same overlapped path; the size of
+/// a staging slab, which frames' staged writes (write_hdf5) use too.
 
 #include <cstddef>
 #include <cstdint>
@@ -17,6 +18,10 @@ namespace slab::io::detail {
 /// Writes rows [row, row + rows) (relative to the call's first row), `rows * row_bytes` bytes, at `block`: host
 /// memory. It may rewrite what it read there (nulls, codes) before the bytes go to the device.
 using ReadRows = std::function<void(std::uint64_t row, std::uint64_t rows, std::byte* block)>;
+
+/// The bytes of a staging block for a slab of about `wanted` bytes: at most an eighth of `memory`'s host limit, so
+/// that a small --host-memory-limit still has room for the two blocks a staged read or write holds.
+[[nodiscard]] std::uint64_t staging_slab_bytes(const MemoryManager& memory, std::uint64_t wanted);
 
 /**
  * @brief Fill `out` (`rows * row_bytes` bytes in `memory`'s device tier) by `read`. Where the device tier is not
