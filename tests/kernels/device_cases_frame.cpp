@@ -578,9 +578,9 @@ Outcome group_transform_ops(I64 n, const Options& opt, I64 groups, const std::ve
   return o;
 }
 
-// 500 groups through the sequential pass (a float cumsum, a transform mean), the row-parallel one (an int shift
-// with a mask), the sorted one (a quantile, an int nunique with a mask) and the windowed one (a float rolling std,
-// an int rolling max with a mask: float64 results).
+// 500 groups through the pieces (a float cumsum, a transform mean), the row-parallel operations (an int shift
+// with a mask), the sorted ones (a quantile, an int nunique with a mask) and the windowed ones (a float rolling
+// std, an int rolling max with a mask: float64 results).
 Outcome group_transform(I64 n, const Options& opt) {
   const fk::SegmentAgg sum = fk::SegmentAgg::sum;
   return group_transform_ops(
@@ -594,8 +594,9 @@ Outcome group_transform(I64 n, const Options& opt) {
        {"rolling max", {fk::SegmentScan::rolling, sum, 1, true, 0.5, 3, 3, fk::RollingKind::max}, true, false}});
 }
 
-// Four huge groups through the row-parallel operations (segments_by_row.inl), whose time is not the largest
-// group's: scans of floats (-0.0, NaN), masked ints and positions, the per-group totals, and the sorted aggregates.
+// Four huge groups through the row-parallel operations (segments_by_row.inl), the pieces (segments_by_piece.inl)
+// and the runs of rolling, none of whose time is the largest group's: scans of floats (-0.0, NaN), masked ints and
+// positions, the per-group totals, float sums, products and moments, the sorted aggregates and windows.
 Outcome group_transform_few_groups(I64 n, const Options& opt) {
   using fk::SegmentAgg;
   using fk::SegmentScan;
@@ -613,7 +614,17 @@ Outcome group_transform_few_groups(I64 n, const Options& opt) {
        {"transform count", {SegmentScan::transform, SegmentAgg::count}, false, true},
        {"transform sum int", {SegmentScan::transform, SegmentAgg::sum}, true},
        {"transform nunique int", {SegmentScan::transform, SegmentAgg::nunique}, true},
-       {"transform quantile", {SegmentScan::transform, SegmentAgg::quantile, 1, true, 0.7}, false}});
+       {"transform quantile", {SegmentScan::transform, SegmentAgg::quantile, 1, true, 0.7}, false},
+       {"cumsum", {SegmentScan::cumsum}, false},
+       {"cumprod", {SegmentScan::cumprod}, false},
+       {"transform sum", {SegmentScan::transform, SegmentAgg::sum}, false},
+       {"transform mean int", {SegmentScan::transform, SegmentAgg::mean}, true, false},
+       {"transform std", {SegmentScan::transform, SegmentAgg::std}, false},
+       {"rolling mean", {SegmentScan::rolling, SegmentAgg::sum, 1, true, 0.5, 100, 1, fk::RollingKind::mean}, false},
+       {"rolling min int",
+        {SegmentScan::rolling, SegmentAgg::sum, 1, true, 0.5, 7, 3, fk::RollingKind::min},
+        true,
+        false}});
 }
 
 // Series' moments: count, exact-data sum, min and max bitwise (NaN, -0.0 and masks in y); mean and M2 merge in
@@ -1192,7 +1203,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.column_moments", column_moments},
       {"frame.ops.column_values", column_values},
       {"frame.transform.cumsum_shift_mean_rolling", group_transform},
-      {"frame.transform.few_groups_by_rows", group_transform_few_groups},
+      {"frame.transform.few_groups", group_transform_few_groups},
       {"frame.groupby.nunique_pairs", nunique_pairs},
       {"frame.groupby.holistic", holistic},
       {"frame.resample.bounds_bins_fill", resample},

@@ -31,6 +31,12 @@ struct RollingKernels {
   /// rolling_kernel_rows: x holds halo then n rows (backend); out[i] for the n own rows. Asynchronous.
   static void rows(const Exec& exec, const double* x, std::int64_t halo, std::int64_t n, std::int64_t window,
                    std::int64_t min_periods, RollingKind op, double* out);
+  /// A row window within each group (group_transform's rolling, segment_rolling of segments_hd.hpp): x[0, n)
+  /// holds `groups` groups, group g at offsets[g] .. offsets[g + 1] (backend memory, offsets[groups] = n), and
+  /// out[k] is the window of rows k + 1 - window .. k that lie in k's group. Runs are cut from each group's first
+  /// row (a std's at its recomputes), so the equality with the host is rows()'s. Asynchronous.
+  static void groups(const Exec& exec, const double* x, const std::int64_t* offsets, std::int64_t groups,
+                     std::int64_t n, std::int64_t window, std::int64_t min_periods, RollingKind op, double* out);
   /// rolling_kernel_time: the window of row i is the rows j <= i with t[j] > t[i] - span (t sorted, no NaT).
   static void time(const Exec& exec, const std::int64_t* t, const double* x, std::int64_t halo, std::int64_t n,
                    std::int64_t span, std::int64_t min_periods, RollingKind op, double* out);

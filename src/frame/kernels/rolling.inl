@@ -49,19 +49,86 @@ struct TimeWindowStart {
   }
 };
 
+/// Within each group's rows (sorted positions offsets[g] .. offsets[g + 1], `groups` of them): the window start
+/// of output k, its group's first row or k + 1 - window, whichever is later.
+struct SegmentWindowStart {
+  const std::int64_t* offsets;
+  std::int64_t groups, window;
+  SLAB_HD std::int64_t operator()(std::int64_t k) const {
+    std::int64_t lo = 0, hi = groups;  // the group g with offsets[g] <= k < offsets[g + 1]
+    while (hi - lo > 1) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (offsets[mid] <= k)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const std::int64_t w = k + 1 - window;
+    return w > offsets[lo] ? w : offsets[lo];
+  }
+};
+
+/// A run's outputs [k0, k1); `fresh`: it starts where the host starts afresh (the first output of a column or of
+/// a group), else where the host recomputes (a std) or anywhere (the rest).
+struct RunBounds {
+  std::int64_t k0, k1;
+  bool fresh;
+};
+
+/// One column's runs: run 0 is [0, first_run), run r > 0 starts at first_run + (r - 1) run_length.
+struct ColumnRuns {
+  std::int64_t n, first_run, run_length;
+  SLAB_HD RunBounds operator()(std::int64_t run) const {
+    const std::int64_t k0 = run == 0 ? 0 : first_run + (run - 1) * run_length;
+    const std::int64_t end = run == 0 ? first_run : k0 + run_length;
+    return {k0, end < n ? end : n, run == 0};
+  }
+};
+
+/// Runs of one group as ColumnRuns cuts a column, from the group's first row; `run0` (groups + 1): the first
+/// run of each group, past the last run: none (k0 = k1).
+struct GroupRuns {
+  const std::int64_t* offsets;
+  const std::int64_t* run0;
+  std::int64_t groups, first_run, run_length;
+  SLAB_HD std::int64_t count(std::int64_t g) const {
+    const std::int64_t m = offsets[g + 1] - offsets[g];
+    return m <= first_run ? 1 : 1 + (m - first_run + run_length - 1) / run_length;
+  }
+  SLAB_HD RunBounds operator()(std::int64_t run) const {
+    if (run >= run0[groups]) return {0, 0, false};
+    std::int64_t lo = 0, hi = groups;  // the group g with run0[g] <= run < run0[g + 1]
+    while (hi - lo > 1) {
+      const std::int64_t mid = (lo + hi) / 2;
+      if (run0[mid] <= run)
+        lo = mid;
+      else
+        hi = mid;
+    }
+    const RunBounds r =
+        ColumnRuns{offsets[lo + 1] - offsets[lo], first_run, run_length}(run - run0[lo]);
+    return {offsets[lo] + r.k0, offsets[lo] + r.k1, r.fresh};
+  }
+};
+
+struct GroupRunCount {
+  GroupRuns runs;
+  SLAB_HD std::int64_t operator()(std::int64_t g) const { return runs.count(g); }
+};
+
 /// sum / mean / count / std over one run of outputs, slid as the host's loop (rolling.cpp's slide()).
+template <class Runs>
 struct SlideRun {
   const double* x;
   const std::int64_t* start;
-  std::int64_t halo, n, min_periods, recompute_every;
+  std::int64_t halo, min_periods, recompute_every;
   RollingKind op;
-  std::int64_t first_run, run_length;  // run 0 is [0, first_run), run r > 0 starts at first_run + (r - 1) run_length
+  Runs runs;
   double* out;
 
   SLAB_HD void operator()(std::int64_t run) const {
-    const std::int64_t k0 = run == 0 ? 0 : first_run + (run - 1) * run_length;
-    const std::int64_t end = run == 0 ? first_run : k0 + run_length;
-    const std::int64_t k1 = end < n ? end : n;
+    const RunBounds bounds = runs(run);
+    const std::int64_t k0 = bounds.k0, k1 = bounds.k1;
     if (k0 >= k1) return;
     const std::int64_t minp =
         min_periods > (op == RollingKind::count ? 0 : 1) ? min_periods : (op == RollingKind::count ? 0 : 1);
@@ -71,7 +138,7 @@ struct SlideRun {
       acc.recompute(x, s, e);
       // A later run starts on a host recompute: the host's counter is 0 after it, and this run's first output
       // increments ours before the test.
-      std::int64_t since = run == 0 ? 0 : -1;
+      std::int64_t since = bounds.fresh ? 0 : -1;
       for (std::int64_t k = k0; k < k1; ++k) {
         const std::int64_t i = halo + k, ns = start[k];
         if (ns >= e) {
@@ -184,9 +251,12 @@ struct WindowExtreme {
   }
 };
 
+/// The outputs of x[halo, halo + n) (windows from start_of), or with `offsets` (groups + 1 entries, halo 0) each
+/// group's own: the runs cut per group, each group's first output fresh.
 template <class B, class StartFn>
 void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int64_t n, std::int64_t min_periods,
-                 std::int64_t recompute_every, RollingKind op, StartFn start_of, double* out) {
+                 std::int64_t recompute_every, RollingKind op, StartFn start_of, double* out,
+                 const std::int64_t* offsets = nullptr, std::int64_t groups = 0) {
   (void)exec;
   if (n <= 0) return;
   B b(exec);
@@ -199,15 +269,28 @@ void rolling_run(const Exec& exec, const double* x, std::int64_t halo, std::int6
     // (the host's schedule): at output window - 1, then every `window` outputs. Without a halo the first
     // output starts afresh instead (its window holds no earlier row), which delays the schedule by one: the
     // first recompute is at output `window`. Its runs start where the host recomputes, so every run begins
-    // in the host's own state.
+    // in the host's own state. Each group starts afresh on the host, so its runs are cut from its first row.
     std::int64_t first = kRollingRun, length = kRollingRun;
     if (op == RollingKind::std && recompute_every > 1) {
       length = recompute_every * (kRollingRun / recompute_every > 0 ? kRollingRun / recompute_every : 1);
       first = recompute_every - (halo == 0 ? 0 : 1);
     }
-    const std::int64_t runs = n <= first ? 1 : 1 + (n - first + length - 1) / length;
-    thrust::for_each(b.policy(), i, i + runs,
-                     SlideRun{x, start.get(), halo, n, min_periods, recompute_every, op, first, length, out});
+    if (!offsets) {
+      const std::int64_t runs = n <= first ? 1 : 1 + (n - first + length - 1) / length;
+      thrust::for_each(
+          b.policy(), i, i + runs,
+          SlideRun<ColumnRuns>{x, start.get(), halo, min_periods, recompute_every, op, {n, first, length}, out});
+      return;
+    }
+    Scratch<std::int64_t, B> run0(b, groups + 1);
+    GroupRuns runs{offsets, run0.get(), groups, first, length};
+    thrust::transform(b.policy(), i, i + groups, run0.get(), GroupRunCount{runs});
+    b.zero(run0.get() + groups, sizeof(std::int64_t));
+    thrust::exclusive_scan(b.policy(), run0.get(), run0.get() + groups + 1, run0.get());
+    // A bound (a group has at most 2 + (m - first) / length runs): no synchronisation for the count.
+    const std::int64_t max_runs = 2 * groups + n / length + 1;
+    thrust::for_each(b.policy(), i, i + max_runs,
+                     SlideRun<GroupRuns>{x, start.get(), 0, min_periods, recompute_every, op, runs, out});
     return;
   }
   const bool is_min = op == RollingKind::min;
@@ -255,6 +338,17 @@ void RollingKernels<B>::rows(const Exec& exec, const double* x, std::int64_t hal
   detail::check_rolling(halo, n, min_periods, "rolling rows");
   SLAB_EXPECTS(window >= 1, InvalidArgument, "rolling rows: the window must be at least 1 row");
   detail::rolling_run<B>(exec, x, halo, n, min_periods, window, op, detail::RowWindowStart{halo, window}, out);
+}
+
+template <class B>
+void RollingKernels<B>::groups(const Exec& exec, const double* x, const std::int64_t* offsets, std::int64_t groups,
+                               std::int64_t n, std::int64_t window, std::int64_t min_periods, RollingKind op,
+                               double* out) {
+  detail::check_rolling(0, n, min_periods, "rolling within groups");
+  SLAB_EXPECTS(window >= 1, InvalidArgument, "rolling within groups: the window must be at least 1 row");
+  if (groups <= 0) return;
+  detail::rolling_run<B>(exec, x, 0, n, min_periods, window, op, detail::SegmentWindowStart{offsets, groups, window},
+                         out, offsets, groups);
 }
 
 template <class B>

@@ -15,8 +15,9 @@
 //   best value, the earliest of equals), then a copy of that row, as segment_op's copy.
 // - transform's nunique, median and quantile (sorted_segment_op_by_rows, after the sort by value): a segmented
 //   count, then holistic.hpp's formulas on the group's sorted values, as sorted_segment_op.
-// Float cumsum and cumprod and transform's float sum, mean, std and var keep the sequential pass: their rounding
-// depends on the order of the additions (pandas' Kahan and Welford loops); so does rolling.
+// Float cumsum and cumprod and transform's float sum, mean, std and var run in pieces (segments_by_piece.inl):
+// their rounding depends on the order of the additions (pandas' Kahan and Welford loops); rolling runs in runs of
+// each group (RollingKernels::groups).
 #include <thrust/for_each.h>
 #include <thrust/functional.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -31,7 +32,7 @@
 namespace slab::frame::kernels {
 
 /// Whether segment_op_by_rows computes `op` over values of type `in` into a result of type `out` (the rest take
-/// segment_op, sorted_segment_op or segment_rolling, one group a thread).
+/// segment_op_by_pieces, sorted_segment_op_by_rows or RollingKernels::groups).
 SLAB_HD_INLINE bool segment_op_is_by_rows(const SegmentOp& op, ElementType in, ElementType out) noexcept {
   switch (op.op) {
     case SegmentScan::cumcount:

@@ -3,11 +3,11 @@
 /// @brief group_transform's per-group operations as SLAB_HD code: one group's rows (in the frame's row order) in,
 /// one result per row out, in one sequential pass with pandas' numerics (Kahan-compensated sums as pandas'
 /// group_cumsum / group_sum / group_mean, Welford variance as group_var). The one source of the host's loop
-/// (groupby/segments.cpp) and of the device kernel's sequential operations (transform.inl, one group per thread), so
-/// the two agree bit for bit; the device computes the operations exact in any order row-parallel instead
-/// (segments_by_row.inl). transform's nunique, median and quantile read a group's values sorted (sorted_segment_op(),
-/// after a sort that each side makes); rolling reads them as doubles in row order and slides rolling_hd.hpp's window
-/// over them (segment_rolling()). No CUDA header.
+/// (groupby/segments.cpp) and of the device's pieces of a group (segments_by_piece.inl: float cumsum, cumprod,
+/// sum, mean, std and var, each piece by these loops); the device computes the operations exact in any order
+/// row-parallel (segments_by_row.inl). transform's nunique, median and quantile read a group's values sorted
+/// (sorted_segment_op(), after a sort that each side makes); rolling reads them as doubles in row order and slides
+/// rolling_hd.hpp's window over them (segment_rolling(); the device: RollingKernels::groups). No CUDA header.
 #include <cstddef>
 #include <cstdint>
 
@@ -187,43 +187,56 @@ struct KahanSum {
   }
 };
 
+/// pandas' group_cumsum step: Kahan-compensated, a compensation made NaN by an infinity kept (no reset), so the
+/// sums after an infinity are NaN as pandas'.
+SLAB_HD_INLINE void cumsum_step(double& acc, double& comp, double v) noexcept {
+  const double y = v - comp;
+  const double s = acc + y;
+  comp = s - acc - y;
+  acc = s;
+}
+
+/// A float running sum / product / min / max (out float64) over rows[0, m), nulls skipped (NaN at them), from the
+/// state (acc, comp) (comp: cumsum's compensation) instead of the operation's identity. From the identity it is
+/// pandas' group_cumsum, group_cumprod and group_cummin_max; the device starts a group's later pieces from the
+/// state their earlier pieces leave (segments_by_piece.inl).
+SLAB_HD inline void float_scan_from(SegmentScan op, const SegmentValues& in, const std::int64_t* rows, std::size_t m,
+                                    const SegmentResult& out, std::size_t out0, double acc, double comp) {
+  for (std::size_t t = 0; t < m; ++t) {
+    const auto j = static_cast<std::size_t>(rows[t]);
+    if (in.null(j)) {
+      out.set_f(out0 + t, nan());
+      continue;
+    }
+    const double v = in.f(j);
+    switch (op) {
+      case SegmentScan::cumsum:
+        cumsum_step(acc, comp, v);
+        break;
+      case SegmentScan::cumprod:
+        acc *= v;
+        break;
+      case SegmentScan::cummin:
+        if (v < acc) acc = v;
+        break;
+      default:
+        if (v > acc) acc = v;
+        break;
+    }
+    out.set_f(out0 + t, acc);
+  }
+}
+
 /// Running sum / product / min / max, nulls skipped (null at them), as pandas' group_cumsum (Kahan, no reset),
 /// group_cumprod and group_cummin_max.
 SLAB_HD inline void scan(SegmentScan op, const SegmentValues& in, const std::int64_t* rows, std::size_t m,
                          const SegmentResult& out, std::size_t out0) {
   if (out.type == ElementType::float64) {
-    double acc = op == SegmentScan::cumprod  ? 1.0
-                 : op == SegmentScan::cummin ? infinity()
-                 : op == SegmentScan::cummax ? -infinity()
-                                             : 0.0;
-    double comp = 0;
-    for (std::size_t t = 0; t < m; ++t) {
-      const auto j = static_cast<std::size_t>(rows[t]);
-      if (in.null(j)) {
-        out.set_f(out0 + t, nan());
-        continue;
-      }
-      const double v = in.f(j);
-      switch (op) {
-        case SegmentScan::cumsum: {
-          const double y = v - comp;
-          const double s = acc + y;
-          comp = s - acc - y;
-          acc = s;
-          break;
-        }
-        case SegmentScan::cumprod:
-          acc *= v;
-          break;
-        case SegmentScan::cummin:
-          if (v < acc) acc = v;
-          break;
-        default:
-          if (v > acc) acc = v;
-          break;
-      }
-      out.set_f(out0 + t, acc);
-    }
+    const double identity = op == SegmentScan::cumprod  ? 1.0
+                            : op == SegmentScan::cummin ? infinity()
+                            : op == SegmentScan::cummax ? -infinity()
+                                                        : 0.0;
+    float_scan_from(op, in, rows, m, out, out0, identity, 0.0);
     return;
   }
   std::uint64_t acc = op == SegmentScan::cumprod ? 1 : 0;  // unsigned: wraps modulo 2^64 without overflow

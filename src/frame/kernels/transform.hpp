@@ -2,14 +2,18 @@
 /// @file transform.hpp
 /// @brief group_transform (groupby/transform.cpp) on the device: the tagged rows of each input partition, each
 /// shuffled partition's groups computed (row-parallel where every result is exact in any order, segments_by_row.inl;
-/// else one group per thread with the host's own sequential pass, segments_hd.hpp), the route of every result back
-/// to the partition owning its row, and the scatter into place. Entry points of transform.inl.
+/// float sums and products in pieces of kGroupPiece rows of a group, segments_by_piece.inl; rolling in runs of
+/// each group, RollingKernels::groups), the route of every result back to the partition owning its row, and the
+/// scatter into place. Entry points of transform.inl.
 ///
-/// Equality with the host: the sequential operations visit a group's rows in row order by the same SLAB_HD code the
-/// host runs; the row-parallel ones are exact (integers, positions, min and max keeping the earlier of equals;
-/// nunique, median and quantile: counts, then holistic.hpp's formulas on the values sorted as segments.cpp sorts
-/// them); so every result is bitwise the host's. Groups come out of compute() in key order (the host's in first-seen
-/// order): the rows are routed back and scattered by row number, so the result is the same.
+/// Equality with the host: the row-parallel operations are exact (integers, positions, min and max keeping the
+/// earlier of equals; nunique, median and quantile: counts, then holistic.hpp's formulas on the values sorted as
+/// segments.cpp sorts them), bitwise the host's. The pieces run the host's own SLAB_HD loop (segments_hd.hpp) over
+/// each piece, so a group of at most kGroupPiece rows is bitwise the host's; a larger one differs only in the
+/// rounding of float cumsum, cumprod, sum, mean, std and var (exactly summable data: bitwise). Rolling within
+/// groups is RollingKernels::rows' contract (counts, min, max and std bitwise; sums and means bitwise on exactly
+/// summable data). Groups come out of compute() in key order (the host's in first-seen order): the rows are routed
+/// back and scattered by row number, so the result is the same.
 #include <cstdint>
 
 #include "core/kernels/exec.hpp"
@@ -38,7 +42,8 @@ struct TransformKernels {
    * out_row[j] = the row number of sorted position j. For segment_op_is_sorted(op) the rows are sorted by (key,
    * null, segment_value_word) instead, and each segment takes sorted_segment_op's aggregate (computed row-parallel).
    * For segment_op_is_windowed(op) (rolling, a float64 `out`) each segment's values are read as doubles in row order
-   * and take segment_rolling. width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number of groups (synchronises).
+   * and take RollingKernels::groups (a variance: squared). width + 1 (sorted: + 2) <= kMaxKeyWords. Returns the number
+   * of groups (synchronises).
    */
   static std::int64_t compute(const Exec& exec, const std::uint64_t* const* words, int width, const int* bits,
                               const std::int64_t* row, int row_bits, std::int64_t n, const SegmentValues& values,

@@ -3,9 +3,10 @@
 // (key words, null flag, value word) for the aggregates of sorted values, with segment heads where the key changes
 // (as segments.inl), then the operations exact in any order row-parallel (segments_by_row.inl: cumcount, shift,
 // diff, ffill, bfill, cummin, cummax, integer cumsum and cumprod, transform's size, count, integer sum, min, max,
-// first, last, nunique, median and quantile) and the rest one thread per group running segments_hd.hpp's pass
-// (rolling: its values gathered as doubles in row order, then segment_rolling), a binary search of each row's
-// owner, and a scatter.
+// first, last, nunique, median and quantile), the float sums and products in pieces of each group
+// (segments_by_piece.inl: float cumsum and cumprod, transform's float sum, mean, std and var), rolling on the
+// values gathered as doubles in row order (RollingKernels::groups), a binary search of each row's owner, and a
+// scatter. No operation runs one thread a group: a frame of a few huge groups takes every thread.
 #include <thrust/for_each.h>
 #include <thrust/gather.h>
 #include <thrust/iterator/counting_iterator.h>
@@ -15,7 +16,9 @@
 
 #include "core/kernels/scratch.hpp"
 #include "frame/kernels/gather.hpp"
+#include "frame/kernels/rolling.hpp"
 #include "frame/kernels/segments.inl"
+#include "frame/kernels/segments_by_piece.inl"
 #include "frame/kernels/segments_by_row.inl"
 #include "frame/kernels/sort_perm.hpp"
 #include "frame/kernels/transform.hpp"
@@ -29,19 +32,6 @@ struct TagRowNumber {
   std::int64_t first_row;
   std::int64_t* out;
   SLAB_HD void operator()(std::int64_t j) const { out[j] = first_row + rows[j]; }
-};
-
-/// Group g's rows (sorted positions offsets[g] .. offsets[g + 1], original rows perm[...]) in row order.
-struct SegmentPass {
-  SegmentOp op;
-  SegmentValues values;
-  SegmentResult out;
-  const std::int64_t* perm;
-  const std::int64_t* offsets;
-  SLAB_HD void operator()(std::int64_t g) const {
-    const std::int64_t s = offsets[g], e = offsets[g + 1];
-    segment_op(op, values, perm + s, static_cast<std::size_t>(e - s), out, static_cast<std::size_t>(s));
-  }
 };
 
 /// The sort words of a value: null flag, then segment_value_word (0 for a null).
@@ -64,19 +54,10 @@ struct SortedValue {
   SLAB_HD void operator()(std::int64_t j) const { out[j] = values.d(static_cast<std::size_t>(perm[j])); }
 };
 
-/// Group g's rolling window over its values in row order (sorted[s, e): in.d of its rows), min and max with
-/// `deque` (n slots, nullptr for the others) as their deque.
-struct RollingSegmentPass {
-  SegmentOp op;
-  const double* sorted;
-  std::int64_t* deque;
-  const std::int64_t* offsets;
-  double* out;
-  SLAB_HD void operator()(std::int64_t g) const {
-    const std::int64_t s = offsets[g], e = offsets[g + 1];
-    RollingDequeBuffer dq{deque ? deque + s : nullptr};
-    segment_rolling(op, sorted + s, static_cast<std::size_t>(e - s), dq, out + s);
-  }
+/// rolling's variance: the square of its std.
+struct Square {
+  double* x;
+  SLAB_HD void operator()(std::int64_t i) const { x[i] *= x[i]; }
 };
 
 struct ReturnBucket {
@@ -186,18 +167,19 @@ std::int64_t TransformKernels<B>::compute(const Exec& exec, const std::uint64_t*
     slab::kernels::Scratch<double, B> sorted_values(b, n);
     thrust::for_each(b.policy(), j, j + n, detail::SortedValue{values, perm.get(), sorted_values.get()});
     if (windowed) {
-      const bool extreme = op.rolling == RollingKind::min || op.rolling == RollingKind::max;
-      I64 deque(b, extreme ? n : 0);
-      thrust::for_each(b.policy(), j, j + groups,
-                       detail::RollingSegmentPass{op, sorted_values.get(), extreme ? deque.get() : nullptr,
-                                                  offsets.get(), reinterpret_cast<double*>(out.data)});
+      auto* rolled = reinterpret_cast<double*>(out.data);
+      RollingKernels<B>::groups(exec, sorted_values.get(), offsets.get(), groups, n, op.window > 1 ? op.window : 1,
+                                op.min_periods, op.rolling, rolled);
+      if (op.rolling_var) thrust::for_each(b.policy(), j, j + n, detail::Square{rolled});
     } else {
       sorted_segment_op_by_rows(b, op, values, out, perm.get(), sorted_values.get(), heads.get(), offsets.get(), n);
     }
   } else if (segment_op_is_by_rows(op, values.type, out.type)) {
     segment_op_by_rows(b, op, values, out, perm.get(), heads.get(), offsets.get(), n);
   } else {
-    thrust::for_each(b.policy(), j, j + groups, detail::SegmentPass{op, values, out, perm.get(), offsets.get()});
+    SLAB_EXPECTS(segment_op_is_by_pieces(op, values.type, out.type), InvalidArgument,
+                 "group transform kernels: an operation neither by rows nor by pieces (internal)");
+    segment_op_by_pieces(b, op, values, out, perm.get(), offsets.get(), groups, n);
   }
   thrust::gather(b.policy(), perm.get(), perm.get() + n, row, out_row);
   return groups;
