@@ -259,37 +259,42 @@ std::vector<T> local_column(const Frame& frame, const std::string& column, bool 
   for (auto r : rows) total += r;
   std::vector<T> out;
   out.reserve(static_cast<std::size_t>(total) + extra);  // extra: room for a halo in front
-  for (const Chunk& chunk : frame.partitions()) {
-    auto [pin, view] = view_chunk(chunk);
-    const std::uint8_t* valid = view.valid(c);
-    const std::int64_t n = view.nrows();
-    if (!valid && ((type == ElementType::float64 && std::is_same_v<T, double>) ||
-                   (type != ElementType::float64 && type != ElementType::boolean && std::is_same_v<T, std::int64_t>))) {
-      auto v = view.column<T>(c);  // same representation, no nulls: a plain copy
-      out.insert(out.end(), v.begin(), v.end());
-      continue;
+  // Collectively: a partition that cannot be read on one rank fails on every rank (the values are this rank's,
+  // but the call is collective, and a rank that throws alone leaves the others in the next collective).
+  frame.engine().comm().run_collectively([&] {
+    for (const Chunk& chunk : frame.partitions()) {
+      auto [pin, view] = view_chunk(chunk);
+      const std::uint8_t* valid = view.valid(c);
+      const std::int64_t n = view.nrows();
+      if (!valid &&
+          ((type == ElementType::float64 && std::is_same_v<T, double>) ||
+           (type != ElementType::float64 && type != ElementType::boolean && std::is_same_v<T, std::int64_t>))) {
+        auto v = view.column<T>(c);  // same representation, no nulls: a plain copy
+        out.insert(out.end(), v.begin(), v.end());
+        continue;
+      }
+      switch (type) {
+        case ElementType::float64: {
+          auto v = view.column<double>(c);
+          for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+          break;
+        }
+        case ElementType::int64:
+        case ElementType::timestamp: {
+          auto v = view.column<std::int64_t>(c);
+          for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+          break;
+        }
+        case ElementType::boolean: {
+          auto v = view.column<std::uint8_t>(c);
+          for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
+          break;
+        }
+        default:
+          break;
+      }
     }
-    switch (type) {
-      case ElementType::float64: {
-        auto v = view.column<double>(c);
-        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
-        break;
-      }
-      case ElementType::int64:
-      case ElementType::timestamp: {
-        auto v = view.column<std::int64_t>(c);
-        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
-        break;
-      }
-      case ElementType::boolean: {
-        auto v = view.column<std::uint8_t>(c);
-        for (std::int64_t i = 0; i < n; ++i) out.push_back(conv(valid && !valid[i], v[i]));
-        break;
-      }
-      default:
-        break;
-    }
-  }
+  });
   return out;
 }
 }  // namespace

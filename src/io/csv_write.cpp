@@ -337,21 +337,25 @@ void write_csv(const Frame& frame, const std::string& path, const CsvWriteOption
   std::vector<std::uint8_t> levels;
   if (nts > 0) {
     levels.assign(static_cast<std::size_t>(c1 - c0 + 1) * nts, 0);
-    std::int64_t row = offset;
-    for (const Chunk& chunk : frame.partitions()) {
-      auto [pin, b] = view_chunk(chunk);
-      const auto n = static_cast<std::size_t>(b.nrows());
-      for (std::size_t k = 0; k < nts; ++k) {
-        const std::int64_t* v = n ? b.column<std::int64_t>(ts_cols[k]).data() : nullptr;
-        const std::uint8_t* valid = b.valid(ts_cols[k]);
-        for (std::size_t i = 0; i < n; ++i)
-          if (valid == nullptr || valid[i]) {
-            std::uint8_t& l = levels[static_cast<std::size_t>((row + static_cast<std::int64_t>(i)) / K - c0) * nts + k];
-            l = std::max(l, timestamp_level(v[i]));
-          }
+    // Collectively: a partition that cannot be read on one rank fails on every rank, before the allgather below.
+    comm.run_collectively([&] {
+      std::int64_t row = offset;
+      for (const Chunk& chunk : frame.partitions()) {
+        auto [pin, b] = view_chunk(chunk);
+        const auto n = static_cast<std::size_t>(b.nrows());
+        for (std::size_t k = 0; k < nts; ++k) {
+          const std::int64_t* v = n ? b.column<std::int64_t>(ts_cols[k]).data() : nullptr;
+          const std::uint8_t* valid = b.valid(ts_cols[k]);
+          for (std::size_t i = 0; i < n; ++i)
+            if (valid == nullptr || valid[i]) {
+              std::uint8_t& l =
+                  levels[static_cast<std::size_t>((row + static_cast<std::int64_t>(i)) / K - c0) * nts + k];
+              l = std::max(l, timestamp_level(v[i]));
+            }
+        }
+        row += static_cast<std::int64_t>(n);
       }
-      row += static_cast<std::int64_t>(n);
-    }
+    });
     // Per rank: has rows, c0, c1, the levels of c0, the levels of c1.
     const std::size_t W = 3 + 2 * nts;
     std::vector<std::int64_t> mine(W, 0), all(W * static_cast<std::size_t>(p));

@@ -197,24 +197,27 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
     for (StagingBlock& b : blocks) b = memory.staging_block(block_rows * row_bytes);
   });
   // Which columns need a `.valid` dataset: any rank has a null in a non-float column. Partitions are viewed where
-  // they lie: on a GPU only their masks are copied to the host for this.
+  // they lie: on a GPU only their masks are copied to the host for this. Collectively: a partition that cannot be
+  // read on one rank fails on every rank, before the allreduce the others would wait in.
   std::vector<int> masked(types.size(), 0);
-  std::vector<std::uint8_t> mask_copy;
-  for (const Chunk& chunk : frame.partitions()) {
-    auto [pin, local] = frame::detail::view_chunk_in_place(chunk);
-    const auto n = static_cast<std::uint64_t>(local.nrows());
-    for (std::size_t c = 0; c < types.size(); ++c) {
-      if (types[c] == ElementType::float64 || types[c] == ElementType::string || n == 0 || masked[c]) continue;
-      const std::uint8_t* v = local.valid(c);
-      if (!v) continue;
-      if (!local.host_readable()) {
-        mask_copy.resize(n);
-        slab::copy(mask_copy.data(), v, n, chunk.buffer()->execution());
-        v = mask_copy.data();
+  comm.run_collectively([&] {
+    std::vector<std::uint8_t> mask_copy;
+    for (const Chunk& chunk : frame.partitions()) {
+      auto [pin, local] = frame::detail::view_chunk_in_place(chunk);
+      const auto n = static_cast<std::uint64_t>(local.nrows());
+      for (std::size_t c = 0; c < types.size(); ++c) {
+        if (types[c] == ElementType::float64 || types[c] == ElementType::string || n == 0 || masked[c]) continue;
+        const std::uint8_t* v = local.valid(c);
+        if (!v) continue;
+        if (!local.host_readable()) {
+          mask_copy.resize(n);
+          slab::copy(mask_copy.data(), v, n, chunk.buffer()->execution());
+          v = mask_copy.data();
+        }
+        for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
       }
-      for (std::uint64_t i = 0; i < n && !masked[c]; ++i) masked[c] = v[i] == 0;
     }
-  }
+  });
   comm.allreduce(std::span<int>(masked), ReduceOp::max);
   int present = 0;
   if (comm.rank() == 0) {
@@ -299,7 +302,9 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
     }
     // Round r writes this rank's partition r (if any), piece by piece, a column at a time. Staged, the next
     // column's (or piece's) values and mask are copied to one block while this one's are written from the other.
-    // String codes masked out become -1.
+    // String codes masked out become -1. What one rank does alone (the partition's read, the copies, the codes)
+    // is agreed before each collective write, and each write after it, so that a failure on one rank is the
+    // error of every rank and no rank waits in a write another has left (as the arrays' writes do).
     std::uint64_t row = static_cast<std::uint64_t>(offset);
     std::vector<std::int32_t> codes;
     std::vector<std::uint8_t> valid;
@@ -309,10 +314,11 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
       Pin pin;
       BatchView local;
       std::uint64_t n = 0;
-      if (r < frame.num_partitions()) {
+      comm.run_collectively([&] {
+        if (r >= frame.num_partitions()) return;
         std::tie(pin, local) = frame::detail::view_chunk_in_place(frame.partitions()[r]);
         n = static_cast<std::uint64_t>(local.nrows());
-      }
+      });
       const bool staged = staged_rank && n > 0;
       const std::uint64_t piece_rows = staged ? slab_rows : std::max<std::uint64_t>(n, 1);
       const auto items = static_cast<std::size_t>(pieces[r]) * ncols;  // item i: piece i / ncols, column i % ncols
@@ -330,7 +336,7 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
         if (const std::uint8_t* v = local.valid(c)) slab::copy_async(dst + h * es, v + first, h, place);
       };
       try {
-        if (staged && items > 0) copy_item(0);
+        if (staged && items > 0) comm.run_collectively([&] { copy_item(0); });
         for (std::size_t i = 0; i < items; ++i) {
           const std::size_t c = i % ncols;
           const Out& o = outs[c];
@@ -339,25 +345,28 @@ void write_hdf5(const Frame& frame, const std::string& file, const std::string& 
           const std::size_t es = element_size(types[c]);
           const void* data = h ? local.data(c) + first * es : nullptr;
           const std::uint8_t* v = h && local.valid(c) ? local.valid(c) + first : nullptr;
-          if (staged) {
-            place.synchronize();  // item i is in its block (and item i - 1's block has been written)
-            if (i + 1 < items) copy_item(i + 1);
-            std::byte* block = blocks[i % 2].data();
-            data = block;
-            if (v) v = reinterpret_cast<const std::uint8_t*>(block + h * es);
-          }
-          if (types[c] == ElementType::string) {
-            codes.resize(h);
-            const auto* src = reinterpret_cast<const std::int32_t*>(data);
-            for (std::uint64_t k = 0; k < h; ++k) codes[k] = (v && !v[k]) ? -1 : src[k];
-            data = codes.data();
-          }
-          write_rows(o.values, o.mem_type, total, row + first, h, data, o.ctx);
-          if (masked[c]) {
-            if (!v) valid.assign(h, 1);
-            write_rows(o.valid, H5T_NATIVE_UINT8, total, row + first, h, v ? v : valid.data(),
-                       where + "/" + schema.name(c) + ".valid");
-          }
+          comm.run_collectively([&] {
+            if (staged) {
+              place.synchronize();  // item i is in its block (and item i - 1's block has been written)
+              if (i + 1 < items) copy_item(i + 1);
+              std::byte* block = blocks[i % 2].data();
+              data = block;
+              if (v) v = reinterpret_cast<const std::uint8_t*>(block + h * es);
+            }
+            if (types[c] == ElementType::string) {
+              codes.resize(h);
+              const auto* src = reinterpret_cast<const std::int32_t*>(data);
+              for (std::uint64_t k = 0; k < h; ++k) codes[k] = (v && !v[k]) ? -1 : src[k];
+              data = codes.data();
+            }
+            if (masked[c] && !v) valid.assign(h, 1);
+          });
+          comm.run_collectively([&] { write_rows(o.values, o.mem_type, total, row + first, h, data, o.ctx); });
+          if (masked[c])
+            comm.run_collectively([&] {
+              write_rows(o.valid, H5T_NATIVE_UINT8, total, row + first, h, v ? v : valid.data(),
+                         where + "/" + schema.name(c) + ".valid");
+            });
         }
       } catch (...) {
         try {  // the staging blocks go back to the pool only once no copy writes them

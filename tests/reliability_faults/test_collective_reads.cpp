@@ -1,8 +1,10 @@
 // The partition reads that collective frame operations make outside any task (quantile's order statistics,
 // cumsum's totals, shift's edges, head's rows, sort's and merge's samples, rolling's tail rows, resample's bin
-// ends, the row counts of a frame not yet run) fail on one rank: SLAB_FAULT=partition_read:1:0 (CMakeLists.txt) makes
-// rank 1's first such read throw, one operation per process (--gtest_filter). Every rank must end with that error,
-// promptly; without Comm::run_collectively around the read the other ranks waited in the exchange that follows.
+// ends, the row counts of a frame not yet run, local_values' copy, write_hdf5's mask pass and its rounds of writes,
+// write_csv's timestamp pass) fail on one rank: SLAB_FAULT=partition_read:1:0 (CMakeLists.txt) makes rank 1's first
+// such read throw (partition_read:1:6, its seventh: write_hdf5's first round), one operation per process
+// (--gtest_filter). Every rank must end with that error, promptly; without Comm::run_collectively around the read the
+// other ranks waited in the exchange (or the collective HDF5 write) that follows. The files written are then absent.
 #include <gtest/gtest.h>
 
 #include <mpi.h>
@@ -10,6 +12,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
@@ -23,6 +26,8 @@
 #include "slab/frame/resample.hpp"
 #include "slab/frame/rolling.hpp"
 #include "slab/frame/series.hpp"
+#include "slab/io/csv.hpp"
+#include "slab/io/frame_io.hpp"
 #include "test_engine.hpp"
 #include "world.hpp"
 
@@ -112,6 +117,43 @@ TEST(CollectiveReads, Rolling) {
 
 TEST(CollectiveReads, Resample) {
   fails_on_every_rank([](const Frame& f) { (void)f.resample("1D", "t").sum().gather_all(); });
+}
+
+TEST(CollectiveReads, LocalValues) {
+  fails_on_every_rank([](const Frame& f) { (void)slab::frame::local_values(f, "x"); });
+}
+
+/// A file of this test and rank count, none there before it runs.
+std::string fresh_file(const std::string& name) {
+  const std::string path =
+      ::testing::TempDir() + "slab_collective_read_" + name + "_np" + std::to_string(slab::testing::world_size());
+  MPI_Barrier(MPI_COMM_WORLD);
+  if (slab::testing::world_rank() == 0) std::filesystem::remove(path);
+  MPI_Barrier(MPI_COMM_WORLD);
+  return path;
+}
+
+// The mask pass (which columns need a .valid dataset), before the file is opened: no file.
+TEST(CollectiveReads, WriteHdf5) {
+  const std::string path = fresh_file("masks.h5");
+  fails_on_every_rank([&](const Frame& f) { slab::io::write_hdf5(f, path, "/g"); });
+  EXPECT_FALSE(std::filesystem::exists(path));
+}
+
+// Run with partition_read:1:6: rank 1's first round of writes (after its six partitions' mask pass), while the
+// others would be in the round's collective writes: the group is not there.
+TEST(CollectiveReads, WriteHdf5Rounds) {
+  const std::string path = fresh_file("rounds.h5");
+  fails_on_every_rank([&](const Frame& f) { slab::io::write_hdf5(f, path, "/g"); });
+  slab::testing::Engine e;
+  EXPECT_THROW((void)slab::io::read_hdf5(e, path, "/g"), slab::Error);
+}
+
+// The timestamp pass (pandas' format per chunk of rows), before the exchange of its levels: no file.
+TEST(CollectiveReads, WriteCsv) {
+  const std::string path = fresh_file("rows.csv");
+  fails_on_every_rank([&](const Frame& f) { slab::io::write_csv(f, path); });
+  EXPECT_FALSE(std::filesystem::exists(path));
 }
 
 }  // namespace
