@@ -25,14 +25,7 @@ struct ChunkTable {
   int nchunks;
   /// The chunk of tile t, and the tile's first element and length.
   SLAB_HD void locate(std::int64_t t, int& c, std::int64_t& begin, std::int64_t& n) const {
-    int lo = 0, hi = nchunks;
-    while (hi - lo > 1) {
-      const int mid = (lo + hi) / 2;
-      if (tile0[mid] <= t)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const auto lo = static_cast<int>(slab::kernels::segment_holding(tile0, nchunks, t));
     c = lo;
     begin = (t - tile0[lo]) * kReduceTile;
     const std::int64_t left = size[lo] - begin;

@@ -44,4 +44,18 @@ SLAB_HD_INLINE bool is_finite(F x) noexcept {
   return __builtin_isfinite(x);
 #endif
 }
+
+/// The last i in [0, n) with first[i] <= k (first ascending; 0 when there is none): of segments, groups or pieces
+/// starting at first[0], first[1], ..., the one that holds position k. A binary search.
+SLAB_HD_INLINE std::int64_t segment_holding(const std::int64_t* first, std::int64_t n, std::int64_t k) noexcept {
+  std::int64_t lo = 0, hi = n;
+  while (hi - lo > 1) {
+    const std::int64_t mid = lo + (hi - lo) / 2;
+    if (first[mid] <= k)
+      lo = mid;
+    else
+      hi = mid;
+  }
+  return lo;
+}
 }  // namespace slab::kernels

@@ -104,14 +104,7 @@ struct FoldPiece {
   AggState* pieces;
   SLAB_HD void operator()(std::int64_t p) const {
     if (p >= piece0[groups]) return;
-    std::int64_t lo = 0, hi = groups;  // the group g with piece0[g] <= p < piece0[g + 1]
-    while (hi - lo > 1) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (piece0[mid] <= p)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const std::int64_t lo = slab::kernels::segment_holding(piece0, groups, p);  // piece0[lo] <= p < piece0[lo + 1]
     const std::int64_t begin = offsets[lo] + (p - piece0[lo]) * kGroupPiece;
     const std::int64_t end = begin + kGroupPiece < offsets[lo + 1] ? begin + kGroupPiece : offsets[lo + 1];
     AggState s = AggValue<V>::identity();
@@ -178,14 +171,7 @@ struct NuniquePair {
   std::uint64_t* group_word;
   std::uint64_t* value_word;
   SLAB_HD void operator()(std::int64_t j) const {
-    std::int64_t lo = 0, hi = groups;  // the group g with offsets[g] <= j < offsets[g + 1]
-    while (hi - lo > 1) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (offsets[mid] <= j)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const std::int64_t lo = slab::kernels::segment_holding(offsets, groups, j);  // j's group
     bool null = false;
     const V x = agg_value<V>(values, rows[j], null);
     group_word[j] = null ? static_cast<std::uint64_t>(groups) : static_cast<std::uint64_t>(lo);

@@ -145,15 +145,7 @@ struct SegmentStart {
   const std::int64_t* offsets;
   std::int64_t groups;
   SLAB_HD std::int64_t operator()(std::int64_t k) const {
-    std::int64_t a = 0, b = groups;
-    while (b - a > 1) {
-      const std::int64_t mid = (a + b) / 2;
-      if (offsets[mid] <= k)
-        a = mid;
-      else
-        b = mid;
-    }
-    return offsets[a];
+    return offsets[slab::kernels::segment_holding(offsets, groups, k)];
   }
 };
 /// ... and in the direct path: the table entry of its slot.
@@ -186,14 +178,7 @@ struct FillPairs {
       return;
     }
     // The last probe row a with off[a] <= j: rows without output have off[a] = off[a + 1] and are skipped.
-    std::int64_t a = 0, b = probe_n;
-    while (b - a > 1) {
-      const std::int64_t mid = (a + b) / 2;
-      if (off[mid] <= j)
-        a = mid;
-      else
-        b = mid;
-    }
+    const std::int64_t a = slab::kernels::segment_holding(off, probe_n, j);
     probe_rows[j] = a;
     build_rows[j] = lo[a] >= 0 ? sorted[lo[a] + (j - off[a])] : -1;
   }

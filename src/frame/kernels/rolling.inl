@@ -55,16 +55,8 @@ struct SegmentWindowStart {
   const std::int64_t* offsets;
   std::int64_t groups, window;
   SLAB_HD std::int64_t operator()(std::int64_t k) const {
-    std::int64_t lo = 0, hi = groups;  // the group g with offsets[g] <= k < offsets[g + 1]
-    while (hi - lo > 1) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (offsets[mid] <= k)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const std::int64_t w = k + 1 - window;
-    return w > offsets[lo] ? w : offsets[lo];
+    const std::int64_t begin = offsets[slab::kernels::segment_holding(offsets, groups, k)], w = k + 1 - window;
+    return w > begin ? w : begin;
   }
 };
 
@@ -97,14 +89,7 @@ struct GroupRuns {
   }
   SLAB_HD RunBounds operator()(std::int64_t run) const {
     if (run >= run0[groups]) return {0, 0, false};
-    std::int64_t lo = 0, hi = groups;  // the group g with run0[g] <= run < run0[g + 1]
-    while (hi - lo > 1) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (run0[mid] <= run)
-        lo = mid;
-      else
-        hi = mid;
-    }
+    const std::int64_t lo = slab::kernels::segment_holding(run0, groups, run);  // run0[lo] <= run < run0[lo + 1]
     const RunBounds r =
         ColumnRuns{offsets[lo + 1] - offsets[lo], first_run, run_length}(run - run0[lo]);
     return {offsets[lo] + r.k0, offsets[lo] + r.k1, r.fresh};

@@ -75,7 +75,7 @@ SLAB_HD_INLINE std::int64_t split_exponent(double v, double& m) noexcept {
   return static_cast<std::int64_t>((u >> 52) & 0x7FF) - 1022 + shift;
 }
 
-SLAB_HD_INLINE bool finite_nonzero(double v) noexcept { return v == v && v != 0 && v - v == 0; }
+SLAB_HD_INLINE bool finite_nonzero(double v) noexcept { return slab::kernels::is_finite(v) && v != 0; }
 
 /// a 2^e as a double: infinite past the range, 0 or subnormal below it (one rounding).
 SLAB_HD_INLINE double scaled(double a, std::int64_t e) noexcept {
@@ -113,14 +113,7 @@ struct Piece {
 SLAB_HD_INLINE Piece piece_at(const std::int64_t* piece0, const std::int64_t* offsets, std::int64_t groups,
                               std::int64_t p) noexcept {
   if (p >= piece0[groups]) return {-1, 0, 0};
-  std::int64_t lo = 0, hi = groups;  // the group g with piece0[g] <= p < piece0[g + 1]
-  while (hi - lo > 1) {
-    const std::int64_t mid = (lo + hi) / 2;
-    if (piece0[mid] <= p)
-      lo = mid;
-    else
-      hi = mid;
-  }
+  const std::int64_t lo = slab::kernels::segment_holding(piece0, groups, p);  // piece0[lo] <= p < piece0[lo + 1]
   const std::int64_t begin = offsets[lo] + (p - piece0[lo]) * kGroupPiece;
   const std::int64_t end = begin + kGroupPiece < offsets[lo + 1] ? begin + kGroupPiece : offsets[lo + 1];
   return {lo, begin, end};
@@ -265,15 +258,7 @@ struct WriteAggregate {
   std::int64_t groups;
   const PieceState* total;
   SLAB_HD void operator()(std::int64_t j) const {
-    std::int64_t lo = 0, hi = groups;  // the group g with offsets[g] <= j < offsets[g + 1]
-    while (hi - lo > 1) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (offsets[mid] <= j)
-        lo = mid;
-      else
-        hi = mid;
-    }
-    const PieceState& s = total[lo];
+    const PieceState& s = total[slab::kernels::segment_holding(offsets, groups, j)];
     double v = s.a;  // sum: 0 when every value is null, as pandas
     if (agg == SegmentAgg::mean) {
       v = s.n > 0 ? s.a / static_cast<double>(s.n) : segment_detail::nan();

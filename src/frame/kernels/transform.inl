@@ -66,17 +66,7 @@ struct ReturnBucket {
   const std::uint32_t* ids;
   std::int64_t nb;
   std::uint32_t* bucket;
-  SLAB_HD void operator()(std::int64_t i) const {
-    std::int64_t lo = 0, hi = nb;  // the first b with starts[b] > row[i]
-    while (lo < hi) {
-      const std::int64_t mid = (lo + hi) / 2;
-      if (starts[mid] <= row[i])
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-    bucket[i] = ids[lo > 0 ? lo - 1 : 0];
-  }
+  SLAB_HD void operator()(std::int64_t i) const { bucket[i] = ids[slab::kernels::segment_holding(starts, nb, row[i])]; }
 };
 
 struct ScatterNull {
