@@ -28,6 +28,32 @@ using slab::kernels::Exec;
 /// Rows per sequential piece of a group (part of the canonical order: changing it changes float results).
 inline constexpr std::int64_t kGroupPiece = 512;
 
+/// Pieces of group g (sorted positions offsets[g] .. offsets[g + 1]): ceil(length / kGroupPiece).
+struct PiecesOf {
+  const std::int64_t* offsets;
+  SLAB_HD std::int64_t operator()(std::int64_t g) const {
+    return (offsets[g + 1] - offsets[g] + kGroupPiece - 1) / kGroupPiece;
+  }
+};
+
+/// A piece: its group and its sorted positions [begin, end); group < 0 for none.
+struct GroupPiece {
+  std::int64_t group, begin, end;
+};
+/// Piece r of group g.
+SLAB_HD_INLINE GroupPiece group_piece(const std::int64_t* offsets, std::int64_t g, std::int64_t r) noexcept {
+  const std::int64_t begin = offsets[g] + r * kGroupPiece;
+  const std::int64_t end = begin + kGroupPiece < offsets[g + 1] ? begin + kGroupPiece : offsets[g + 1];
+  return {g, begin, end};
+}
+/// Piece p of all groups, piece0 (groups + 1) the exclusive scan of PiecesOf; none past the last piece.
+SLAB_HD_INLINE GroupPiece piece_at(const std::int64_t* piece0, const std::int64_t* offsets, std::int64_t groups,
+                                   std::int64_t p) noexcept {
+  if (p >= piece0[groups]) return {-1, 0, 0};
+  const std::int64_t g = slab::kernels::segment_holding(piece0, groups, p);  // piece0[g] <= p < piece0[g + 1]
+  return group_piece(offsets, g, p - piece0[g]);
+}
+
 /// groupby's aggregations (the values of slab::frame::AggOp, in its order; AggOp's median and quantile, which
 /// keep no partial state, are computed on the host from the shuffled values).
 enum class AggKind : std::uint8_t { sum, mean, count, size, min, max, std, var, first, last, nunique };

@@ -83,14 +83,6 @@ SLAB_HD_INLINE AggState load_state(const AggStates& in, std::int64_t r, const Ag
   return s;
 }
 
-/// Pieces per group: ceil(length / kGroupPiece).
-struct PiecesOf {
-  const std::int64_t* offsets;
-  SLAB_HD std::int64_t operator()(std::int64_t g) const {
-    return (offsets[g + 1] - offsets[g] + kGroupPiece - 1) / kGroupPiece;
-  }
-};
-
 /// One piece: its rows folded in row order into pieces[p].
 template <class V>
 struct FoldPiece {
@@ -103,12 +95,10 @@ struct FoldPiece {
   std::uint64_t order0;
   AggState* pieces;
   SLAB_HD void operator()(std::int64_t p) const {
-    if (p >= piece0[groups]) return;
-    const std::int64_t lo = slab::kernels::segment_holding(piece0, groups, p);  // piece0[lo] <= p < piece0[lo + 1]
-    const std::int64_t begin = offsets[lo] + (p - piece0[lo]) * kGroupPiece;
-    const std::int64_t end = begin + kGroupPiece < offsets[lo + 1] ? begin + kGroupPiece : offsets[lo + 1];
+    const GroupPiece piece = piece_at(piece0, offsets, groups, p);
+    if (piece.group < 0) return;
     AggState s = AggValue<V>::identity();
-    for (std::int64_t j = begin; j < end; ++j) {
+    for (std::int64_t j = piece.begin; j < piece.end; ++j) {
       const std::int64_t r = rows[j];
       bool null = false;
       const V x = agg_value<V>(values, r, null);
@@ -393,7 +383,7 @@ void aggregate_column(const Exec& exec, B& b, Segments<B>& seg, const AggColumn&
   const bool states = a.out.count || parts.sum || parts.welford || parts.min || parts.max || parts.first || parts.last;
   if (states) {
     Scratch<std::int64_t, B> piece0(b, G + 1);
-    thrust::transform(b.policy(), i, i + G, piece0.get(), PiecesOf{seg.offsets.get()});
+    thrust::transform(b.policy(), i, i + G, piece0.get(), kernels::PiecesOf{seg.offsets.get()});
     b.zero(piece0.get() + G, sizeof(std::int64_t));
     thrust::exclusive_scan(b.policy(), piece0.get(), piece0.get() + G + 1, piece0.get());
     const std::int64_t max_pieces = G + seg.kept / kGroupPiece + 1;  // a bound: no synchronisation for the count

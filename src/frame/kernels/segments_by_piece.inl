@@ -98,27 +98,6 @@ SLAB_HD_INLINE void multiply(PieceState& s, double v, std::int64_t ev) noexcept 
   s.a = m;
 }
 
-/// Pieces of group g: ceil(length / kGroupPiece).
-struct PieceCount {
-  const std::int64_t* offsets;
-  SLAB_HD std::int64_t operator()(std::int64_t g) const {
-    return (offsets[g + 1] - offsets[g] + kGroupPiece - 1) / kGroupPiece;
-  }
-};
-
-/// Piece p's group and its sorted positions [begin, end); group < 0 past the last piece.
-struct Piece {
-  std::int64_t group, begin, end;
-};
-SLAB_HD_INLINE Piece piece_at(const std::int64_t* piece0, const std::int64_t* offsets, std::int64_t groups,
-                              std::int64_t p) noexcept {
-  if (p >= piece0[groups]) return {-1, 0, 0};
-  const std::int64_t lo = slab::kernels::segment_holding(piece0, groups, p);  // piece0[lo] <= p < piece0[lo + 1]
-  const std::int64_t begin = offsets[lo] + (p - piece0[lo]) * kGroupPiece;
-  const std::int64_t end = begin + kGroupPiece < offsets[lo + 1] ? begin + kGroupPiece : offsets[lo + 1];
-  return {lo, begin, end};
-}
-
 /// The identity state of op (cumprod's product 1 = 0.5 2^1).
 SLAB_HD_INLINE PieceState identity(const SegmentOp& op) noexcept {
   PieceState s;
@@ -136,7 +115,7 @@ struct FoldPiece {
   std::int64_t groups;
   PieceState* pieces;
   SLAB_HD void operator()(std::int64_t p) const {
-    const Piece piece = piece_at(piece0, offsets, groups, p);
+    const GroupPiece piece = piece_at(piece0, offsets, groups, p);
     if (piece.group < 0) return;
     PieceState s = identity(op);
     segment_detail::KahanSum sum;
@@ -157,13 +136,10 @@ struct FoldPiece {
         }
         default:  // transform
           ++s.n;
-          if (op.agg == SegmentAgg::std || op.agg == SegmentAgg::var) {
-            const double old = s.a;  // Welford, as segment_detail::broadcast
-            s.a += (x - old) / static_cast<double>(s.n);
-            s.b += (x - s.a) * (x - old);
-          } else {
+          if (op.agg == SegmentAgg::std || op.agg == SegmentAgg::var)
+            welford_add(s.a, s.b, static_cast<double>(s.n), x);  // as segment_detail::broadcast
+          else
             sum.add(x);
-          }
           break;
       }
     }
@@ -200,10 +176,9 @@ struct WalkPieces {
         // come near the range's bounds (subnormal, or past the largest double: the host's product sticks at an
         // infinity or 0 there), the piece is multiplied again row by row from `from`, as the host does.
         if (finite_nonzero(s.a) && (s.n + p.hi > 1020 || s.n + p.lo < -1018)) {
-          const std::int64_t begin = offsets[g] + (q - q0) * kGroupPiece;
-          const std::int64_t end = begin + kGroupPiece < offsets[g + 1] ? begin + kGroupPiece : offsets[g + 1];
+          const GroupPiece piece = group_piece(offsets, g, q - q0);
           double acc = from;
-          for (std::int64_t t = begin; t < end; ++t) {
+          for (std::int64_t t = piece.begin; t < piece.end; ++t) {
             const auto j = static_cast<std::size_t>(perm[t]);
             if (!in.null(j)) acc *= in.f(j);
           }
@@ -243,7 +218,7 @@ struct ScanPiece {
   std::int64_t groups;
   const PieceState* before;
   SLAB_HD void operator()(std::int64_t p) const {
-    const Piece piece = piece_at(piece0, offsets, groups, p);
+    const GroupPiece piece = piece_at(piece0, offsets, groups, p);
     if (piece.group < 0) return;
     segment_detail::float_scan_from(op.op, in, perm + piece.begin, static_cast<std::size_t>(piece.end - piece.begin),
                                     out, static_cast<std::size_t>(piece.begin), before[p].a, before[p].b);
@@ -285,7 +260,7 @@ void segment_op_by_pieces(B& b, const SegmentOp& op, const SegmentValues& in, co
   if (groups <= 0) return;
   thrust::counting_iterator<std::int64_t> i(0);
   Scratch<std::int64_t, B> piece0(b, groups + 1);
-  thrust::transform(b.policy(), i, i + groups, piece0.get(), PieceCount{offsets});
+  thrust::transform(b.policy(), i, i + groups, piece0.get(), PiecesOf{offsets});
   b.zero(piece0.get() + groups, sizeof(std::int64_t));
   thrust::exclusive_scan(b.policy(), piece0.get(), piece0.get() + groups + 1, piece0.get());
   const std::int64_t max_pieces = groups + n / kGroupPiece + 1;  // a bound: no synchronisation for the count

@@ -14,6 +14,7 @@
 #include "core/kernels/counter_rng_hd.hpp"
 #include "core/kernels/hd.hpp"
 #include "frame/groupby/holistic.hpp"
+#include "frame/kernels/agg_hd.hpp"
 #include "frame/kernels/rolling_hd.hpp"
 #include "slab/core/element_type.hpp"
 
@@ -314,10 +315,8 @@ SLAB_HD inline void broadcast(SegmentAgg agg, const SegmentValues& in, const std
       for (std::size_t t = 0; t < m; ++t) {
         const auto j = static_cast<std::size_t>(rows[t]);
         if (in.null(j)) continue;
-        const double x = in.d(j), old = mean;
         ++n;
-        mean += (x - old) / static_cast<double>(n);
-        m2 += (x - mean) * (x - old);
+        welford_add(mean, m2, static_cast<double>(n), in.d(j));
       }
       const double var = n > 1 ? m2 / static_cast<double>(n - 1) : nan();
       kind = kDouble, dv = agg == SegmentAgg::std ? slab::kernels::portable::sqrt(var) : var;
