@@ -27,6 +27,7 @@
 #include "slab/array/reshape.hpp"
 #include "slab/array/scan.hpp"
 #include "slab/array/slicing.hpp"
+#include "slab/core/counter_rng.hpp"
 #include "slab/core/version.hpp"
 #include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
@@ -171,7 +172,8 @@ Bits compute(slab::Engine& e, std::int64_t n) {
   const Array<double> u = slab::random_uniform(e, {n}, Split::rows, 11, -2.0, 3.0, chunk).persist();
   add(out, u.gather_all());
   reductions(out, u);
-  add(out, slab::cumsum(u).gather_all());  // the reference scan runs in element order: the host's bits
+  // cumsum: its float sums in ordered_scan.inl's fixed order, the host's bits on exactly summable data (sp, f
+  // below); u's within rounding (CumsumOfFloatsIsTheHostsWithinRounding).
   const Array<double> lazy = (u * 2.0 + 1.0).abs().sqrt() - u;
   reductions(out, lazy);
   add(out, Array<double>(lazy).persist().gather_all());
@@ -425,6 +427,47 @@ TEST(ArrayDevicePaths, ReferencePlaceIsBitwiseTheHostKernels) {
   }
   // Everything above has a device path except the inputs filled from host vectors: nothing else fell back.
   for (const auto& [op, count] : e.tracer().fallbacks())
+    EXPECT_EQ(op, "from_function") << op << " fell back to the host " << count << " times";
+}
+
+// A cumsum of floats that are not exactly summable: the device path sums each chunk in ordered_scan.inl's fixed
+// order (the same bits every run, on a GPU too), the host element by element: the same values within rounding
+// (bitwise through each chunk's first tile), NaN and infinities at the same places, at any rank count.
+TEST(ArrayDevicePaths, CumsumOfFloatsIsTheHostsWithinRounding) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  auto input = [](std::int64_t n) {  // magnitudes from 1e-3 to 1e5 of both signs, +inf near the end
+    std::vector<double> x;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::uint64_t k = slab::counter_hash(21, static_cast<std::uint64_t>(i));
+      x.push_back(static_cast<double>(k % 100000) * std::pow(10.0, static_cast<double>(k % 9) - 5.0) *
+                  (k & 1 ? 1.0 : -1.0));
+    }
+    if (n > 100) x[static_cast<std::size_t>(n - 50)] = std::numeric_limits<double>::infinity();
+    return x;
+  };
+  std::map<std::int64_t, std::vector<double>> host;
+  {
+    slab::Engine h(options_for(false));
+    for (std::int64_t n : sizes()) host[n] = slab::cumsum(from_values(h, input(n), 1000)).gather_all();
+  }
+  slab::Engine r(options_for(true));
+  for (std::int64_t n : sizes()) {
+    const std::vector<double> x = input(n), &want = host[n];
+    const std::vector<double> got = slab::cumsum(from_values(r, x, 1000)).gather_all();
+    ASSERT_EQ(got.size(), want.size()) << "n = " << n;
+    double scale = 0;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      if (std::isfinite(x[i])) scale += std::fabs(x[i]);
+      if (!std::isfinite(want[i]))
+        ASSERT_EQ(std::bit_cast<std::uint64_t>(got[i]), std::bit_cast<std::uint64_t>(want[i]))
+            << "n = " << n << " at " << i;
+      else
+        ASSERT_LE(std::fabs(got[i] - want[i]), 1e-13 * scale) << "n = " << n << " at " << i;
+    }
+    const std::vector<double> again = slab::cumsum(from_values(r, x, 1000)).gather_all();
+    EXPECT_EQ(std::memcmp(again.data(), got.data(), got.size() * sizeof(double)), 0) << "n = " << n;
+  }
+  for (const auto& [op, count] : r.tracer().fallbacks())
     EXPECT_EQ(op, "from_function") << op << " fell back to the host " << count << " times";
 }
 

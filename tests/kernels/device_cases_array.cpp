@@ -134,13 +134,15 @@ Outcome reductions(I64 n, const Options& opt) {
   return o;
 }
 
-// cumsum's scans on exactly summable values (small integers: every partial sum is exact in float32 up to 2^24),
-// where a parallel scan must give the reference's sequential bits.
+// cumsum's scans: integers (wrapping) exact in any order; floats that are not exactly summable, which both
+// backends add in ordered_scan.inl's fixed order, so the device must give the reference's bits every run.
 template <class T, class S>
 Outcome scan(I64 n, const Options& opt) {
   Outcome o;
   std::vector<T> x(static_cast<std::size_t>(n));
-  for (I64 i = 0; i < n; ++i) x[i] = static_cast<T>(static_cast<I64>(hh(72, i) % 3) - 1);
+  for (I64 i = 0; i < n; ++i)
+    x[i] = std::is_floating_point_v<T> ? static_cast<T>(static_cast<double>(hh(72, i) % 100000) * 1e-3 - 50.0)
+                                       : static_cast<T>(static_cast<I64>(hh(72, i) % 3) - 1);
   if constexpr (std::is_same_v<T, std::int64_t>)
     if (n > 2) x[0] = std::numeric_limits<T>::max(), x[1] = 5;  // the running sum wraps, as NumPy's
   std::vector<S> ref(static_cast<std::size_t>(n));

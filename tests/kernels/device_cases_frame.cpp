@@ -451,14 +451,18 @@ Outcome groupby_combine(I64 n, const Options& opt) {
 
 Outcome ops(I64 n, const Options& opt) {
   Outcome o;
-  const std::vector<double> x = exact(n, 40), y = mixed(n, 41);
+  const std::vector<double> y = mixed(n, 41);
   const std::vector<I64> k = ints(n, 42, 500);
   const std::vector<U8> km = valid(n, 43, 7), pred = valid(n, 44, 2), pv = valid(n, 45, 11);
   const std::vector<std::int32_t> s = codes(n, 46, 30);
   const auto un = static_cast<std::size_t>(n);
+  // cumsum's input: y's mixed magnitudes without its NaN (which would make every later sum NaN), masked as k;
+  // both backends add it in ordered_scan.inl's fixed order, so the device gives the reference's bits.
+  std::vector<double> z = y;
+  for (double& v : z) v = std::isnan(v) ? 0.25 : v;
   const fk::ColumnView hy = host_view(ElementType::float64, y), hk = host_view(ElementType::int64, k, &km),
-                       hs = host_view(ElementType::string, s), hx = host_view(ElementType::float64, x);
-  const DevColumn dx(ElementType::float64, x), dy(ElementType::float64, y), dk(ElementType::int64, k, &km),
+                       hs = host_view(ElementType::string, s), hx = host_view(ElementType::float64, z, &km);
+  const DevColumn dx(ElementType::float64, z, &km), dy(ElementType::float64, y), dk(ElementType::int64, k, &km),
       ds(ElementType::string, s);
   const Dev<U8> dpred(pred), dpv(pv);
   const std::vector<double> set{-3.5, 0.0, 1.5, 7.0};
@@ -505,7 +509,7 @@ Outcome ops(I64 n, const Options& opt) {
   compare(o, opt, "dropna", rd, da, dd.host(static_cast<std::size_t>(md)));
   compare(o, opt, "isin values", ri, ia, di.host());
   compare(o, opt, "isin codes", rc, ca, dc.host());
-  compare(o, opt, "cumsum (exact data)", rcs, csa, dcs.host());
+  compare(o, opt, "cumsum (masked, mixed data)", rcs, csa, dcs.host());
   rsh.resize(static_cast<std::size_t>(std::max<I64>(n - 3, 0))), rshv.resize(rsh.size());
   auto sh_b = dsh.host(rsh.size());
   auto shv_b = dshv.host(rsh.size());

@@ -2,8 +2,9 @@
 /// @file scan.hpp
 /// @brief The running sums of slab::cumsum (src/array/scan.cpp) on the device: a chunk's prefix sums from 0 and
 /// the offset of the chunks before it added to them, the host's two steps. Integer sums wrap modulo 2^64 (int32
-/// values are summed in int64, as NumPy's). On Reference the scan runs in element order, the host's bits; on Cuda
-/// a parallel scan, equal for exactly summable data (../shared/GPU.md's contract for float sums). Entry points of
+/// values are summed in int64, as NumPy's). Floats sum in core/kernels/ordered_scan.inl's fixed order on both
+/// backends (the same bits every run): the host's element-order bits through the first 128 values and on exactly
+/// summable data, within rounding otherwise (../shared/GPU.md's contract for float sums). Entry points of
 /// scan.inl; (T, S) = (double, double), (float, float), (int32, int64), (int64, int64).
 
 #include <cstdint>

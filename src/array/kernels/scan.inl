@@ -1,5 +1,6 @@
 #pragma once
-// The composition of scan.hpp: one inclusive scan of the values cast to the sum type, and one transform.
+// The composition of scan.hpp: one inclusive scan of the values cast to the sum type (of floats in
+// ordered_scan.inl's fixed order), and one transform.
 #include <thrust/iterator/transform_iterator.h>
 #include <thrust/scan.h>
 #include <thrust/transform.h>
@@ -7,6 +8,7 @@
 #include <type_traits>
 
 #include "array/kernels/scan.hpp"
+#include "core/kernels/ordered_scan.inl"
 #include "core/kernels/hd.hpp"
 
 namespace slab::kernels {
@@ -39,7 +41,10 @@ void ScanKernels<B, T, S>::prefix(const Exec& exec, const T* x, std::int64_t n, 
   if (n <= 0) return;
   B b(exec);
   auto in = thrust::make_transform_iterator(x, detail::CastTo<T, S>{});
-  thrust::inclusive_scan(b.policy(), in, in + n, out, detail::ScanPlus<S>{});
+  if constexpr (std::is_floating_point_v<S>)  // a fixed order: the same bits every run (ordered_scan.inl)
+    slab::kernels::ordered_inclusive_scan(b, in, n, false, S(0), out, detail::ScanPlus<S>{});
+  else  // exact: any order gives the bits
+    thrust::inclusive_scan(b.policy(), in, in + n, out, detail::ScanPlus<S>{});
 }
 
 template <class B, class T, class S>

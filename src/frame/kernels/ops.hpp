@@ -57,7 +57,9 @@ struct OpsKernels {
   /**
    * @brief cumsum() of one int64 or float64 column: out[i] = offset + the sum of the non-null values of rows
    * <= i, for non-null rows; null rows keep their input value (the caller keeps the mask). `offset`: the bits
-   * of a double (float64) or an int64 (wrapping sums). Sums in row order, the offset first. Asynchronous.
+   * of a double (float64) or an int64 (wrapping sums). Floats sum in ordered_scan.inl's fixed order, the offset
+   * first: the host's row-order loop through the first 128 rows, within rounding after them, the same bits every
+   * run on every backend. Asynchronous.
    */
   static void cumsum(const Exec& exec, const ColumnView& col, std::int64_t n, std::uint64_t offset, void* out);
 
