@@ -152,6 +152,56 @@ TEST(FrameRolling, TimeWindowsMatchSerialReference) {
   }
 }
 
+// pandas' numerics where a plain running sum goes wrong: a huge value leaving the window (pandas' separate add and
+// remove compensations give back what its add rounded away) and windows of equal values (their mean is the value,
+// their std exactly 0). Expected values from pandas 3.1.1:
+//   python3 -c "import pandas as pd; s = pd.Series([1e17, 1, 2, 3, 4, 5, 6, 7, 117.3, 0.1, 0.1, 0.1, 0.1, 5.0,
+//     0.3, 0.3, 0.3, -2.5, -2.5]); print([getattr(s.rolling(w), op)().tolist() for w in (2, 3)
+//     for op in ('sum', 'mean', 'std')])"
+// Split over the ranks as the tests above (a rank with no rows, a halo from two ranks back).
+TEST(FrameRolling, PandasNumericsOnCancellationAndEqualValues) {
+  iotest::Engine e;
+  const int p = e.comm().size(), r = e.comm().rank();
+  const std::vector<double> all{1e17, 1, 2, 3, 4, 5, 6, 7, 117.3, 0.1, 0.1, 0.1, 0.1, 5.0, 0.3, 0.3, 0.3, -2.5, -2.5};
+  const double n = kNaN;
+  const std::vector<std::vector<double>> want{
+      // rolling(2): sum, mean, std
+      {n, 1e+17, 3.0, 5.0, 7.0, 9.0, 11.0, 13.0, 124.3, 117.39999999999999, 0.2, 0.2, 0.2, 5.1, 5.3, 0.6, 0.6, -2.2,
+       -5.0},
+      {n, 5e+16, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 62.15, 58.699999999999996, 0.1, 0.1, 0.1, 2.55, 2.65, 0.3, 0.3, -1.1,
+       -2.5},
+      {n, 7.071067811865475e+16, 0.7071067811865476, 0.7071067811865476, 0.7071067811865476, 0.7071067811865476,
+       0.7071067811865476, 0.7071067811865476, 77.99387796487619, 82.87291475506336, 0.0, 0.0, 0.0, 3.4648232278140827,
+       3.3234018715767735, 0.0, 0.0, 1.9798989873223332, 0.0},
+      // rolling(3): sum, mean, std
+      {n, n, 1e+17, 6.0, 9.0, 12.0, 15.0, 18.0, 130.3, 124.39999999999999, 117.5, 0.30000000000000004,
+       0.30000000000000004, 5.2, 5.4, 5.6, 0.8999999999999999, -1.9000000000000001, -4.7},
+      {n, n, 3.3333333333333332e+16, 2.0, 3.0, 4.0, 5.0, 6.0, 43.43333333333334, 41.46666666666666, 39.166666666666664,
+       0.1, 0.1, 1.7333333333333334, 1.8, 1.8666666666666665, 0.3, -0.6333333333333334, -1.5666666666666667},
+      {n, n, 5.773502691896258e+16, 1.0, 1.0, 1.0, 1.0, 1.0, 63.97236382480589, 65.76414930137341, 67.66545154902414,
+       0.0, 0.0, 2.8290163190291664, 2.7730849247724096, 2.7135462651912414, 0.0, 1.6165807537309522,
+       1.6165807537309522}};
+  const auto counts = layout(p, all.size());
+  std::size_t first = 0;
+  for (int q = 0; q < r; ++q) first += counts[q];
+  const std::vector<double> mine(all.begin() + first, all.begin() + first + counts[r]);
+  const sf::RollingOp ops[] = {sf::RollingOp::sum, sf::RollingOp::mean, sf::RollingOp::std};
+  for (std::int64_t w : {2, 3}) {
+    const auto results = sf::rolling(e.comm(), std::span<const double>(mine), {}, sf::RollingWindow::count(w), ops);
+    for (std::size_t k = 0; k < std::size(ops); ++k) {
+      std::vector<double> got;
+      e.comm().allgatherv(std::span<const double>(results[k]), got);
+      const std::vector<double>& expected = want[static_cast<std::size_t>(w - 2) * 3 + k];
+      const std::string what = "rolling(" + std::to_string(w) + ")." + std::string(sf::to_string(ops[k]));
+      check_close(got, expected, what);
+      for (std::size_t i = 0; i < got.size(); ++i)  // the equal windows: exactly pandas' value
+        if (expected[i] == 0.0 || expected[i] == 0.1 || expected[i] == 0.3 || expected[i] == -2.5 ||
+            expected[i] == 0.30000000000000004 || expected[i] == 0.6 || expected[i] == -5.0)
+          EXPECT_EQ(got[i], expected[i]) << what << " row " << i;
+    }
+  }
+}
+
 TEST(FrameRolling, FrameApiAndErrors) {
   iotest::Engine e;
   const int r = e.comm().rank();

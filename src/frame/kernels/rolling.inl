@@ -151,13 +151,10 @@ struct SlideRun {
       }
       for (; s < ns; ++s) acc.remove(x[s]);
       for (; e <= i; ++e) acc.add(x[e]);
-      double r = rolling_nan();
-      if (op == RollingKind::count) {
-        if (e - s >= min_periods) r = static_cast<double>(acc.nvalid);  // pandas: min_periods over rows, NaN included
-      } else if (acc.nobs >= minp && acc.nobs > 0) {
-        r = op == RollingKind::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
-      }
-      out[k] = r;
+      if (op == RollingKind::count)  // pandas: min_periods over rows, NaN included
+        out[k] = e - s >= min_periods ? static_cast<double>(acc.nvalid) : rolling_nan();
+      else
+        out[k] = acc.sum_or_nan(minp, op == RollingKind::mean);
     }
   }
 };

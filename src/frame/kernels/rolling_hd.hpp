@@ -29,29 +29,46 @@ enum class RollingKind : std::uint8_t { mean, sum, min, max, std, count };
 /// A value every aggregation but count takes: a finite one.
 SLAB_HD_INLINE bool rolling_usable(double v) { return slab::kernels::is_finite(v); }
 
-/// Kahan-compensated running sum of the usable values (`nobs` of them); `nvalid` counts the non-NaN values
-/// (count's answer).
+/// pandas' running sum of the usable values (`nobs` of them; `nvalid` counts the non-NaN values, count's answer):
+/// adds and removes each Kahan-compensated with a compensation of their own (pandas' add_sum/remove_sum), so that
+/// what a huge value's add rounded away comes back once it is removed (1e17, 1, 2 by twos: 3, not 0); `same`
+/// counts the last values added that equal `last` (pandas' num_consecutive_same_value: a window of equal values
+/// sums to last * nobs and averages to last exactly) and `neg` the values with the sign bit (a mean of values of
+/// one sign never has the other).
 struct RollingSum {
-  double sum = 0, comp = 0;
-  std::int64_t nobs = 0, nvalid = 0;
-  SLAB_HD_INLINE void reset() { sum = comp = 0, nobs = nvalid = 0; }
+  double sum = 0, comp_add = 0, comp_remove = 0, last = 0;
+  std::int64_t nobs = 0, nvalid = 0, same = 0, neg = 0;
+  SLAB_HD_INLINE void reset() { *this = RollingSum{}; }
   SLAB_HD_INLINE void add(double v) {
     nvalid += v == v;
     if (rolling_usable(v)) {
       ++nobs;
-      kahan(v);
+      kahan(v, comp_add);
+      same = v == last ? same + 1 : 1;
+      last = v;
+      neg += static_cast<std::int64_t>(slab::kernels::double_bits(v) >> 63);
     }
   }
   SLAB_HD_INLINE void remove(double v) {
     nvalid -= v == v;
     if (rolling_usable(v)) {
       --nobs;
-      kahan(-v);
+      kahan(-v, comp_remove);
+      neg -= static_cast<std::int64_t>(slab::kernels::double_bits(v) >> 63);
     }
+  }
+  /// The window's sum or mean (pandas' calc_sum, calc_mean), or NaN below `minp` (>= 1) values.
+  [[nodiscard]] SLAB_HD_INLINE double sum_or_nan(std::int64_t minp, bool mean) const {
+    if (nobs < minp || nobs <= 0) return slab::kernels::bits_double(0x7FF8000000000000ull);
+    const auto n = static_cast<double>(nobs);
+    if (same >= nobs) return mean ? last : last * n;
+    if (!mean) return sum;
+    const double r = sum / n;
+    return (neg == 0 && r < 0) || (neg == nobs && r > 0) ? 0.0 : r;
   }
 
  private:
-  SLAB_HD_INLINE void kahan(double v) {
+  SLAB_HD_INLINE void kahan(double v, double& comp) {
     const double y = v - comp;
     const double t = sum + y;
     comp = (t - sum) - y;
@@ -59,17 +76,20 @@ struct RollingSum {
   }
 };
 
-/// Welford running mean and sum of squared deviations of the usable values, with add and remove.
+/// Welford running mean and sum of squared deviations of the usable values, with add and remove; `same` and
+/// `last` as RollingSum's (a window of equal values has a std of exactly 0, as pandas').
 struct RollingVar {
-  double mean = 0, ssq = 0;
-  std::int64_t nobs = 0;
-  SLAB_HD_INLINE void reset() { mean = ssq = 0, nobs = 0; }
+  double mean = 0, ssq = 0, last = 0;
+  std::int64_t nobs = 0, same = 0;
+  SLAB_HD_INLINE void reset() { *this = RollingVar{}; }
   SLAB_HD_INLINE void add(double v) {
     if (rolling_usable(v)) {
       ++nobs;
       const double d = v - mean;
       mean += d / static_cast<double>(nobs);
       ssq += d * (v - mean);
+      same = v == last ? same + 1 : 1;
+      last = v;
     }
   }
   SLAB_HD_INLINE void remove(double v) {
@@ -89,7 +109,11 @@ struct RollingVar {
     reset();
     double total = 0;
     for (std::int64_t j = s; j < e; ++j)
-      if (rolling_usable(x[j])) total += x[j], ++nobs;
+      if (rolling_usable(x[j])) {
+        total += x[j], ++nobs;
+        same = x[j] == last ? same + 1 : 1;
+        last = x[j];
+      }
     if (nobs == 0) return;
     mean = total / static_cast<double>(nobs);
     double c = 0;
@@ -105,6 +129,7 @@ struct RollingVar {
   /// Rounding can leave a tiny negative ssq: it is clamped, but a NaN passes through.
   [[nodiscard]] SLAB_HD_INLINE double std_or_nan(std::int64_t min_periods) const {
     if (nobs < min_periods || nobs <= 1) return slab::kernels::bits_double(0x7FF8000000000000ull);
+    if (same >= nobs) return 0.0;
     const double var = ssq / static_cast<double>(nobs - 1);
     return slab::kernels::portable::sqrt(var < 0 ? 0.0 : var);
   }
@@ -134,49 +159,6 @@ namespace rolling_detail {
 
 SLAB_HD_INLINE double nan() { return slab::kernels::bits_double(0x7FF8000000000000ull); }
 
-/// Sum of x[s, e) with four independent partial sums (no loop-carried add chain).
-SLAB_HD_INLINE double block_sum(const double* x, std::int64_t s, std::int64_t e) {
-  double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-  std::int64_t j = s;
-  for (; j + 4 <= e; j += 4) a0 += x[j], a1 += x[j + 1], a2 += x[j + 2], a3 += x[j + 3];
-  for (; j < e; ++j) a0 += x[j];
-  return (a0 + a1) + (a2 + a3);
-}
-
-/// Whether x[s, e) holds a NaN or an infinity (branch-free).
-SLAB_HD_INLINE bool has_nonfinite(const double* x, std::int64_t s, std::int64_t e) {
-  bool any = false;
-  for (std::int64_t j = s; j < e; ++j) any |= !slab::kernels::is_finite(x[j]);
-  return any;
-}
-
-/// sum/mean when every value is finite: every row counts (nobs = e - s), so the loop carries no per-row test,
-/// and instead of a Kahan step per add and remove the window sum is recomputed from scratch once the window
-/// has slid its own length (at least 256 rows): the rounding drift is bounded by one window of updates, at
-/// the cost of about one extra (vectorisable) add per row.
-template <class StartFn>
-SLAB_HD void slide_dense_sum(const double* x, std::int64_t halo, std::int64_t n, std::int64_t minp, bool mean,
-                             StartFn& start_of, double* out) {
-  std::int64_t s = 0, e = 0, budget = 0;
-  double sum = 0;
-  for (std::int64_t i = halo; i < halo + n; ++i) {
-    const std::int64_t ns = start_of(i);
-    if (budget == 0 || ns >= e) {
-      s = ns, e = i + 1;
-      sum = block_sum(x, s, e);
-      budget = e - s > 256 ? e - s : 256;
-    } else {
-      double d = 0;  // this row's change, off the running sum's dependency chain
-      for (; e <= i; ++e) d += x[e];
-      for (; s < ns; ++s) d -= x[s];
-      sum += d;
-      --budget;
-    }
-    const std::int64_t nobs = e - s;
-    out[i - halo] = nobs >= minp && nobs > 0 ? (mean ? sum / static_cast<double>(nobs) : sum) : nan();
-  }
-}
-
 /// Push row j onto the monotone deque of a min (or max) window, if its value counts.
 template <class Deque>
 SLAB_HD_INLINE void push_extreme(const double* x, std::int64_t j, bool is_min, Deque& dq, std::int64_t& nobs) {
@@ -204,10 +186,6 @@ SLAB_HD void rolling_slide(const double* x, std::int64_t halo, std::int64_t n, s
   // Window [s, e): both only grow. Initialise to the window of the first output row minus that row.
   std::int64_t s = n ? start_of(halo) : 0;
   std::int64_t e = s;
-  if ((op == RollingKind::sum || op == RollingKind::mean) && !rolling_detail::has_nonfinite(x, s, m)) {
-    rolling_detail::slide_dense_sum(x, halo, n, minp, op == RollingKind::mean, start_of, out);
-    return;
-  }
   switch (op) {
     case RollingKind::sum:
     case RollingKind::mean:
@@ -223,14 +201,10 @@ SLAB_HD void rolling_slide(const double* x, std::int64_t halo, std::int64_t n, s
         }
         for (; s < ns; ++s) acc.remove(x[s]);
         for (; e <= i; ++e) acc.add(x[e]);
-        double r = rolling_detail::nan();
-        if (op == RollingKind::count) {
-          // pandas: count applies min_periods to the rows in the window, NaN included.
-          if (e - s >= min_periods) r = static_cast<double>(acc.nvalid);
-        } else if (acc.nobs >= minp && acc.nobs > 0) {
-          r = op == RollingKind::sum ? acc.sum : acc.sum / static_cast<double>(acc.nobs);
-        }
-        out[i - halo] = r;
+        if (op == RollingKind::count)  // pandas: count applies min_periods to the rows in the window, NaN included
+          out[i - halo] = e - s >= min_periods ? static_cast<double>(acc.nvalid) : rolling_detail::nan();
+        else
+          out[i - halo] = acc.sum_or_nan(minp, op == RollingKind::mean);
       }
       break;
     }
