@@ -10,12 +10,14 @@
 #include <cstdlib>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "slab/comm/comm.hpp"
+#include "slab/core/version.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/frame/groupby.hpp"
 #include "slab/frame/groupby_transform.hpp"
@@ -380,6 +382,46 @@ TEST(GroupbyPandas, AggMedianQuantileMatchPandas) {
       EXPECT_TRUE(matches(t["x_median"], r, it->second.first, why)) << why;
       EXPECT_TRUE(matches(t["x_q0.9"], r, it->second.second, why)) << why;
     }
+  }
+}
+
+// The mean of an int64 column is the values' mean, as pandas', even where their int64 sum wraps (the sum itself
+// wraps, as pandas'/NumPy's). Expected: pandas 3.1.1,
+//   M, m = np.iinfo(np.int64).max, np.iinfo(np.int64).min
+//   pd.DataFrame({'k': [1,1,1,2,2,2,2,3,3,4,4,4] + [5]*10,
+//                 'v': np.array([M,M,5,m,m+1,-7,3,m,M,1,2,4] + [M]*10)}).groupby('k')['v'].mean()
+// and the exact mean of group 3 (m, M) -0.5, where pandas' float sum gives 0.0: within 1 of it. Rows dealt to the
+// ranks in turn, on the host and on the reference place.
+TEST(GroupbyPandas, Int64MeanIsTheValuesMeanWhereTheirSumWraps) {
+  const std::int64_t M = std::numeric_limits<std::int64_t>::max(), m = std::numeric_limits<std::int64_t>::min();
+  const std::vector<std::int64_t> k{1, 1, 1, 2, 2, 2, 2, 3, 3, 4, 4, 4, 5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
+  const std::vector<std::int64_t> v{M, M, 5, m, m + 1, -7, 3, m, M, 1, 2, 4, M, M, M, M, M, M, M, M, M, M};
+  const std::vector<double> want{6.148914691236517e+18, -4.611686018427388e+18, -0.5, 2.3333333333333335,
+                                 9.223372036854776e+18};
+  for (bool reference : {false, true}) {
+    if (reference && !slab::built_with_kernel_reference) continue;
+    slab::EngineOptions o = slab::testing::engine_options();
+    o.reference_kernels = reference;
+    slab::Engine e(o);
+    const int p = e.comm().size(), r = e.comm().rank();
+    std::vector<std::int64_t> mk, mv;
+    for (std::size_t j = static_cast<std::size_t>(r); j < k.size(); j += static_cast<std::size_t>(p))
+      mk.push_back(k[j]), mv.push_back(v[j]);
+    sf::LocalTable t;
+    t.add(sf::LocalColumn::int64("k", mk));
+    t.add(sf::LocalColumn::int64("v", mv));
+    const sf::Frame f = sf::Frame::from_local_table(e, t, 2);
+    const sf::LocalTable g = sf::groupby(f, {"k"}, {{"v", {sf::AggOp::mean, sf::AggOp::sum}}}).gather_all();
+    ASSERT_EQ(g.nrows(), want.size());
+    const char* where = reference ? "reference place" : "host";
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      if (i == 2)
+        EXPECT_NEAR(g["v_mean"].floats[i], want[i], 1.0) << where << ", group " << i + 1;
+      else
+        EXPECT_DOUBLE_EQ(g["v_mean"].floats[i], want[i]) << where << ", group " << i + 1;  // within 4 ulps
+    }
+    EXPECT_EQ(g["v_sum"].ints[0], static_cast<std::int64_t>(2 * static_cast<std::uint64_t>(M) + 5)) << where;
+    EXPECT_EQ(g["v_sum"].ints[3], 7) << where;
   }
 }
 

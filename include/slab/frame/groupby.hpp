@@ -87,7 +87,8 @@ struct GroupbyOptions {
  * Result columns: the key columns (their types; strings keep the input dictionary), then one column per
  * (column, op) in the order given, named "<column>_<op>" (op "size" is named "size"). Types: count, size,
  * nunique int64; mean, std, var float64; sum float64 for float64 values and int64 for int64/bool (an int64 sum
- * wraps modulo 2^64 on overflow, as pandas and NumPy do; mean/std/var are computed in double); min, max,
+ * wraps modulo 2^64 on overflow, as pandas and NumPy do, but an int64 mean is the values' mean: exact but for
+ * its rounding where the values span less than 2^64 / count, else Welford's, within rounding); min, max,
  * first, last keep the value type (all-null groups give NaN for float64, a null elsewhere); median and
  * quantile float64 (of int64, float64 or boolean values; NaN for a group without values). Quantile columns are
  * named "<column>_q<q>" (agg_column_name). Float keys group by value (-0.0 == 0.0; NaN is null: dropped, or one

@@ -4,6 +4,7 @@
 #include <limits>
 #include <numeric>
 
+#include "frame/kernels/agg_hd.hpp"
 #include "frame/partitioner.hpp"
 
 namespace slab::frame::detail {
@@ -110,8 +111,14 @@ void write_result(const GroupbyState& fin, const std::vector<OutCol>& out_cols, 
               bb.column<std::int64_t>(c)[i] = from_bits<std::int64_t>(a.s[g]);
             break;
           case AggOp::mean: {
-            const double s = a.isf ? from_bits<double>(a.s[g]) : static_cast<double>(from_bits<std::int64_t>(a.s[g]));
-            bb.column<double>(c)[i] = n > 0 ? s / static_cast<double>(n) : nan;
+            double m = nan;
+            if (n > 0 && a.type == ElementType::int64)
+              m = kernels::int64_mean(from_bits<std::int64_t>(a.s[g]), n, from_bits<std::int64_t>(a.vmin[g]),
+                                      from_bits<std::int64_t>(a.vmax[g]), a.mean[g]);
+            else if (n > 0)
+              m = (a.isf ? from_bits<double>(a.s[g]) : static_cast<double>(from_bits<std::int64_t>(a.s[g]))) /
+                  static_cast<double>(n);
+            bb.column<double>(c)[i] = m;
             break;
           }
           case AggOp::var:

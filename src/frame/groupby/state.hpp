@@ -65,6 +65,9 @@ struct ColAgg {
           break;
         case AggOp::mean:
           sum = cnt = true;
+          // An int64 sum wraps modulo 2^64: the group's min and max place its true sum (int64_mean), and
+          // Welford's mean stands in where even they cannot (values spanning 2^64 / count).
+          if (type == ElementType::int64) mn = mx = wel = true;
           break;
         case AggOp::count:
           cnt = true;

@@ -349,8 +349,14 @@ struct Finalize {
         static_cast<std::uint64_t*>(out)[g] = st.sum[g];  // the bits of the double or int64 sum
         break;
       case AggKind::mean: {
-        const double s = isf ? bits_double(st.sum[g]) : static_cast<double>(static_cast<std::int64_t>(st.sum[g]));
-        static_cast<double*>(out)[g] = n > 0 ? s / static_cast<double>(n) : nan;
+        double m = nan;
+        if (n > 0 && type == ElementType::int64)  // the plan keeps min, max and Welford's mean for it (state.hpp)
+          m = int64_mean(static_cast<std::int64_t>(st.sum[g]), n, static_cast<std::int64_t>(st.min[g]),
+                         static_cast<std::int64_t>(st.max[g]), st.mean[g]);
+        else if (n > 0)
+          m = (isf ? bits_double(st.sum[g]) : static_cast<double>(static_cast<std::int64_t>(st.sum[g]))) /
+              static_cast<double>(n);
+        static_cast<double*>(out)[g] = m;
         break;
       }
       case AggKind::var:
