@@ -416,7 +416,7 @@ int elem_op_of(UnaryOp op) {
 template <class T>
 T power(T x, T y) {
   if constexpr (std::is_integral_v<T>)
-    return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    return kernels::cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
   else
     return std::pow(x, y);
 }
@@ -543,17 +543,17 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
     case UnaryOp::neg:
       return make([](T x) { return static_cast<T>(-x); });
     case UnaryOp::exp:
-      return make([](T x) { return static_cast<T>(std::exp(static_cast<D>(x))); });
+      return make([](T x) { return kernels::cast_value<T>(std::exp(static_cast<D>(x))); });
     case UnaryOp::log:
-      return make([](T x) { return static_cast<T>(std::log(static_cast<D>(x))); });
+      return make([](T x) { return kernels::cast_value<T>(std::log(static_cast<D>(x))); });
     case UnaryOp::sqrt:
-      return make([](T x) { return static_cast<T>(std::sqrt(static_cast<D>(x))); });
+      return make([](T x) { return kernels::cast_value<T>(std::sqrt(static_cast<D>(x))); });
     case UnaryOp::abs:
       return make([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
     case UnaryOp::sin:
-      return make([](T x) { return static_cast<T>(std::sin(static_cast<D>(x))); });
+      return make([](T x) { return kernels::cast_value<T>(std::sin(static_cast<D>(x))); });
     case UnaryOp::cos:
-      return make([](T x) { return static_cast<T>(std::cos(static_cast<D>(x))); });
+      return make([](T x) { return kernels::cast_value<T>(std::cos(static_cast<D>(x))); });
   }
   SLAB_FAIL(InvalidArgument, "unary: unknown operation");
 }

@@ -7,6 +7,7 @@
 #include <optional>
 #include <regex>
 
+#include "array/kernels/cast_hd.hpp"
 #include "core/floor_divide.hpp"
 #include "frame/expr_program.hpp"
 #include "slab/core/error.hpp"
@@ -433,7 +434,7 @@ double dbl(const EvalColumn& c, std::size_t i) {
 std::int64_t i64(const EvalColumn& c, std::size_t i) {
   switch (c.type) {
     case ElementType::float64:
-      return static_cast<std::int64_t>(c.floats[i]);
+      return slab::kernels::cast_value<std::int64_t>(c.floats[i]);  // INT64_MIN past the range, as x86 and the device
     case ElementType::boolean:
       return c.bools[i];
     default:

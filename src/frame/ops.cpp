@@ -8,6 +8,7 @@
 #include <numeric>
 #include <unordered_map>
 
+#include "array/kernels/cast_hd.hpp"
 #include "frame/device_paths.hpp"
 #include "frame/expr_program.hpp"
 #include "frame/kernels/expr.hpp"
@@ -349,7 +350,7 @@ Frame astype(const Frame& frame, const std::string& column, ElementType to) {
             b.column<std::uint8_t>(c)[i] = isf ? (d != 0) : (x != 0);
           else {
             if (isf && std::isnan(d)) ok = false;
-            b.column<std::int64_t>(c)[i] = isf ? (std::isnan(d) ? 0 : static_cast<std::int64_t>(d)) : x;
+            b.column<std::int64_t>(c)[i] = isf ? (std::isnan(d) ? 0 : slab::kernels::cast_value<std::int64_t>(d)) : x;
           }
           if (ov) ov[i] = ok;
         }

@@ -260,6 +260,26 @@ Outcome casts(I64 n, const Options& opt) {
   compare(o, opt, "i32(f64) // -3 + i32 % 5 - i32(f32)", ri, xi, oi.host());
   o.seconds = timed(opt, run);
   o.bytes = 40.0 * static_cast<double>(n);
+  // int64 libm calls and powers through double: sqrt of negatives (NaN), exp past 2^63 and powers past it must
+  // come back as cast_hd.hpp's INT64_MIN, x86's value (a bare conversion saturates on a GPU, or gives 0 for NaN).
+  std::vector<I64> e64(static_cast<std::size_t>(n));
+  for (I64 i = 0; i < n; ++i) e64[i] = static_cast<I64>(hh(85, i) % 121) - 60;
+  sk::ElemProgram<I64> pl;
+  const sk::ElemInstr cl[] = {{E::leaf, 0}, {E::sqrt, 0}, {E::leaf, 0}, {E::exp, 0}, {E::min, 0},
+                              {E::leaf, 0}, {E::leaf, 0}, {E::pow, 0},  {E::min, 0}};  // min: no overflow
+  std::copy(std::begin(cl), std::end(cl), pl.code);
+  pl.size = 9;
+  pl.nleaves = 1;
+  pl.leaves[0] = {e64.data(), 1, 0};
+  std::vector<I64> rl(static_cast<std::size_t>(n));
+  sk::ElementwiseKernels<Reference, I64>::run(kExec, pl, n, 1, rl.data());
+  const Dev<I64> de(e64);
+  pl.leaves[0].data = de.get();
+  Dev<I64> ol(static_cast<std::size_t>(n));
+  sk::ElementwiseKernels<Device, I64>::run(kExec, pl, n, 1, ol.get());
+  const auto xl = ol.host();
+  sk::ElementwiseKernels<Device, I64>::run(kExec, pl, n, 1, ol.get());
+  compare(o, opt, "min(sqrt(i64), exp(i64), i64 ** i64) (int64 through double)", rl, xl, ol.host());
   return o;
 }
 

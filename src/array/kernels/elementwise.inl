@@ -38,20 +38,20 @@ struct ElemMath {
 #if defined(__CUDA_ARCH__)
 #define SLAB_ELEM_FN(name) ::name
 #define SLAB_ELEM_MATH(name) \
-  SLAB_HD_INLINE static T name(T x) { return static_cast<T>(::name(static_cast<D>(x))); }
+  SLAB_HD_INLINE static T name(T x) { return cast_value<T>(::name(static_cast<D>(x))); }
   SLAB_HD_INLINE static T power(T x, T y) {
     if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(::pow(static_cast<double>(x), static_cast<double>(y)));
+      return cast_value<T>(::pow(static_cast<double>(x), static_cast<double>(y)));
     else
       return ::pow(x, y);
   }
 #else
 #define SLAB_ELEM_FN(name) std::name
 #define SLAB_ELEM_MATH(name) \
-  SLAB_HD_INLINE static T name(T x) { return static_cast<T>(std::name(static_cast<D>(x))); }
+  SLAB_HD_INLINE static T name(T x) { return cast_value<T>(std::name(static_cast<D>(x))); }
   SLAB_HD_INLINE static T power(T x, T y) {
     if constexpr (std::is_integral_v<T>)
-      return static_cast<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      return cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
     else
       return std::pow(x, y);
   }

@@ -38,7 +38,7 @@ struct ExprRow {
     return static_cast<double>(static_cast<std::int64_t>(v));
   }
   SLAB_HD static std::int64_t i64(ExprKind k, std::uint64_t v) {
-    if (k == ExprKind::float64) return static_cast<std::int64_t>(bits_double(v));
+    if (k == ExprKind::float64) return slab::kernels::cast_value<std::int64_t>(bits_double(v));  // x86's value, not CUDA's
     if (k == ExprKind::boolean) return static_cast<std::int64_t>(v & 0xff);
     return static_cast<std::int64_t>(v);
   }
@@ -323,7 +323,7 @@ struct ExprRow {
             valid = false;
             r = 0;
           } else {
-            r = static_cast<std::uint64_t>(isf ? static_cast<std::int64_t>(d) : x);
+            r = static_cast<std::uint64_t>(isf ? slab::kernels::cast_value<std::int64_t>(d) : x);
           }
           break;
         }
