@@ -416,7 +416,8 @@ int elem_op_of(UnaryOp op) {
 template <class T>
 T power(T x, T y) {
   if constexpr (std::is_integral_v<T>)
-    return kernels::cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+    return y >= 0 ? detail::int_power(x, y)
+                  : kernels::cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
   else
     return std::pow(x, y);
 }

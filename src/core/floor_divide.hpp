@@ -26,6 +26,20 @@ constexpr T int_mod(T x, T y) noexcept {
   return (r != 0 && ((r < 0) != (y < 0))) ? static_cast<T>(r + y) : r;
 }
 
+/// x ** y of integers for y >= 0 as NumPy's: exact, wrapping modulo 2^bits (3 ** 39 is 4052555153018976267, not
+/// the double power's 4052555153018976256; 2 ** 64 is 0), by repeated squaring in unsigned arithmetic.
+template <class T>
+constexpr T int_power(T x, T y) noexcept {
+  static_assert(std::is_integral_v<T>);
+  using U = std::make_unsigned_t<T>;
+  U r = 1, b = static_cast<U>(x);
+  for (U e = static_cast<U>(y); e != 0; e >>= 1) {
+    if (e & 1) r = static_cast<U>(r * b);
+    b = static_cast<U>(b * b);
+  }
+  return static_cast<T>(r);
+}
+
 /// NumPy's npy_divmod for floating point: the remainder has the divisor's sign, the quotient is
 /// (x - mod) / y snapped to the nearest integer below; y == 0 gives x / y (+-inf or NaN) and fmod's NaN,
 /// an infinite x gives NaN, 5 // inf is 0 and -5 // inf is -1 (with remainder inf), as NumPy.

@@ -133,6 +133,42 @@ TEST(Array, ElementwiseAndBroadcast) {
   EXPECT_EQ(slab::floor_divide(k, k - 3).gather_all(), (std::vector<std::int64_t>{0, -1, -2, 0, 4, 2}));
 }
 
+// Integer powers as NumPy's: exact and wrapping (through a double, 3 ** 39 was 4052555153018976256 and
+// 3000000001 ** 2 lost its last digit). Expected values from NumPy 2.4.6:
+//   np.array([3, 3000000001, 2, -3, 0, 7, 2, -2]) ** np.array([39, 2, 64, 3, 0, 0, 63, 63])
+//   np.array([3, -2, 46341], dtype=np.int32) ** np.array([20, 31, 2], dtype=np.int32)
+// On the host and on the reference place (the device's program), chunks of 2.
+TEST(Array, IntegerPowerIsExactAndWrapsAsNumPys) {
+  const std::vector<std::int64_t> a{3, 3000000001, 2, -3, 0, 7, 2, -2}, b{39, 2, 64, 3, 0, 0, 63, 63};
+  const std::vector<std::int64_t> want{4052555153018976267,
+                                       9000000006000000001,
+                                       0,
+                                       -27,
+                                       1,
+                                       1,
+                                       std::numeric_limits<std::int64_t>::min(),
+                                       std::numeric_limits<std::int64_t>::min()};
+  const std::vector<std::int32_t> a32{3, -2, 46341}, b32{20, 31, 2}, want32{-808182895, -2147483647 - 1, -2147479015};
+  for (bool ref : {false, true}) {
+    if (ref && !slab::built_with_kernel_reference) continue;
+    slab::EngineOptions o = slab::testing::engine_options();
+    o.reference_kernels = ref;
+    slab::Engine e(o);
+    const auto n = static_cast<std::int64_t>(a.size());
+    auto x = Array<std::int64_t>::from_function(
+        e, {n}, Split::rows, [&](auto i, auto) { return a[i]; }, 2);
+    auto y = Array<std::int64_t>::from_function(
+        e, {n}, Split::rows, [&](auto i, auto) { return b[i]; }, 2);
+    EXPECT_EQ(slab::pow(x, y).gather_all(), want) << (ref ? "reference place" : "host");
+    EXPECT_EQ(x.pow(2.0).gather_all()[1], 9000000006000000001) << (ref ? "reference place" : "host");
+    auto x32 = Array<std::int32_t>::from_function(
+        e, {3}, Split::rows, [&](auto i, auto) { return a32[i]; }, 2);
+    auto y32 = Array<std::int32_t>::from_function(
+        e, {3}, Split::rows, [&](auto i, auto) { return b32[i]; }, 2);
+    EXPECT_EQ(slab::pow(x32, y32).gather_all(), want32) << (ref ? "reference place" : "host");
+  }
+}
+
 // Division as NumPy defines it. Expected values from NumPy 2.4.6 (perf/.venv), e.g.
 //   np.floor_divide(a, b), np.remainder(a, b), a / b  for the int64 and float64 pairs below.
 // Before: Array<int64> / int64 truncated toward zero (-7 / 2 == -3) and there was no floor division or modulo.

@@ -15,6 +15,9 @@
 /// INT64_MIN as in NumPy. Floating floor_divide and mod follow NumPy's npy_divmod: x // 0 is +-inf (NaN for
 /// 0 // 0), x % 0 is NaN, inf // y is NaN, 5 // inf is 0 and -5 // inf is -1 (with -5 % inf = inf).
 ///
+/// pow of integers is NumPy's for exponents >= 0: exact, wrapping modulo 2^64 (2^32 for int32); a negative
+/// exponent (an error in NumPy) gives the double power truncated toward zero (2 ** -1 is 0).
+///
 /// Broadcasting: an operand may be a scalar, a row vector (1 x cols, normally Split::none), or a column
 /// vector (rows x 1, or a 1-D array of length rows, with the same row blocks); operands with the full shape
 /// must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>

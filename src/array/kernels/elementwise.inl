@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "array/kernels/cast_hd.hpp"
+#include "core/floor_divide.hpp"  // int_power (constexpr: device code under --expt-relaxed-constexpr)
 #include "array/kernels/elementwise.hpp"
 #include "core/kernels/hd.hpp"
 #include "slab/core/error.hpp"
@@ -41,7 +42,7 @@ struct ElemMath {
   SLAB_HD_INLINE static T name(T x) { return cast_value<T>(::name(static_cast<D>(x))); }
   SLAB_HD_INLINE static T power(T x, T y) {
     if constexpr (std::is_integral_v<T>)
-      return cast_value<T>(::pow(static_cast<double>(x), static_cast<double>(y)));
+      return y >= 0 ? slab::detail::int_power(x, y) : cast_value<T>(::pow(static_cast<double>(x), static_cast<double>(y)));
     else
       return ::pow(x, y);
   }
@@ -51,7 +52,7 @@ struct ElemMath {
   SLAB_HD_INLINE static T name(T x) { return cast_value<T>(std::name(static_cast<D>(x))); }
   SLAB_HD_INLINE static T power(T x, T y) {
     if constexpr (std::is_integral_v<T>)
-      return cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+      return y >= 0 ? slab::detail::int_power(x, y) : cast_value<T>(std::pow(static_cast<double>(x), static_cast<double>(y)));
     else
       return std::pow(x, y);
   }
