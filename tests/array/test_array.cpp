@@ -133,6 +133,36 @@ TEST(Array, ElementwiseAndBroadcast) {
   EXPECT_EQ(slab::floor_divide(k, k - 3).gather_all(), (std::vector<std::int64_t>{0, -1, -2, 0, 4, 2}));
 }
 
+// mean is NumPy's sum / n: the canonical sum over n, not Chan's merged means (whose rounding grew with the merges:
+// 149999.94999999952 for the 1e6 values below against 149999.95), and an integer sum that wraps is placed by the
+// min and max. Expected: the exact means (NumPy gives -1.0 and 150000.09999999998 for the first two), within
+// 1e-15 relative; int64 [MAX, MAX, 5]: 6.148914691236517e18 (pandas and the exact mean). Host and reference place.
+TEST(Array, MeanIsTheSumOverNAsNumPys) {
+  for (bool ref : {false, true}) {
+    if (ref && !slab::built_with_kernel_reference) continue;
+    slab::EngineOptions o = slab::testing::engine_options();
+    o.reference_kernels = ref;
+    slab::Engine e(o);
+    const char* where = ref ? "reference place" : "host";
+    const std::int64_t n = 1000001;
+    auto c = Array<double>::from_function(
+        e, {n}, Split::rows, [](auto i, auto) { return static_cast<double>(i) * 0.3 + 0.1; }, 4096);
+    EXPECT_NEAR(slab::mean(c), 150000.1, 1e-15 * 150000.1) << where;
+    auto v = Array<std::int32_t>::from_function(
+        e, {32}, Split::rows,
+        [](auto k, auto) {
+          return k % 2 ? 2147483647 - static_cast<std::int32_t>(k % 7)
+                       : -2147483647 - 1 + static_cast<std::int32_t>(k % 5);
+        },
+        7);
+    EXPECT_EQ(slab::mean(v), -1.0) << where;
+    const std::int64_t M = std::numeric_limits<std::int64_t>::max();
+    auto w = Array<std::int64_t>::from_function(
+        e, {3}, Split::rows, [&](auto k, auto) { return k < 2 ? M : std::int64_t{5}; }, 1);
+    EXPECT_DOUBLE_EQ(slab::mean(w), 6.148914691236517e18) << where;
+  }
+}
+
 // Integer powers as NumPy's: exact and wrapping (through a double, 3 ** 39 was 4052555153018976256 and
 // 3000000001 ** 2 lost its last digit). Expected values from NumPy 2.4.6:
 //   np.array([3, 3000000001, 2, -3, 0, 7, 2, -2]) ** np.array([39, 2, 64, 3, 0, 0, 63, 63])

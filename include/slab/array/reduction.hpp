@@ -5,16 +5,18 @@
 /// Full reductions are collective and run the graph: one task per local chunk computes a partial (fused
 /// with any pending elementwise expression, tile by tile); partials are merged on each rank in chunk order,
 /// then across ranks with Comm::tree_allreduce_bytes (a fixed tree), so results are bitwise identical from
-/// run to run at a fixed rank count, and every rank returns the same value. Variances merge (count, mean,
-/// M2) with Chan's formula. NaN follows NumPy: sum/mean/var/min/max of data with NaN are NaN; nansum and
-/// nanmean skip NaN. Infinities follow NumPy too, at every rank count and along either axis: the mean is
-/// what sum / n gives (+inf with +inf values, -inf with -inf values, NaN with both), var and std are NaN, min
-/// and max are the infinities. (Mean and M2 are merged over the finite values only and the infinities
-/// flagged, so Chan's update never meets inf - inf.) One difference: a sum of finite values that overflows
-/// is inf while the mean stays the finite mean of the values (NumPy's mean overflows to inf there).
+/// run to run at a fixed rank count, and every rank returns the same value. The mean is NumPy's sum / n (the
+/// canonical sum); variances merge (count, mean, M2) with Chan's formula. NaN follows NumPy: sum/mean/var/min/max of
+/// data with NaN are NaN; nansum and nanmean skip NaN. Infinities follow NumPy too, at every rank count and along
+/// either axis: the mean is what sum / n gives (+inf with +inf values, -inf with -inf values, NaN with both), var and
+/// std are NaN, min and max are the infinities. (Mean and M2 are merged over the finite values only and the infinities
+/// flagged, so Chan's update never meets inf - inf.) A sum of finite values that overflows is inf, and so
+/// is the mean, as NumPy's.
 /// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
-/// silently (two's complement); mean, var and std of int64 accumulate in double and do not wrap. Sums of int32
+/// silently (two's complement); the mean of int64 is the values' mean (a wrapped sum is placed by the min and
+/// max: exact but for its rounding while the values span less than 2^64 / n, else Chan's mean), var and std
+/// accumulate in double: none wraps. Sums of int32
 /// are int64 (sum_t, as NumPy's np.sum of an int32 array), so they do not wrap at 2^31.
 /// Axis reductions (axis 0: over rows, one value per column; axis 1: over columns, one per row) return a
 /// 1-D array: split like the source along the kept axis when that axis is the split one (lazy, no

@@ -45,6 +45,15 @@ SLAB_HD_INLINE bool is_finite(F x) noexcept {
 #endif
 }
 
+/// The high 64 bits of a * b (the device has __umul64hi; g++ and clang have unsigned __int128).
+SLAB_HD_INLINE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __umul64hi(a, b);
+#else
+  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
+#endif
+}
+
 /// The last i in [0, n) with first[i] <= k (first ascending; 0 when there is none): of segments, groups or pieces
 /// starting at first[0], first[1], ..., the one that holds position k. A binary search.
 SLAB_HD_INLINE std::int64_t segment_holding(const std::int64_t* first, std::int64_t n, std::int64_t k) noexcept {

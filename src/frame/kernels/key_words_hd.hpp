@@ -16,6 +16,7 @@ namespace slab::frame::kernels {
 using slab::kernels::bits_double;
 using slab::kernels::double_bits;
 using slab::kernels::mix64;
+using slab::kernels::mul_hi64;
 
 inline constexpr std::uint64_t kSign = 0x8000000000000000ull;
 
@@ -53,14 +54,6 @@ SLAB_HD_INLINE std::uint64_t float_hash_word(double d) noexcept {
   return d != d ? kNullWord : double_bits(d);
 }
 
-/// The high 64 bits of a * b (the device has __umul64hi; g++ and clang have unsigned __int128).
-SLAB_HD_INLINE std::uint64_t mul_hi64(std::uint64_t a, std::uint64_t b) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __umul64hi(a, b);
-#else
-  return static_cast<std::uint64_t>((static_cast<unsigned __int128>(a) * b) >> 64);
-#endif
-}
 /// The hash route of the one partitioner (frame/partitioner.hpp's Partitioner::hash(nranks, parts_per_rank)
 /// .bucket_of_hash): the hash's high bits scaled to the nranks * parts_per_rank buckets (Lemire's multiply-shift),
 /// bucket b being partition b % parts_per_rank of rank b / parts_per_rank.
