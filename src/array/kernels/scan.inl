@@ -42,7 +42,7 @@ void ScanKernels<B, T, S>::prefix(const Exec& exec, const T* x, std::int64_t n, 
   B b(exec);
   auto in = thrust::make_transform_iterator(x, detail::CastTo<T, S>{});
   if constexpr (std::is_floating_point_v<S>)  // a fixed order: the same bits every run (ordered_scan.inl)
-    slab::kernels::ordered_inclusive_scan(b, in, n, false, S(0), out, detail::ScanPlus<S>{});
+    slab::kernels::ordered_inclusive_scan(b, in, n, out, detail::ScanPlus<S>{});
   else  // exact: any order gives the bits
     thrust::inclusive_scan(b.policy(), in, in + n, out, detail::ScanPlus<S>{});
 }

@@ -11,14 +11,14 @@ namespace slab::kernels {
 
 /// The mean of n > 0 int64 values (the values' mean, as pandas' and NumPy's, not their wrapped sum's) from a
 /// group's or a reduction's states: their sum wrapped modulo 2^64 to `wrapped`, their min lo and max hi, and a
-/// running (Welford or Chan) mean `welford`. The true sum is the one in [n lo, n hi] congruent to `wrapped`,
+/// running (Welford or Chan) mean `running_mean`. The true sum is the one in [n lo, n hi] congruent to `wrapped`,
 /// unique while n (hi - lo) < 2^64: where nothing wrapped it is `wrapped` (the mean wrapped / n), else a 128-bit
-/// sum rounded to a double (within an ulp); where the values span more, `welford` (within rounding). In 64-bit
+/// sum rounded to a double (within an ulp); where the values span more, `running_mean` (within rounding). In 64-bit
 /// words, not __int128: the device computes the same bits.
 SLAB_HD_INLINE double int64_mean(std::int64_t wrapped, std::int64_t n, std::int64_t lo, std::int64_t hi,
-                                 double welford) noexcept {
+                                 double running_mean) noexcept {
   const auto un = static_cast<std::uint64_t>(n);
-  if (mul_hi64(un, static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) != 0) return welford;
+  if (mul_hi64(un, static_cast<std::uint64_t>(hi) - static_cast<std::uint64_t>(lo)) != 0) return running_mean;
   // n lo as 128 bits (lh, ll), then the sum: n lo + ((wrapped - n lo) mod 2^64), whose low word is `wrapped`.
   const std::uint64_t mag = lo < 0 ? 0 - static_cast<std::uint64_t>(lo) : static_cast<std::uint64_t>(lo);
   std::uint64_t ll = un * mag, lh = mul_hi64(un, mag);

@@ -4,10 +4,10 @@
 // totals and prefixes are ready when it looks, so float sums change from run to run (NVIDIA/cccl#1327). Here the
 // order is fixed by the data's length alone:
 // 1. the values are cut into tiles of kOrderedScanTile; one thread a tile folds its values in order;
-// 2. the tiles' totals are scanned the same way (recursively: a level per factor of kOrderedScanTile), from the
-//    initial value, which gives each tile the value carried into it;
+// 2. the tiles' totals are scanned the same way (recursively: a level per factor of kOrderedScanTile), which
+//    gives each tile the value carried into it;
 // 3. one thread a tile runs its values again from that carry, writing each running sum.
-// Against the sequential loop (acc = init; acc = acc + x[i]): bitwise up to one tile (the first tile always),
+// Against the sequential loop (acc = x[0]; acc = acc + x[i]): bitwise up to one tile (the first tile always),
 // and on exactly summable data; otherwise within rounding, with the infinities and NaN where the loop has them
 // (a sum holding an infinity is that infinity, or NaN with both signs, in any order). Exact operations (integer
 // sums) need none of this: a parallel scan gives their bits.
@@ -41,15 +41,13 @@ struct FoldTile {
   }
 };
 
-/// out[i] = the running sum through i of tile t, from the value carried into it: carried[t - 1] for t > 0; for
-/// tile 0 `init` where there is one, else its first value as it is.
+/// out[i] = the running sum through i of tile t, from the value carried into it: carried[t - 1] for t > 0;
+/// tile 0 from its first value as it is.
 template <class S, class In, class Op>
 struct ScanTile {
   In in;
   std::int64_t n;
   const S* carried;
-  S init;
-  bool has_init;
   S* out;
   Op op;
   SLAB_HD void operator()(std::int64_t t) const {
@@ -58,8 +56,6 @@ struct ScanTile {
     S acc;
     if (t > 0) {
       acc = carried[t - 1];
-    } else if (has_init) {
-      acc = init;
     } else {
       acc = static_cast<S>(in[b]);
       out[i++] = acc;
@@ -71,12 +67,12 @@ struct ScanTile {
 }  // namespace ordered_scan_detail
 
 /**
- * @brief out[i] = init op in[0] op ... op in[i] (has_init), or in[0] op ... op in[i], for i in [0, n), in the fixed
- * order above (in: an iterator over backend memory whose values convert to S; out: backend memory of n, not
+ * @brief out[i] = in[0] op ... op in[i] for i in [0, n), in the fixed order above (a starting value goes into
+ * in[0], as the frame cumsum's offset does) (in: an iterator over backend memory whose values convert to S; out: backend memory of n, not
  * overlapping the input). Asynchronous; its scratch is released stream-ordered.
  */
 template <class B, class S, class In, class Op>
-void ordered_inclusive_scan(B& b, In in, std::int64_t n, bool has_init, S init, S* out, Op op) {
+void ordered_inclusive_scan(B& b, In in, std::int64_t n, S* out, Op op) {
   if (n <= 0) return;
   const std::int64_t tiles = (n + kOrderedScanTile - 1) / kOrderedScanTile;
   thrust::counting_iterator<std::int64_t> t(0);
@@ -85,10 +81,10 @@ void ordered_inclusive_scan(B& b, In in, std::int64_t n, bool has_init, S init, 
     Scratch<S, B> totals(b, tiles - 1);  // the last tile's total carries into nothing
     thrust::for_each(b.policy(), t, t + (tiles - 1),
                      ordered_scan_detail::FoldTile<S, In, Op>{in, (tiles - 1) * kOrderedScanTile, totals.get(), op});
-    ordered_inclusive_scan(b, static_cast<const S*>(totals.get()), tiles - 1, has_init, init, carried.get(), op);
+    ordered_inclusive_scan(b, static_cast<const S*>(totals.get()), tiles - 1, carried.get(), op);
   }
   thrust::for_each(b.policy(), t, t + tiles,
-                   ordered_scan_detail::ScanTile<S, In, Op>{in, n, carried.get(), init, has_init, out, op});
+                   ordered_scan_detail::ScanTile<S, In, Op>{in, n, carried.get(), out, op});
 }
 
 }  // namespace slab::kernels

@@ -345,7 +345,7 @@ void OpsKernels<B>::cumsum(const Exec& exec, const ColumnView& col, std::int64_t
   if (col.type == ElementType::float64) {
     auto* o = static_cast<double*>(out);
     auto in = thrust::make_transform_iterator(i, detail::CumsumInput<double>{col, bits_double(offset)});
-    slab::kernels::ordered_inclusive_scan(b, in, n, false, 0.0, o, thrust::plus<double>());  // same bits every run
+    slab::kernels::ordered_inclusive_scan(b, in, n, o, thrust::plus<double>());  // same bits every run
     thrust::for_each(b.policy(), i, i + n, detail::CumsumOutput<double>{col, o});
   } else {
     auto* o = static_cast<std::int64_t*>(out);
