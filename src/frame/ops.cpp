@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -421,10 +422,25 @@ detail::CompiledExpr fillna_program(const Schema& in, const Schema& out, std::si
 Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns) {
   const Schema& schema = frame.schema();
   std::vector<std::size_t> cols;
+  // A float fits an integer column only where it is an integer in int64's range: pandas refuses 2.5 for an Int64
+  // column ("Invalid value '2.5' for dtype 'Int64'") rather than truncating it.
+  const auto* d = std::get_if<double>(&value);
+  const bool integral = d == nullptr || (std::trunc(*d) == *d && *d >= -0x1p63 && *d < 0x1p63);
+  auto value_text = [&]() -> std::string {
+    if (auto* i = std::get_if<std::int64_t>(&value)) return std::to_string(*i);
+    if (d != nullptr) {
+      char buf[32];
+      return std::string(buf, std::to_chars(buf, buf + sizeof buf, *d).ptr);
+    }
+    if (auto* b = std::get_if<bool>(&value)) return *b ? "True" : "False";
+    if (auto* t = std::get_if<std::string>(&value)) return "'" + *t + "'";
+    return "None";
+  };
   auto fits = [&](ElementType t) {
     if (std::holds_alternative<std::string>(value)) return t == ElementType::string;
     if (std::holds_alternative<bool>(value)) return t == ElementType::boolean;
-    return t == ElementType::int64 || t == ElementType::float64 || t == ElementType::timestamp;
+    if (t == ElementType::int64 || t == ElementType::timestamp) return integral;
+    return t == ElementType::float64;
   };
   if (columns.empty()) {
     for (std::size_t c = 0; c < schema.size(); ++c)
@@ -432,7 +448,10 @@ Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::str
   } else {
     cols = schema.indices_of(columns);
     for (auto c : cols)
-      SLAB_EXPECTS(fits(schema.type(c)), TypeError, "fillna: value does not fit column '" + schema.name(c) + "'");
+      SLAB_EXPECTS(fits(schema.type(c)), TypeError,
+                   "fillna: value " + value_text() + " does not fit column '" + schema.name(c) + "' (" +
+                       std::string(to_string(schema.type(c))) + ")" +
+                       (integral ? "" : ": a float that is not an integer cannot fill an integer column"));
   }
   Schema out = schema;
   for (auto c : cols)

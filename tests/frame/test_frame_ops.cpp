@@ -72,6 +72,35 @@ TEST(FrameOps, NullsFillDropAstype) {
   EXPECT_EQ(d[2].second, ElementType::string);
 }
 
+// fillna with a float that is not an integer fills float columns only: pandas refuses 2.5 for an Int64 column
+// (pandas 3.1.1: pd.Series([1, None], dtype="Int64").fillna(2.5) raises TypeError "Invalid value '2.5' for dtype
+// 'Int64'"; .fillna(2.0) gives [1, 2]); slab truncated it to 2. Naming the column throws TypeError on every rank.
+TEST(FrameOps, FillnaWithAFractionLeavesIntegerColumnsAsPandas) {
+  Engine e;
+  LocalTable all;
+  all.add(LocalColumn::int64("i", {1, 0, 3, 0}, {1, 0, 1, 0}))
+      .add(LocalColumn::float64("x", {0.5, std::nan(""), 1.5, std::nan("")}));
+  const int p = e.comm().size(), r = e.comm().rank();
+  Frame f = Frame::from_local_table(e, all.slice(4 * r / p, 4 * (r + 1) / p), 1);
+  auto g = fillna(f, 2.5).gather_all();
+  EXPECT_EQ(g["x"].floats, (std::vector<double>{0.5, 2.5, 1.5, 2.5}));
+  EXPECT_TRUE(g["i"].is_null(1) && g["i"].is_null(3));
+  EXPECT_EQ(g["i"].ints[2], 3);
+  auto h = fillna(f, 2.0).gather_all();
+  EXPECT_FALSE(h["i"].is_null(1));
+  EXPECT_EQ(h["i"].ints[1], 2);
+  EXPECT_EQ(h["x"].floats[3], 2.0);
+  try {
+    (void)fillna(f, 2.5, {"x", "i"});
+    ADD_FAILURE() << "no TypeError for fillna(2.5) of an int64 column";
+  } catch (const slab::TypeError& err) {
+    const std::string msg = err.message();
+    EXPECT_NE(msg.find("'i'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("2.5"), std::string::npos) << msg;
+  }
+  EXPECT_THROW((void)fillna(f, 1e300, {"i"}), slab::TypeError);
+}
+
 TEST(FrameOps, Describe) {
   Engine e;
   Frame f = small_frame(e);

@@ -21,7 +21,9 @@ namespace slab::frame {
 [[nodiscard]] Frame assign(const Frame& frame, const std::string& name, const Expr& value);
 /// Convert `column` to `to` (int64 <-> float64 <-> boolean <-> timestamp; float->int truncates, NaN -> null). Lazy.
 [[nodiscard]] Frame astype(const Frame& frame, const std::string& column, ElementType to);
-/// Replace nulls (and NaN) of `columns` (empty = every column whose type fits `value`) by `value`. Lazy.
+/// Replace nulls (and NaN) of `columns` (empty = every column whose type fits `value`) by `value`. Lazy. A float
+/// fits int64 and timestamp columns only when it is an integer (2.0 fills as 2; 2.5 fits float64 columns only),
+/// as pandas refuses 2.5 for an Int64 column. @throws TypeError naming the column when a named one does not fit.
 [[nodiscard]] Frame fillna(const Frame& frame, const Scalar& value, const std::vector<std::string>& columns = {});
 /// Drop rows with a null (or NaN) in any of `subset` (empty = all columns). Lazy.
 [[nodiscard]] Frame dropna(const Frame& frame, const std::vector<std::string>& subset = {});
