@@ -550,7 +550,12 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
     case UnaryOp::sqrt:
       return make([](T x) { return kernels::cast_value<T>(std::sqrt(static_cast<D>(x))); });
     case UnaryOp::abs:
-      return make([](T x) { return x < 0 ? static_cast<T>(-x) : x; });
+      return make([](T x) {  // NumPy's: a float's sign bit cleared, abs(-0.0) is 0.0 (as ElemMath::absolute)
+        if constexpr (std::is_floating_point_v<T>)
+          return std::fabs(x);
+        else
+          return x < 0 ? static_cast<T>(-x) : x;
+      });
     case UnaryOp::sin:
       return make([](T x) { return kernels::cast_value<T>(std::sin(static_cast<D>(x))); });
     case UnaryOp::cos:

@@ -279,9 +279,17 @@ void axis_partials_on_device(TaskContext& ctx, const T* x, const ChunkExtent& e,
 }  // namespace
 
 template <class T>
-Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof) {
-  SLAB_EXPECTS(axis == 0 || axis == 1, ShapeError,
-               "reduce_axis: axis " + std::to_string(axis) + " for " + a.layout().to_string());
+Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis_in, int ddof) {
+  const int nd = a.ndim();
+  SLAB_EXPECTS(axis_in >= -nd && axis_in < nd, ShapeError,
+               "reduce_axis: axis " + std::to_string(axis_in) + " is out of bounds for " + a.layout().to_string() +
+                   " (" + std::to_string(nd) + "-D)");
+  const int axis = axis_in < 0 ? axis_in + nd : axis_in;
+  // NumPy: min and max have no identity, so an empty axis is an error (even where the result is empty too).
+  SLAB_EXPECTS(!(op == AxisOp::min || op == AxisOp::max) || (axis == 0 ? a.rows() : a.cols()) > 0, ShapeError,
+               std::string(op == AxisOp::min ? "min" : "max") + " along axis " + std::to_string(axis_in) + " of " +
+                   a.layout().to_string() + ": zero-size array to reduction operation " +
+                   (op == AxisOp::min ? "minimum" : "maximum") + " which has no identity");
   Engine& engine = a.engine();
   TaskQueue& q = engine.tasks();
   // The device kernels (float, double, int64) where the rank takes device paths; int32 stays on the host.

@@ -128,9 +128,9 @@ void axis_reductions(Bits& out, const Array<T>& m) {
     add(out, slab::mean(m, axis).gather_all());
     add(out, slab::var(m, axis, 1).gather_all());
     add(out, slab::std(m, axis, 0).gather_all());
-    add(out, slab::min(m, axis).gather_all());
-    add(out, slab::max(m, axis).gather_all());
-    if ((axis == 0 ? m.rows() : m.cols()) > 0) {  // (NumPy refuses an arg-reduction of an empty axis)
+    if ((axis == 0 ? m.rows() : m.cols()) > 0) {  // (NumPy refuses min, max and the arg-reductions of an empty axis)
+      add(out, slab::min(m, axis).gather_all());
+      add(out, slab::max(m, axis).gather_all());
       add(out, slab::argmin(m, axis).gather_all());
       add(out, slab::argmax(m, axis).gather_all());
     }

@@ -20,6 +20,7 @@
 #include "slab/array/print.hpp"
 #include "slab/array/reshape.hpp"
 #include "slab/array/scan.hpp"
+#include "slab/core/version.hpp"
 
 using slab::Array;
 using slab::Shape;
@@ -451,4 +452,52 @@ TEST(ArrayNumpy, AstypeOfNaNInfinitiesAndOutOfRangeValuesIsNumpys) {
   EXPECT_EQ(q[1], -0x1p63 / 3.0);
   EXPECT_EQ((std::int64_t{1} / k).gather_all()[4], inf);
   EXPECT_EQ((k / k).gather_all()[2], 1.0);
+}
+
+// The reductions' edges as NumPy's: min and max along an axis of length 0 raise ("zero-size array to reduction
+// operation minimum which has no identity"; sum is 0 and mean NaN there, and an empty result along a non-empty axis
+// is fine), var with ddof >= n is M2 / 0 (inf, or NaN for equal values), axis -1 is the last axis and axis 1 of a
+// 1-D array is out of bounds, abs(-0.0) is 0.0. Expected values from NumPy 2.4.6:
+//   np.var([1., 2.], ddof=2) -> inf; np.var([1., 1.], ddof=2) -> nan; np.var([1., 2.], ddof=5) -> inf
+//   np.zeros((0, 3)).min(axis=0) -> ValueError; np.zeros((3, 0)).min(axis=0) -> []; np.zeros((0, 3)).sum(0) -> [0 0 0]
+TEST(ArrayNumpy, ReductionEdgesAsNumPys) {
+  const double inf = std::numeric_limits<double>::infinity();
+  for (bool ref : {false, true}) {
+    if (ref && !slab::built_with_kernel_reference) continue;
+    slab::EngineOptions o = slab::testing::engine_options();
+    o.reference_kernels = ref;
+    slab::Engine e(o);
+    const std::string where = ref ? "reference place" : "host";
+    const auto empty_rows = slab::zeros<double>(e, {0, 3}, Split::rows);
+    for (auto op : {slab::AxisOp::min, slab::AxisOp::max}) try {
+        (void)slab::reduce_axis(empty_rows, op, 0);
+        ADD_FAILURE() << "no ShapeError for min/max along an empty axis (" << where << ")";
+      } catch (const slab::ShapeError& err) {
+        EXPECT_NE(std::string(err.message()).find("zero-size array"), std::string::npos) << err.message();
+      }
+    EXPECT_THROW((void)slab::min(slab::zeros<double>(e, {0, 0}, Split::rows), 1), slab::ShapeError) << where;
+    EXPECT_EQ(slab::min(slab::zeros<double>(e, {3, 0}, Split::rows), 0).gather_all().size(), 0u) << where;
+    EXPECT_EQ(slab::sum(empty_rows, 0).gather_all(), (std::vector<double>{0, 0, 0})) << where;
+    EXPECT_EQ(slab::min(empty_rows, 1).gather_all().size(), 0u) << where;
+    const auto two = Array<double>::from_function(
+        e, Shape{2}, Split::rows, [](auto i, auto) { return 1.0 + i; }, 1);
+    const auto same2 = slab::ones<double>(e, Shape{2}, Split::rows);
+    EXPECT_EQ(slab::var(two, 2), inf) << where;
+    EXPECT_EQ(slab::var(two, 5), inf) << where;
+    EXPECT_TRUE(std::isnan(slab::var(same2, 2))) << where;
+    EXPECT_EQ(slab::std(two, 2), inf) << where;
+    EXPECT_EQ(slab::var(two, 1), 0.5) << where;
+    const auto m =
+        Array<double>::from_function(e, Shape{3, 2}, Split::rows, [](auto i, auto j) { return i * 2.0 + j * j; });
+    EXPECT_EQ(slab::var(m, 0, 3).gather_all(), (std::vector<double>{inf, inf})) << where;
+    EXPECT_EQ(slab::sum(m, -1).gather_all(), slab::sum(m, 1).gather_all()) << where;
+    EXPECT_EQ(slab::sum(m, -2).gather_all(), slab::sum(m, 0).gather_all()) << where;
+    EXPECT_THROW((void)slab::sum(two, 1), slab::ShapeError) << where;
+    EXPECT_THROW((void)slab::sum(m, 2), slab::ShapeError) << where;
+    const auto z = Array<double>::from_function(
+        e, Shape{4}, Split::rows, [](auto i, auto) { return i == 0 ? -0.0 : (i == 1 ? 0.0 : -2.5 * i); }, 1);
+    const auto za = z.abs().gather_all();
+    for (std::size_t i = 0; i < za.size(); ++i) EXPECT_FALSE(std::signbit(za[i])) << where << " abs[" << i << "]";
+    EXPECT_FALSE(std::signbit((z * 2.0).abs().gather_all()[0])) << where << " (fused)";
+  }
 }

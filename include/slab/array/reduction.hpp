@@ -12,7 +12,8 @@
 /// std are NaN, min and max are the infinities. (Mean and M2 are merged over the finite values only and the infinities
 /// flagged, so Chan's update never meets inf - inf.) A sum of finite values that overflows is inf, and so
 /// is the mean, as NumPy's.
-/// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError.
+/// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError. var with ddof >= n is NumPy's
+/// M2 / max(n - ddof, 0): inf, or NaN where the values are equal.
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
 /// silently (two's complement); the mean of int64 is the values' mean (a wrapped sum is placed by the min and
 /// max: exact but for its rounding while the values span less than 2^64 / n, else Chan's mean), var and std
@@ -85,7 +86,10 @@ template <class T>
 
 /// Which reduction along an axis.
 enum class AxisOp { sum, mean, var, std, min, max };
-/// Reduce along `axis` (0 or 1) to a 1-D Array<double> (see the file comment). @throws ShapeError for a bad axis.
+/// Reduce along `axis` (0 or 1, or -1 for the last, as NumPy; 1-D arrays have axis 0 only) to a 1-D Array<double>
+/// (see the file comment). var and std with ddof >= n are NumPy's M2 / 0: inf, or NaN for equal values.
+/// @throws ShapeError for an axis out of bounds, and for min or max along an axis of length 0 (NumPy: "zero-size
+/// array to reduction operation minimum which has no identity"; sum is 0 and mean NaN there).
 template <class T>
 [[nodiscard]] Array<double> reduce_axis(const Array<T>& a, AxisOp op, int axis, int ddof = 0);
 template <class T>

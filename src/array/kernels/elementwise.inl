@@ -57,6 +57,13 @@ struct ElemMath {
       return std::pow(x, y);
   }
 #endif
+  // NumPy's absolute: a float's sign bit cleared (abs(-0.0) is 0.0, which x < 0 ? -x : x would keep negative).
+  SLAB_HD_INLINE static T absolute(T x) {
+    if constexpr (std::is_floating_point_v<T>)
+      return SLAB_ELEM_FN(fabs)(x);
+    else
+      return x < 0 ? static_cast<T>(-x) : x;
+  }
   // floor_divide and mod: core/floor_divide.hpp's int_floor_divide / int_mod / float_divmod, operation for
   // operation (fmod, floor and copysign are exact, so both sides agree bitwise).
   SLAB_HD_INLINE static T floordiv(T x, T y) {
@@ -165,7 +172,7 @@ struct ElemRun {
           st[top - 1] = static_cast<T>(-st[top - 1]);
           break;
         case ElemOp::abs:
-          st[top - 1] = st[top - 1] < 0 ? static_cast<T>(-st[top - 1]) : st[top - 1];
+          st[top - 1] = M::absolute(st[top - 1]);
           break;
         case ElemOp::exp:
           st[top - 1] = M::exp(st[top - 1]);

@@ -197,12 +197,13 @@ SLAB_HD_INLINE double stats_mean(const StatsPartial<T>& s) {
     return s.sum / static_cast<double>(s.n);
 }
 /// The variance with `ddof` delta degrees of freedom: NaN with a NaN or an infinity (NumPy: x - mean is
-/// inf - inf), or where n - ddof <= 0.
+/// inf - inf) or no values; where n - ddof <= 0, NumPy's M2 / max(n - ddof, 0): inf, or NaN where M2 is 0.
 template <class T>
 SLAB_HD_INLINE double stats_variance(const StatsPartial<T>& s, int ddof) {
-  if (s.nan || s.pinf || s.ninf) return reduce_nan();
+  if (s.nan || s.pinf || s.ninf || s.n == 0) return reduce_nan();
   const double d = static_cast<double>(s.n - ddof);
-  return d > 0 ? s.m2 / d : reduce_nan();
+  if (d > 0) return s.m2 / d;
+  return s.m2 > 0 ? reduce_inf() : reduce_nan();
 }
 
 /// Sum (wrapping for integers), a double sum (norm, nanmean) and a count.
