@@ -331,9 +331,35 @@ Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
   return out;
 }
 
+// NumPy's rule: a 1-D operand of an operation with a 2-D one is a row, (n,) as (1, n), so `x - x.mean(0)` centres
+// the columns. Its length must be 1 or the 2-D operands' column count (checked before anything moves; a column is
+// reshape(v, {n, 1})). A replicated vector is reshaped (local); a split one is replicated first (collective).
+template <class T>
+Array<T> as_row_operand(const char* op, const Array<T>& v, const Layout& two_d) {
+  if (v.ndim() != 1) return v;
+  const std::int64_t n = v.rows();
+  if (n != 1 && n != two_d.cols)
+    SLAB_FAIL(ShapeError, std::string(op) + ": shapes cannot be broadcast: a 1-D operand broadcasts as a row, as in " +
+                              "NumPy, so its length must be 1 or the columns' count: " + describe(v.layout()) +
+                              " and " + describe(two_d) +
+                              (n == two_d.rows ? " (reshape it to (n, 1) for a column)" : ""));
+  const Array<T> whole = v.layout().split == Split::none ? v : slab::resplit(v, Split::none);
+  return slab::reshape(whole, Shape{1, n});
+}
+// The first 2-D layout among the operands, or null where all are 1-D.
+template <class... X>
+const Layout* two_d_layout(const X&... x) {
+  const Layout* out = nullptr;
+  ((out = out == nullptr && x.ndim() == 2 ? &x.layout() : out), ...);
+  return out;
+}
+
 // `elem_op`: the node's device operation (kernels::ElemOp), or detail::kNoElemOp.
 template <class R, class A, class B, class F>
-Array<R> combine(const char* op, const Array<A>& a, const Array<B>& b, F f, int elem_op = detail::kNoElemOp) {
+Array<R> combine(const char* op, const Array<A>& a_in, const Array<B>& b_in, F f, int elem_op = detail::kNoElemOp) {
+  const Layout* two_d = two_d_layout(a_in, b_in);
+  const Array<A> a = two_d != nullptr ? as_row_operand(op, a_in, *two_d) : a_in;
+  const Array<B> b = two_d != nullptr ? as_row_operand(op, b_in, *two_d) : b_in;
   const Layout l = broadcast_layout(op, a.layout(), b.layout());
   auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
   auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
@@ -565,7 +591,11 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
 }
 
 template <class T>
-Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T>& b) {
+Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, const Array<T>& b_in) {
+  const Layout* two_d = two_d_layout(cond_in, a_in, b_in);
+  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
+  const Array<T> a = two_d != nullptr ? as_row_operand("where", a_in, *two_d) : a_in;
+  const Array<T> b = two_d != nullptr ? as_row_operand("where", b_in, *two_d) : b_in;
   const Layout lab = broadcast_layout("where", a.layout(), b.layout());
   const Layout l = broadcast_layout("where", cond.layout(), lab);
   auto leaf = [&](const auto& x) {
@@ -577,7 +607,10 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, const Array<T
   return Array<T>(a.engine(), l, std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), leaf(b)));
 }
 template <class T>
-Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_identity_t<T> b) {
+Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, std::type_identity_t<T> b) {
+  const Layout* two_d = two_d_layout(cond_in, a_in);
+  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
+  const Array<T> a = two_d != nullptr ? as_row_operand("where", a_in, *two_d) : a_in;
   const Layout l = broadcast_layout("where", cond.layout(), a.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
@@ -587,7 +620,10 @@ Array<T> where(const Array<std::int64_t>& cond, const Array<T>& a, std::type_ide
       std::make_shared<detail::WhereNode<T>>(leaf(cond), leaf(a), std::make_shared<detail::ScalarNode<T>>(b)));
 }
 template <class T>
-Array<T> where(const Array<std::int64_t>& cond, std::type_identity_t<T> a, const Array<T>& b) {
+Array<T> where(const Array<std::int64_t>& cond_in, std::type_identity_t<T> a, const Array<T>& b_in) {
+  const Layout* two_d = two_d_layout(cond_in, b_in);
+  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
+  const Array<T> b = two_d != nullptr ? as_row_operand("where", b_in, *two_d) : b_in;
   const Layout l = broadcast_layout("where", cond.layout(), b.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);

@@ -119,11 +119,12 @@ TEST(Array, ElementwiseAndBroadcast) {
     EXPECT_EQ((2.0 - a).gather_all(),
               reference<double>(m, n, [](auto i, auto j) { return 2.0 - (1.0 + i + 0.1 * j); }));
   }
-  // column vector (m x 1 and 1-D length m, split rows) against a row-split matrix
+  // column vector (m x 1: a 1-D length m reshaped, split rows) against a row-split matrix
   auto a = Array<double>::from_function(
       e, {m, n}, Split::rows, [](auto i, auto j) { return 1.0 * i * j; }, 2);
   auto col = Array<double>::from_function(e, {m}, Split::rows, [](auto i, auto) { return 1000.0 * i; });
-  EXPECT_EQ((a - col).gather_all(), reference<double>(m, n, [](auto i, auto j) { return 1.0 * i * j - 1000.0 * i; }));
+  EXPECT_EQ((a - col.reshape({m, 1})).gather_all(),
+            reference<double>(m, n, [](auto i, auto j) { return 1.0 * i * j - 1000.0 * i; }));
   auto outer = Array<double>::from_function(e, {m, 1}, Split::rows, [](auto i, auto) { return 1.0 + i; }) *
                Array<double>::from_function(e, {1, n}, Split::none, [](auto, auto j) { return 1.0 + j; });
   EXPECT_EQ(outer.split(), Split::rows);

@@ -454,6 +454,86 @@ TEST(ArrayNumpy, AstypeOfNaNInfinitiesAndOutOfRangeValuesIsNumpys) {
   EXPECT_EQ((k / k).gather_all()[2], 1.0);
 }
 
+// NumPy's broadcasting of a 1-D operand against a 2-D one: the vector is a row, (n,) as (1, n), so `x - x.mean(0)`
+// centres the columns (slab broadcast it as a column before, so that threw for m != n and was wrong for a square x).
+// Reference: the serial loops x[i, j] op v[j]. Every layout of x (uneven blocks, ranks without rows, split by
+// columns), v replicated or split by rows (replicated first), on the host and on the reference place (the device
+// programs); a length that is neither 1 nor x's column count throws the same ShapeError on every rank, naming the
+// reshape to (n, 1) that makes a column.
+TEST(ArrayNumpy, OneDOperandsBroadcastAsRowsAsNumPys) {
+  const std::int64_t m = 7, n = 4;
+  auto xf = [](std::int64_t i, std::int64_t j) { return 1.5 * i - 2.0 * j + (i * j) % 3; };
+  auto vf = [](std::int64_t j, std::int64_t) { return 10.0 - 3.0 * j; };
+  for (bool ref : {false, true}) {
+    if (ref && !slab::built_with_kernel_reference) continue;
+    slab::EngineOptions o = slab::testing::engine_options();
+    o.reference_kernels = ref;
+    slab::Engine e(o);
+    for (const Variant& var : variants)
+      for (Split vs : {Split::none, Split::rows}) {
+        const std::string where = var.name() + ", v " + slab::to_string(vs) + (ref ? ", reference place" : ", host");
+        const auto x = make<double>(e, Shape{m, n}, var, xf);
+        const auto v = Array<double>::from_function(e, Shape{n}, vs, vf, 3);
+        EXPECT_EQ((x - v).gather_all(),
+                  slab_test::reference<double>(m, n, [&](auto i, auto j) { return xf(i, j) - vf(j, 0); }))
+            << where;
+        EXPECT_EQ((v * x).gather_all(),
+                  slab_test::reference<double>(m, n, [&](auto i, auto j) { return vf(j, 0) * xf(i, j); }))
+            << where;
+        EXPECT_EQ(slab::where(x > v, x, v).gather_all(),
+                  slab_test::reference<double>(
+                      m, n, [&](auto i, auto j) { return xf(i, j) > vf(j, 0) ? xf(i, j) : vf(j, 0); }))
+            << where;
+        EXPECT_EQ(slab::where(v > 0.0, x, 0.0).gather_all(),
+                  slab_test::reference<double>(m, n, [&](auto i, auto j) { return vf(j, 0) > 0.0 ? xf(i, j) : 0.0; }))
+            << where;
+        // x - x.mean(axis=0): each column's values less the column's mean (the mean from the same loops).
+        std::vector<double> col_mean(n, 0.0);
+        for (std::int64_t j = 0; j < n; ++j) {
+          for (std::int64_t i = 0; i < m; ++i) col_mean[j] += xf(i, j);
+          col_mean[j] /= static_cast<double>(m);
+        }
+        const auto centred = (x - slab::mean(x, 0)).gather_all();
+        const auto want = slab_test::reference<double>(m, n, [&](auto i, auto j) { return xf(i, j) - col_mean[j]; });
+        ASSERT_EQ(centred.size(), want.size()) << where;
+        for (std::size_t k = 0; k < want.size(); ++k)
+          EXPECT_NEAR(centred[k], want[k], 1e-12) << where << " [" << k << "]";
+        // A column: reshape the 1-D operand to (m, 1) (a view).
+        const auto c = Array<double>::from_function(e, Shape{m}, Split::rows, vf, 2);
+        if (var.split == Split::rows && !var.uneven)
+          EXPECT_EQ((x - c.reshape({m, 1})).gather_all(),
+                    slab_test::reference<double>(m, n, [&](auto i, auto j) { return xf(i, j) - vf(i, 0); }))
+              << where;
+      }
+    // A square x: the vector is a row, as NumPy's (x[i, j] - v[j], not x[i, j] - v[i]).
+    const auto sq = Array<double>::from_function(e, Shape{n, n}, Split::rows, xf, 1);
+    const auto v = Array<double>::from_function(e, Shape{n}, Split::rows, vf, 1);
+    EXPECT_EQ((sq - v).gather_all(),
+              slab_test::reference<double>(n, n, [&](auto i, auto j) { return xf(i, j) - vf(j, 0); }));
+    // Integer operands and comparisons take the same rule; a length-1 vector broadcasts along both axes.
+    const auto k =
+        Array<std::int64_t>::from_function(e, Shape{m, n}, Split::rows, [](auto i, auto j) { return i * 10 + j; });
+    const auto kv = Array<std::int64_t>::from_function(e, Shape{n}, Split::none, [](auto j, auto) { return 2 * j; });
+    EXPECT_EQ((k >= kv).gather_all(),
+              slab_test::reference<std::int64_t>(m, n, [](auto i, auto j) { return i * 10 + j >= 2 * j; }));
+    const auto one = Array<double>::from_function(e, Shape{1}, Split::rows, [](auto, auto) { return 0.5; });
+    EXPECT_EQ((one + sq).gather_all(),
+              slab_test::reference<double>(n, n, [&](auto i, auto j) { return 0.5 + xf(i, j); }));
+    // A length that is neither: the same ShapeError on every rank, with the way to a column.
+    const auto x = Array<double>::from_function(e, Shape{m, n}, Split::rows, xf);
+    const auto c = Array<double>::from_function(e, Shape{m}, Split::rows, vf);
+    try {
+      (void)(x - c);
+      ADD_FAILURE() << "no ShapeError for (7, 4) - (7,)";
+    } catch (const slab::ShapeError& err) {
+      const std::string msg = err.message();
+      EXPECT_NE(msg.find("broadcasts as a row"), std::string::npos) << msg;
+      EXPECT_NE(msg.find("reshape it to (n, 1)"), std::string::npos) << msg;
+    }
+    EXPECT_THROW((void)slab::where(x > 0.0, c, 0.0), slab::ShapeError);
+  }
+}
+
 // The reductions' edges as NumPy's: min and max along an axis of length 0 raise ("zero-size array to reduction
 // operation minimum which has no identity"; sum is 0 and mean NaN there, and an empty result along a non-empty axis
 // is fine), var with ddof >= n is M2 / 0 (inf, or NaN for equal values), axis -1 is the last axis and axis 1 of a

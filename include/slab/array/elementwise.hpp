@@ -18,9 +18,11 @@
 /// pow of integers is NumPy's for exponents >= 0: exact, wrapping modulo 2^64 (2^32 for int32); a negative
 /// exponent (an error in NumPy) gives the double power truncated toward zero (2 ** -1 is 0).
 ///
-/// Broadcasting: an operand may be a scalar, a row vector (1 x cols, normally Split::none), or a column
-/// vector (rows x 1, or a 1-D array of length rows, with the same row blocks); operands with the full shape
-/// must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>
+/// Broadcasting follows NumPy: an operand may be a scalar, a row vector (1 x cols, normally Split::none), a
+/// column vector (rows x 1, with the same row blocks: `v.reshape({n, 1})` of a 1-D v, a view), or a 1-D array,
+/// which with a 2-D operand is a row, so its length must be 1 or cols (`x - x.mean(0)` centres the columns; a
+/// 1-D operand split by rows is replicated first, a collective step recorded in the graph); operands with the
+/// full shape must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>
 /// holding 0 or 1 (NumPy's bool as an integer); where() takes such a condition (non-zero = true).
 ///
 /// @throws ShapeError (on every rank, from global shapes only) naming the operation and both operands'
