@@ -16,7 +16,8 @@ perf/results/latest.md from the newest JSON of each workload and mode.
 Peak memory is the largest sampled (every 50 ms) sum of the RSS of the run's whole process tree (mpirun and its
 ranks; a peer and its LocalCluster nannies/workers), or the process's own ru_maxrss where that is larger; it
 covers the whole run (input generation included), so that slab and the peers are measured the same way.
-The peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from the environment; slab runs as it is.
+slab and the peers run with OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE removed from the environment, so that both pick
+their BLAS kernels by CPU detection; slab keeps its one BLAS thread per rank (scripts/mpirun).
 """
 import argparse
 import datetime
@@ -197,10 +198,18 @@ def run_measured(cmd, env, timeout):
     return rec, rc, out, err, peak[0], time.perf_counter() - t0
 
 
-def peer_env():
+def blas_env():
+    """The environment without the machine's OpenBLAS kernel pins (OPENBLAS_CORETYPE, OPENBLAS_L2_SIZE): slab and the
+    peers pick their BLAS kernels the same way, by CPU detection (a pin to Haswell halved slab's dsyrk rate on an
+    AVX-512 machine while numpy ran unpinned)."""
     env = dict(os.environ)
     for k in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
         env.pop(k, None)
+    return env
+
+
+def peer_env():
+    env = blas_env()
     # The peers use both cores through BLAS (numpy) or two dask workers; no inherited thread caps.
     for k in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
         env.pop(k, None)
@@ -522,7 +531,7 @@ def main():
                                                          for c in cmd)))
                 la = wait_load(args, log)
                 (out, rc, so, se, peak, wall), all_s = run_median(
-                    cmd, dict(os.environ), args.timeout, args.repeats,
+                    cmd, blas_env(), args.timeout, args.repeats,
                     (lambda: delete_y(w2path)) if w2path else None)
                 row = {"impl": "slab%s (%d ranks)" % (label, args.ranks), "command": cmd, "loadavg_before": la,
                        "wall": wall, "all_seconds": all_s}
