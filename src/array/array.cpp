@@ -733,6 +733,22 @@ std::int64_t Array<T>::argmin() const {
   return slab::argmin(*this);
 }
 template <class T>
+Array<double> Array<T>::sum(int axis) const {
+  return slab::reduce_axis(*this, AxisOp::sum, axis);
+}
+template <class T>
+Array<double> Array<T>::mean(int axis) const {
+  return slab::reduce_axis(*this, AxisOp::mean, axis);
+}
+template <class T>
+Array<double> Array<T>::min(int axis) const {
+  return slab::reduce_axis(*this, AxisOp::min, axis);
+}
+template <class T>
+Array<double> Array<T>::max(int axis) const {
+  return slab::reduce_axis(*this, AxisOp::max, axis);
+}
+template <class T>
 Array<std::int64_t> Array<T>::argmax(int axis) const {
   return slab::argmax(*this, axis);
 }

@@ -493,7 +493,7 @@ TEST(ArrayNumpy, OneDOperandsBroadcastAsRowsAsNumPys) {
           for (std::int64_t i = 0; i < m; ++i) col_mean[j] += xf(i, j);
           col_mean[j] /= static_cast<double>(m);
         }
-        const auto centred = (x - slab::mean(x, 0)).gather_all();
+        const auto centred = (x - x.mean(0)).gather_all();  // the member form of slab::mean(x, 0)
         const auto want = slab_test::reference<double>(m, n, [&](auto i, auto j) { return xf(i, j) - col_mean[j]; });
         ASSERT_EQ(centred.size(), want.size()) << where;
         for (std::size_t k = 0; k < want.size(); ++k)
@@ -572,6 +572,11 @@ TEST(ArrayNumpy, ReductionEdgesAsNumPys) {
     EXPECT_EQ(slab::var(m, 0, 3).gather_all(), (std::vector<double>{inf, inf})) << where;
     EXPECT_EQ(slab::sum(m, -1).gather_all(), slab::sum(m, 1).gather_all()) << where;
     EXPECT_EQ(slab::sum(m, -2).gather_all(), slab::sum(m, 0).gather_all()) << where;
+    // The members along an axis (NumPy's m.sum(axis=-1), m.max(0)): m = [[0, 1], [2, 3], [4, 5]].
+    EXPECT_EQ(m.sum(-1).gather_all(), (std::vector<double>{1, 5, 9})) << where;
+    EXPECT_EQ(m.mean(0).gather_all(), (std::vector<double>{2, 3})) << where;
+    EXPECT_EQ(m.min(1).gather_all(), (std::vector<double>{0, 2, 4})) << where;
+    EXPECT_EQ(m.max(0).gather_all(), (std::vector<double>{4, 5})) << where;
     EXPECT_THROW((void)slab::sum(two, 1), slab::ShapeError) << where;
     EXPECT_THROW((void)slab::sum(m, 2), slab::ShapeError) << where;
     const auto z = Array<double>::from_function(

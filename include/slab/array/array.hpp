@@ -185,6 +185,13 @@ class Array {
   [[nodiscard]] double std(int ddof = 0) const;
   [[nodiscard]] T min() const;
   [[nodiscard]] T max() const;
+  /// Along an axis, NumPy's `x.sum(axis=0)` (reduction.hpp's sum(a, axis) etc.: a 1-D Array<double>; -1 is the
+  /// last axis). var and std along an axis are the free functions var(a, axis, ddof) and std(a, axis, ddof): the
+  /// members' one argument is ddof.
+  [[nodiscard]] Array<double> sum(int axis) const;
+  [[nodiscard]] Array<double> mean(int axis) const;
+  [[nodiscard]] Array<double> min(int axis) const;
+  [[nodiscard]] Array<double> max(int axis) const;
   /// argmax(*this) / argmin(*this): the flat index (reduction.hpp). Collective.
   [[nodiscard]] std::int64_t argmax() const;
   [[nodiscard]] std::int64_t argmin() const;

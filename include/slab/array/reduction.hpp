@@ -87,6 +87,7 @@ template <class T>
 /// Which reduction along an axis.
 enum class AxisOp { sum, mean, var, std, min, max };
 /// Reduce along `axis` (0 or 1, or -1 for the last, as NumPy; 1-D arrays have axis 0 only) to a 1-D Array<double>
+/// (also as members: `x.sum(0)`, `x.mean(0)`, `x.min(1)`, `x.max(-1)`)
 /// (see the file comment). var and std with ddof >= n are NumPy's M2 / 0: inf, or NaN for equal values.
 /// @throws ShapeError for an axis out of bounds, and for min or max along an axis of length 0 (NumPy: "zero-size
 /// array to reduction operation minimum which has no identity"; sum is 0 and mean NaN there).
