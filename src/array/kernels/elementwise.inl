@@ -12,6 +12,7 @@
 #include "core/floor_divide.hpp"  // int_power (constexpr: device code under --expt-relaxed-constexpr)
 #include "array/kernels/elementwise.hpp"
 #include "core/kernels/hd.hpp"
+#include "core/kernels/scratch.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::kernels {
@@ -123,12 +124,15 @@ struct ElemMath {
 
 template <class T>
 struct ElemRun {
-  ElemProgram<T> p;
+  // The program in backend memory, read through a pointer: held by value, the instructions' and operands'
+  // dynamic indexing would make every GPU thread copy the whole program into local memory first.
+  const ElemProgram<T>* program;
   std::int64_t cols;
   void* out;
   bool out_int64;
 
   SLAB_HD void operator()(std::int64_t k) const {
+    const ElemProgram<T>& p = *program;
     using M = ElemMath<T>;
     const std::int64_t i = k / cols, j = k % cols;
     T st[kMaxElemStack];
@@ -319,8 +323,10 @@ void ElementwiseKernels<B, T>::run(const Exec& exec, const ElemProgram<T>& progr
   detail::check_program(program);
   if (rows <= 0 || cols <= 0) return;
   B b(exec);
+  Scratch<ElemProgram<T>, B> on_backend(b, 1);
+  b.to_backend(on_backend.get(), &program, sizeof(ElemProgram<T>));
   thrust::counting_iterator<std::int64_t> k(0);
-  thrust::for_each(b.policy(), k, k + rows * cols, detail::ElemRun<T>{program, cols, out, out_int64});
+  thrust::for_each(b.policy(), k, k + rows * cols, detail::ElemRun<T>{on_backend.get(), cols, out, out_int64});
 }
 
 }  // namespace slab::kernels

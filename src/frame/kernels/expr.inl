@@ -10,6 +10,7 @@
 
 #include "array/kernels/elementwise.inl"  // ElemMath: the host functors' floor division, modulo and libm calls
 #include "core/kernels/hd.hpp"
+#include "core/kernels/scratch.hpp"
 #include "frame/kernels/expr.hpp"
 #include "slab/core/error.hpp"
 
@@ -20,7 +21,9 @@ using slab::kernels::bits_double;
 using slab::kernels::double_bits;
 
 struct ExprRow {
-  ExprProgram p;
+  // The program in backend memory, read through a pointer: held by value (2.7 KB of kernel parameters), the
+  // steps' dynamic indexing would make every GPU thread copy it into local memory first.
+  const ExprProgram* program;
   ElementType out_type;
   void* out;
   std::uint8_t* out_valid;
@@ -73,6 +76,7 @@ struct ExprRow {
   }
 
   SLAB_HD void operator()(std::int64_t i) const {
+    const ExprProgram& p = *program;
     using FMath = slab::kernels::detail::ElemMath<double>;
     using IMath = slab::kernels::detail::ElemMath<std::int64_t>;
     std::uint64_t v[kMaxExprSteps];
@@ -379,8 +383,10 @@ std::int64_t ExprKernels<B>::evaluate(const Exec& exec, const ExprProgram& progr
                                     std::to_string(kMaxExprSteps) + ")");
   if (n <= 0) return 0;
   B b(exec);
+  slab::kernels::Scratch<ExprProgram, B> on_backend(b, 1);
+  b.to_backend(on_backend.get(), &program, sizeof(ExprProgram));
   thrust::counting_iterator<std::int64_t> i(0);
-  thrust::for_each(b.policy(), i, i + n, detail::ExprRow{program, out_type, out, valid});
+  thrust::for_each(b.policy(), i, i + n, detail::ExprRow{on_backend.get(), out_type, out, valid});
   return thrust::count_if(b.policy(), valid, valid + n, detail::IsInvalid{});
 }
 
