@@ -8,6 +8,7 @@
 #include "slab/array/slicing.hpp"
 
 #include <cmath>
+#include <initializer_list>
 #include <numbers>
 #include <optional>
 
@@ -332,34 +333,59 @@ Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
 }
 
 // NumPy's rule: a 1-D operand of an operation with a 2-D one is a row, (n,) as (1, n), so `x - x.mean(0)` centres
-// the columns. Its length must be 1 or the 2-D operands' column count (checked before anything moves; a column is
-// reshape(v, {n, 1})). A replicated vector is reshaped (local); a split one is replicated first (collective).
+// the columns. Its length must broadcast with every 2-D operand's column count (equal, or either 1; checked before
+// anything moves; a column is reshape(v, {n, 1})). A replicated vector is reshaped (local); a split one is
+// replicated first (collective).
 template <class T>
-Array<T> as_row_operand(const char* op, const Array<T>& v, const Layout& two_d) {
+Array<T> as_row_operand(const char* op, const Array<T>& v, std::initializer_list<const Layout*> operands) {
   if (v.ndim() != 1) return v;
   const std::int64_t n = v.rows();
-  if (n != 1 && n != two_d.cols)
-    SLAB_FAIL(ShapeError, std::string(op) + ": shapes cannot be broadcast: a 1-D operand broadcasts as a row, as in " +
-                              "NumPy, so its length must be 1 or the columns' count: " + describe(v.layout()) +
-                              " and " + describe(two_d) +
-                              (n == two_d.rows ? " (reshape it to (n, 1) for a column)" : ""));
+  bool with_two_d = false;
+  for (const Layout* o : operands) {
+    if (o == nullptr || o->ndim != 2) continue;
+    with_two_d = true;
+    if (n != 1 && o->cols != 1 && n != o->cols)
+      SLAB_FAIL(ShapeError, std::string(op) + ": shapes cannot be broadcast: a 1-D operand broadcasts as a row, as " +
+                                "in NumPy, so its length must be 1 or the columns' count: " + describe(v.layout()) +
+                                " and " + describe(*o) + (n == o->rows ? " (reshape it to (n, 1) for a column)" : ""));
+  }
+  if (!with_two_d) return v;
   const Array<T> whole = v.layout().split == Split::none ? v : slab::resplit(v, Split::none);
   return slab::reshape(whole, Shape{1, n});
 }
-// The first 2-D layout among the operands, or null where all are 1-D.
-template <class... X>
-const Layout* two_d_layout(const X&... x) {
-  const Layout* out = nullptr;
-  ((out = out == nullptr && x.ndim() == 2 ? &x.layout() : out), ...);
+
+// The extent the operands' extents broadcast to (equal, or 1 against anything), or -1 where they do not (then
+// broadcast_layout names the error).
+std::int64_t broadcast_extent(std::initializer_list<std::int64_t> extents) {
+  std::int64_t out = 1;
+  for (std::int64_t e : extents) {
+    if (e == out || e == 1) continue;
+    if (out != 1) return -1;
+    out = e;
+  }
   return out;
+}
+
+// An operand that is broadcast and split along an axis of extent 1 (a row vector or a length-1 array split by rows,
+// a column split by columns) lives on the one rank holding that row or column, where every rank holding the result
+// needs it: it is replicated first (collective; a vector). A column split by rows, as its matrix, stays local.
+template <class T>
+Array<T> spread_for_broadcast(const Array<T>& x, std::int64_t rows, std::int64_t cols) {
+  const Layout& l = x.layout();
+  const bool broadcast = rows > l.rows || cols > l.cols;
+  const bool on_one_rank = (l.split == Split::rows && l.rows == 1) || (l.split == Split::cols && l.cols == 1);
+  return broadcast && on_one_rank ? slab::resplit(x, Split::none) : x;
 }
 
 // `elem_op`: the node's device operation (kernels::ElemOp), or detail::kNoElemOp.
 template <class R, class A, class B, class F>
 Array<R> combine(const char* op, const Array<A>& a_in, const Array<B>& b_in, F f, int elem_op = detail::kNoElemOp) {
-  const Layout* two_d = two_d_layout(a_in, b_in);
-  const Array<A> a = two_d != nullptr ? as_row_operand(op, a_in, *two_d) : a_in;
-  const Array<B> b = two_d != nullptr ? as_row_operand(op, b_in, *two_d) : b_in;
+  const Array<A> a_row = as_row_operand(op, a_in, {&b_in.layout()});
+  const Array<B> b_row = as_row_operand(op, b_in, {&a_in.layout()});
+  const std::int64_t rows = broadcast_extent({a_row.rows(), b_row.rows()});
+  const std::int64_t cols = broadcast_extent({a_row.cols(), b_row.cols()});
+  const Array<A> a = spread_for_broadcast(a_row, rows, cols);
+  const Array<B> b = spread_for_broadcast(b_row, rows, cols);
   const Layout l = broadcast_layout(op, a.layout(), b.layout());
   auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
   auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
@@ -592,10 +618,14 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
 
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, const Array<T>& b_in) {
-  const Layout* two_d = two_d_layout(cond_in, a_in, b_in);
-  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
-  const Array<T> a = two_d != nullptr ? as_row_operand("where", a_in, *two_d) : a_in;
-  const Array<T> b = two_d != nullptr ? as_row_operand("where", b_in, *two_d) : b_in;
+  const auto c_row = as_row_operand("where", cond_in, {&a_in.layout(), &b_in.layout()});
+  const auto a_row = as_row_operand("where", a_in, {&cond_in.layout(), &b_in.layout()});
+  const auto b_row = as_row_operand("where", b_in, {&cond_in.layout(), &a_in.layout()});
+  const std::int64_t rows = broadcast_extent({c_row.rows(), a_row.rows(), b_row.rows()});
+  const std::int64_t cols = broadcast_extent({c_row.cols(), a_row.cols(), b_row.cols()});
+  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
+  const Array<T> a = spread_for_broadcast(a_row, rows, cols);
+  const Array<T> b = spread_for_broadcast(b_row, rows, cols);
   const Layout lab = broadcast_layout("where", a.layout(), b.layout());
   const Layout l = broadcast_layout("where", cond.layout(), lab);
   auto leaf = [&](const auto& x) {
@@ -608,9 +638,12 @@ Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, const A
 }
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, std::type_identity_t<T> b) {
-  const Layout* two_d = two_d_layout(cond_in, a_in);
-  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
-  const Array<T> a = two_d != nullptr ? as_row_operand("where", a_in, *two_d) : a_in;
+  const auto c_row = as_row_operand("where", cond_in, {&a_in.layout()});
+  const auto a_row = as_row_operand("where", a_in, {&cond_in.layout()});
+  const std::int64_t rows = broadcast_extent({c_row.rows(), a_row.rows()});
+  const std::int64_t cols = broadcast_extent({c_row.cols(), a_row.cols()});
+  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
+  const Array<T> a = spread_for_broadcast(a_row, rows, cols);
   const Layout l = broadcast_layout("where", cond.layout(), a.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
@@ -621,9 +654,12 @@ Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, std::ty
 }
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, std::type_identity_t<T> a, const Array<T>& b_in) {
-  const Layout* two_d = two_d_layout(cond_in, b_in);
-  const Array<std::int64_t> cond = two_d != nullptr ? as_row_operand("where", cond_in, *two_d) : cond_in;
-  const Array<T> b = two_d != nullptr ? as_row_operand("where", b_in, *two_d) : b_in;
+  const auto c_row = as_row_operand("where", cond_in, {&b_in.layout()});
+  const auto b_row = as_row_operand("where", b_in, {&cond_in.layout()});
+  const std::int64_t rows = broadcast_extent({c_row.rows(), b_row.rows()});
+  const std::int64_t cols = broadcast_extent({c_row.cols(), b_row.cols()});
+  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
+  const Array<T> b = spread_for_broadcast(b_row, rows, cols);
   const Layout l = broadcast_layout("where", cond.layout(), b.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);

@@ -519,6 +519,34 @@ TEST(ArrayNumpy, OneDOperandsBroadcastAsRowsAsNumPys) {
     const auto one = Array<double>::from_function(e, Shape{1}, Split::rows, [](auto, auto) { return 0.5; });
     EXPECT_EQ((one + sq).gather_all(),
               slab_test::reference<double>(n, n, [&](auto i, auto j) { return 0.5 + xf(i, j); }));
+    // Against a one-column operand the vector makes an outer product, as NumPy's (3, 1) * (4,) is (3, 4), in
+    // either argument order of where; a length-1 operand split by rows (on one rank) is replicated to meet a
+    // longer one, 1-D or 2-D.
+    const auto c31 = Array<double>::from_function(e, Shape{3, 1}, Split::rows, [](auto i, auto) { return i + 1.0; });
+    const auto v4 = Array<double>::from_function(e, Shape{4}, Split::none, [](auto j, auto) { return 10.0 * (j + 1); });
+    const auto x34 =
+        Array<double>::from_function(e, Shape{3, 4}, Split::rows, [](auto i, auto j) { return i * 4.0 + j; });
+    EXPECT_EQ((c31 * v4).gather_all(),
+              slab_test::reference<double>(3, 4, [](auto i, auto j) { return (i + 1.0) * 10.0 * (j + 1); }));
+    EXPECT_EQ(slab::where(c31 > 1.5, v4, x34).gather_all(), slab_test::reference<double>(3, 4, [](auto i, auto j) {
+                return i + 1.0 > 1.5 ? 10.0 * (j + 1) : i * 4.0 + j;
+              }));
+    EXPECT_EQ(slab::where(x34 > 5.0, c31, v4).gather_all(), slab_test::reference<double>(3, 4, [](auto i, auto j) {
+                return i * 4.0 + j > 5.0 ? i + 1.0 : 10.0 * (j + 1);
+              }));
+    const auto col7 = Array<double>::from_function(e, Shape{m, 1}, Split::rows, [](auto i, auto) { return 1.0 * i; });
+    const auto v7 = Array<double>::from_function(e, Shape{m}, Split::rows, [](auto j, auto) { return 100.0 * j; });
+    EXPECT_EQ((col7 - v7).gather_all(),
+              slab_test::reference<double>(m, m, [](auto i, auto j) { return 1.0 * i - 100.0 * j; }));
+    const auto one_split = Array<double>::from_function(e, Shape{1}, Split::rows, [](auto, auto) { return 3.0; });
+    const auto w4 = Array<double>::from_function(
+        e, Shape{4}, Split::rows, [](auto j, auto) { return 1.0 * j; }, 1);
+    EXPECT_EQ((w4 - one_split).gather_all(), (std::vector<double>{-3, -2, -1, 0}));
+    EXPECT_EQ(slab::where(w4 > 0.0, w4, one_split).gather_all(), (std::vector<double>{3, 1, 2, 3}));
+    const auto s11 = Array<double>::from_function(e, Shape{1, 1}, Split::rows, [](auto, auto) { return 5.0; });
+    EXPECT_EQ((s11 + v4).gather_all(), (std::vector<double>{15, 25, 35, 45}));
+    EXPECT_EQ((x34 * s11).gather_all(),
+              slab_test::reference<double>(3, 4, [](auto i, auto j) { return (i * 4.0 + j) * 5.0; }));
     // A length that is neither: the same ShapeError on every rank, with the way to a column.
     const auto x = Array<double>::from_function(e, Shape{m, n}, Split::rows, xf);
     const auto c = Array<double>::from_function(e, Shape{m}, Split::rows, vf);
@@ -565,6 +593,14 @@ TEST(ArrayNumpy, ReductionEdgesAsNumPys) {
     EXPECT_EQ(slab::var(two, 2), inf) << where;
     EXPECT_EQ(slab::var(two, 5), inf) << where;
     EXPECT_TRUE(std::isnan(slab::var(same2, 2))) << where;
+    // Equal values are NaN (0 / 0) whatever the chunks and ranks, though NumPy's two-pass M2 of [0.1] * 3 is
+    // rounding noise and its var(ddof=3) inf (the documented departure: min == max decides, not M2's noise).
+    for (std::int64_t chunk : {0, 1, 2}) {
+      const auto tenth = Array<double>::from_function(
+          e, Shape{3}, Split::rows, [](auto, auto) { return 0.1; }, chunk);
+      EXPECT_TRUE(std::isnan(slab::var(tenth, 3))) << where << " chunk " << chunk;
+      EXPECT_TRUE(std::isnan(slab::var(tenth.reshape({3, 1}), 0, 3).gather_all()[0])) << where << " chunk " << chunk;
+    }
     EXPECT_EQ(slab::std(two, 2), inf) << where;
     EXPECT_EQ(slab::var(two, 1), 0.5) << where;
     const auto m =

@@ -20,8 +20,10 @@
 ///
 /// Broadcasting follows NumPy: an operand may be a scalar, a row vector (1 x cols, normally Split::none), a
 /// column vector (rows x 1, with the same row blocks: `v.reshape({n, 1})` of a 1-D v, a view), or a 1-D array,
-/// which with a 2-D operand is a row, so its length must be 1 or cols (`x - x.mean(0)` centres the columns; a
-/// 1-D operand split by rows is replicated first, a collective step recorded in the graph); operands with the
+/// which with a 2-D operand is a row, so its length must be 1 or cols (`x - x.mean(0)` centres the columns;
+/// against a (rows, 1) column it makes the outer (rows, n) as NumPy's; a
+/// 1-D operand split by rows is replicated first, a collective step recorded in the graph, as is an operand that is
+/// broadcast and split along its axis of extent 1, such as a (1, 1) split by rows); operands with the
 /// full shape must have the same blocks (same split and row/column bounds). Comparisons return Array<std::int64_t>
 /// holding 0 or 1 (NumPy's bool as an integer); where() takes such a condition (non-zero = true).
 ///

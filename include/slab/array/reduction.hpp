@@ -13,7 +13,8 @@
 /// flagged, so Chan's update never meets inf - inf.) A sum of finite values that overflows is inf, and so
 /// is the mean, as NumPy's.
 /// Reductions of an empty array: sum 0, mean/var NaN, min/max throw ShapeError. var with ddof >= n is NumPy's
-/// M2 / max(n - ddof, 0): inf, or NaN where the values are equal.
+/// M2 / max(n - ddof, 0): inf, or NaN (0 / 0) where every value is the same (NumPy can give inf there too, when its
+/// mean's rounding leaves M2 nonzero: [0.1] * 3; slab's answer does not depend on the chunks and ranks).
 /// int64 overflow follows NumPy: sums of int64 (sum, nansum, reduce_stats' sum, axis sums) wrap modulo 2^64
 /// silently (two's complement); the mean of int64 is the values' mean (a wrapped sum is placed by the min and
 /// max: exact but for its rounding while the values span less than 2^64 / n, else Chan's mean), var and std

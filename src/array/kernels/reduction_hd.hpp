@@ -197,13 +197,15 @@ SLAB_HD_INLINE double stats_mean(const StatsPartial<T>& s) {
     return s.sum / static_cast<double>(s.n);
 }
 /// The variance with `ddof` delta degrees of freedom: NaN with a NaN or an infinity (NumPy: x - mean is
-/// inf - inf) or no values; where n - ddof <= 0, NumPy's M2 / max(n - ddof, 0): inf, or NaN where M2 is 0.
+/// inf - inf) or no values; where n - ddof <= 0, NumPy's M2 / max(n - ddof, 0): inf, or NaN (0 / 0) where every
+/// value is the same. (Decided by min == max, not by M2 == 0: M2's rounding noise depends on the chunks and ranks,
+/// so NumPy, whose two-pass M2 of [0.1] * 3 is not 0, gives inf there.)
 template <class T>
 SLAB_HD_INLINE double stats_variance(const StatsPartial<T>& s, int ddof) {
   if (s.nan || s.pinf || s.ninf || s.n == 0) return reduce_nan();
   const double d = static_cast<double>(s.n - ddof);
   if (d > 0) return s.m2 / d;
-  return s.m2 > 0 ? reduce_inf() : reduce_nan();
+  return s.min == s.max ? reduce_nan() : reduce_inf();
 }
 
 /// Sum (wrapping for integers), a double sum (norm, nanmean) and a count.
