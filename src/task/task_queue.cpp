@@ -73,8 +73,14 @@ struct TaskQueue::Impl {
     TaskContext ctx(memory, comm, tracer, pins, node.num_outputs, stages(node.options.place));
     // An error only this rank has, even inside a collective task, goes up to persist's agreement: the other
     // ranks wait at this task's next collective, whose argument check is an agreement point (see comm.hpp).
-    node.fn(ctx);
-    ctx.finish();
+    try {
+      node.fn(ctx);
+      ctx.finish();
+    } catch (const OutOfMemory& e) {
+      // The manager's message names the bytes, the tier and the purpose ('kernel scratch', 'task output'); the
+      // task's name says which operation asked.
+      throw OutOfMemory(e.message() + " (in task '" + node.name + "')", e.file(), e.line());
+    }
     if (ctx.staged()) {
       ++counters->stats.staged;
       counters->stats.staged_bytes += ctx.staged_bytes();

@@ -1026,3 +1026,35 @@ TEST(FrameDevicePaths, RecipesThatDoNotFitTheirColumnAreRefusedByName) {
   refused(with(4, R::multiply_mod(7, 3)), "column 'b'");  // booleans are 0 or 1
   (void)make(with(3, R::hash_mod(4, 20, 6)));             // codes 6..25: fine
 }
+
+// A device path whose kernel scratch cannot be had on one rank (its partition fits the device limit, the sort's
+// buffers next to it do not, and nothing can spill: no host room, no disk) ends in the same OutOfMemory on every rank,
+// naming the bytes, the purpose and the operation's task, not a hang and not a result. On the reference place, where
+// the kernel scratch is the manager's device-tier memory as on a GPU.
+TEST(FrameDevicePaths, KernelScratchThatCannotBeHadFailsOnEveryRankNamingTheOperation) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference kernels (no CCCL headers)";
+  const int rank = slab::testing::world_rank(), nranks = slab::testing::world_size();
+  slab::EngineOptions o = options_for(true);
+  if (rank == nranks - 1) {
+    o.device_memory_limit = slab::ByteLimit{96 * 1024, std::nullopt};
+    o.host_memory_limit = slab::ByteLimit{96 * 1024, std::nullopt};
+    o.disk_limit = 0;
+  }
+  slab::Engine e(o);
+  slab::frame::LocalTable t;
+  std::vector<std::int64_t> k(6000);
+  for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<std::int64_t>((i * 7919) % 6000);
+  t.add(slab::frame::LocalColumn::int64("k", k));
+  const Frame f = Frame::from_local_table(e, t, 6000);
+  try {
+    (void)slab::frame::sort_values(f, {"k"}).gather_all();
+    ADD_FAILURE() << "rank " << rank << ": the sort went on";
+  } catch (const slab::OutOfMemory& error) {
+    // e.g. "cannot allocate 94 KiB for 'kernel scratch' on the device tier: limit 96 KiB, ... (in task 'sort_sample')"
+    const std::string msg = error.message();
+    EXPECT_NE(msg.find("cannot allocate"), std::string::npos) << msg;
+    EXPECT_NE(msg.find(" KiB for 'kernel scratch'"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("(in task 'sort_"), std::string::npos) << msg;
+    EXPECT_EQ(error.origin_rank(), nranks - 1) << msg;
+  }
+}
