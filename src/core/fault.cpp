@@ -25,6 +25,7 @@ struct Fault {
   int rank = -1;  // -1: every rank
   long step = 0;
   bool kill = false;
+  bool cuda = false;  // throw CudaError, as a failed CUDA call would
 };
 
 std::vector<std::string> split(const std::string& text, char sep) {
@@ -56,13 +57,14 @@ std::vector<Fault> parse(const std::string& spec) {
   for (const auto& item : split(spec, ',')) {
     const auto f = split(item, ':');
     SLAB_EXPECTS(f.size() == 3 || f.size() == 4, InvalidArgument,
-                 "SLAB_FAULT: '" + item + "' is not site:rank:step[:throw|kill]");
+                 "SLAB_FAULT: '" + item + "' is not site:rank:step[:throw|kill|cuda]");
     SLAB_EXPECTS(!f[0].empty(), InvalidArgument, "SLAB_FAULT: '" + item + "' names no site");
     Fault fault{f[0], f[1] == "*" ? -1 : static_cast<int>(parse_number(f[1], spec)), parse_number(f[2], spec), false};
     if (f.size() == 4) {
-      SLAB_EXPECTS(f[3] == "throw" || f[3] == "kill", InvalidArgument,
-                   "SLAB_FAULT: action '" + f[3] + "' in '" + item + "' is not throw or kill");
+      SLAB_EXPECTS(f[3] == "throw" || f[3] == "kill" || f[3] == "cuda", InvalidArgument,
+                   "SLAB_FAULT: action '" + f[3] + "' in '" + item + "' is not throw, kill or cuda");
       fault.kill = f[3] == "kill";
+      fault.cuda = f[3] == "cuda";
     }
     faults.push_back(std::move(fault));
   }
@@ -101,9 +103,10 @@ void fault_hit(std::string_view site, const char* file, int line) {
       lock.unlock();
       ::kill(::getpid(), SIGKILL);
     }
-    throw InjectedFault("injected fault at '" + std::string(site) + "' (occurrence " + std::to_string(step) +
-                            " on rank " + std::to_string(rank) + ")",
-                        file, line);
+    const std::string what = "injected fault at '" + std::string(site) + "' (occurrence " + std::to_string(step) +
+                             " on rank " + std::to_string(rank) + ")";
+    if (f.cuda) throw CudaError(what + ": cudaErrorLaunchFailure: unspecified launch failure", file, line);
+    throw InjectedFault(what, file, line);
   }
 }
 

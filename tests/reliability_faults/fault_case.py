@@ -28,7 +28,14 @@ SCENARIOS = {
     "hdf5_write": ("slab-gram", ["--memory-limit", "600KiB", "--rows", "40", "--cols", "3000"]),
     "spill": ("slab-reduce", ["--generate", "--n", "400000", "--chunk", "10000", "--memory-limit", "200KiB",
                               "--host-memory-limit", "200KiB"]),
+    # A device kernel failing as a CUDA call does (SLAB_FAULT action cuda: slab::CudaError), in a groupby's device
+    # path on the reference place (the GPU's wiring, run on the CPU).
+    "device_kernel": ("slab-groupby", ["--generate", "--rows", "20000", "--partition-rows", "2500", "--kernels",
+                                       "reference"]),
 }
+# Sites that fail as CUDA does: the action, and what every rank's error line must name (slab::CudaError's message
+# carries the CUDA error's name; the line itself is Error::message(), without the class).
+ACTIONS = {"device_kernel": ("cuda", "cudaErrorLaunchFailure")}
 # --late: rank 0 (the root of the trees) fails at a later occurrence, mid-run: in the merge's ninth allreduce,
 # the third round of a groupby shuffle that spills to disk (a round per written-out chunk of partial records: the
 # state outgrows its budget after every partition of 1000 rows, so every rank count has at least five rounds), the second TSQR level, the fourth spill write.
@@ -38,6 +45,7 @@ LATE = {
                                    "384KiB", "--host-memory-limit", "512KiB"], 2),
     "tsqr_level": ("slab-svd", ["--generate", "--rows", "3001", "--cols", "5", "--chunk-rows", "200"], 1),
     "spill": SCENARIOS["spill"] + (3,),
+    "device_kernel": SCENARIOS["device_kernel"] + (5,),
 }
 
 
@@ -79,7 +87,8 @@ def main():
         before = {d: rel.dataset_hash(h5, d) for d in ("/X", "/Y")}
         args = ["--input", h5 + ":/X", "--output", h5 + ":/Y"] + args
 
-    fault = f"{a.site}:{rank}:{a.step}"
+    action, kind = ACTIONS.get(a.site, (None, None))
+    fault = f"{a.site}:{rank}:{a.step}" + (f":{action}" if action else "")
     r = rel.run(rel.mpi_cmd(a.mpiexec, a.np, exe, "--spill-dir", spill_root, *args), a.timeout,
                 {"SLAB_FAULT": fault})
     print(f"$ SLAB_FAULT={fault} {app} ... -> exit {r.rc} in {r.seconds:.1f} s\n{r.out}")
@@ -95,6 +104,8 @@ def main():
     messages = set(errors.values())
     if sorted(errors) != list(range(a.np)) or len(messages) != 1:
         problems.append(f"not the same error on every rank: {errors}")
+    if kind and not all(kind in line for line in r.out.splitlines() if "injected fault at" in line):
+        problems.append(f"not every rank's error names {kind}")
     if "aborting the job" in r.out or "MPI_ABORT" in r.out:
         problems.append("the job was aborted instead of every rank ending with the agreed error")
     how = "agreed: " + (next(iter(messages)) if len(messages) == 1 else "?")

@@ -5,13 +5,15 @@
 /// Set `SLAB_FAULT=site:rank:step[:action]` in the environment (read once, at the first fault point) and
 /// the `step`-th call (0-based, counted per rank) of `fault_point("site")` on MPI world rank `rank` fails:
 /// action `throw` (the default) throws slab::InjectedFault; `kill` sends this process SIGKILL (a crash mid-
-/// operation, for the atomic-output tests). `rank` may be `*` (every rank). Several faults are separated by
+/// operation, for the atomic-output tests); `cuda` throws slab::CudaError as a failed CUDA call does (the message
+/// still begins "injected fault at"). `rank` may be `*` (every rank). Several faults are separated by
 /// commas. Unset, a fault point costs one predictable branch on a flag cached at load time.
 ///
 /// Sites in the library: `allreduce`, `alltoallv` (comm collectives), `tsqr_level` (each level of the TSQR
 /// tree), `hdf5_write` (a dataset writer's commit, after the data is flushed and before the dataset is
 /// moved into place), `spill` (while a spill file is being written), `partition_read` (frame::view_chunk: a
-/// partition read outside a task, as the collective frame operations make before an exchange).
+/// partition read outside a task, as the collective frame operations make before an exchange), `device_kernel`
+/// (a frame device path's kernels inside its task, on a GPU or the reference place).
 
 #include <string_view>
 
