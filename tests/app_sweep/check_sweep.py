@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Run slab-sweep at a tiny size and check it against a pure-Python reference (no numpy needed).
 
-    check_sweep.py --np N --work DIR -- mpirun ... N path/to/slab-sweep
+    check_sweep.py --np N --work DIR [--reference] -- mpirun ... N path/to/slab-sweep
 
 The reference generates W7's X and y from the counter-based hash of WORKLOADS.md and solves each fold's ridge
 problem by the normal equations (X_t^T X_t + alpha I) w = X_t^T y_t with a Cholesky factorisation in exact
@@ -106,6 +106,22 @@ def main():
         r = json.loads(lines[0])["checks"]
         expect("refit sum_err", close(r["sum_err"], math.fsum(ref)), "%r vs %r" % (r["sum_err"], math.fsum(ref)))
         expect("refit argmin", r["argmin"] == c["argmin"], "%r vs %r" % (r["argmin"], c["argmin"]))
+
+    # 1c. On the reference place (--kernels reference: the GPU's wiring on the CPU), where the build has it: the same
+    # values, and no operation falls back to a host kernel (so none would on a GPU).
+    if "--reference" in args:
+        rc, out, err = run(base + ["--generate", "--rows", str(rows), "--cols", str(cols), "--tasks", str(tasks),
+                                   "--json", "--kernels", "reference"])
+        lines = [l for l in out.splitlines() if l.startswith("{")]
+        expect("reference run", rc == 0 and len(lines) == 1, "exit %s\n%s" % (rc, err[-2000:]))
+        if rc == 0 and len(lines) == 1:
+            j = json.loads(lines[0])
+            r = j["checks"]
+            expect("reference place", j.get("place") == "reference", j.get("place"))
+            expect("reference sum_err", close(r["sum_err"], math.fsum(ref)), "%r vs %r" % (r["sum_err"], math.fsum(ref)))
+            expect("reference argmin", r["argmin"] == c["argmin"], "%r vs %r" % (r["argmin"], c["argmin"]))
+            fb = j.get("fallbacks", {})
+            expect("reference fallbacks", fb.get("total") == 0 and fb.get("ops") == {}, fb)
 
     # 2. A grid CSV with fold counts of its own and an extra column carried through; --output in grid order.
     grid = os.path.join(work, "grid.csv")
