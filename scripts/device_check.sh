@@ -14,13 +14,16 @@
 #   scripts/device_check.sh [run] [BUNDLE]                # there: unpack, find the CUDA libraries (toolkit, pip
 #                                                         # wheels), run slab-info, the device tests, the kernel
 #                                                         # checks (every entry point against its reference, then
-#                                                         # throughput), a gram benchmark (vs torch/cupy),
+#                                                         # throughput, then torch on the same sizes: sort, unique,
+#                                                         # sum, index_add_), compute-sanitizer memcheck of the
+#                                                         # kernels where the machine has it, a gram benchmark
+#                                                         # (vs torch/cupy),
 #                                                         # slab-svd and two array/frame apps on device memory;
 #                                                         # logs to $OUT
 #
 # Every app run with --json also reports its host fallbacks ("fallbacks": operations without a device path that
 # ran their host kernel on a CUDA rank; slab/engine/host_fallback.hpp): they are listed per run at the end of the
-# summary, so a GPU run shows what it did on the host.
+# summary, and on a GPU an app run with any fails its step (every app must run with none).
 #
 # The run half never stops at a failure: each program has a timeout and each step ends in one PASS/FAIL/SKIP
 # line, repeated in the summary (00-summary.log). Without a GPU every step ends cleanly in SKIP ("no CUDA
@@ -156,7 +159,7 @@ TOTAL_BUDGET=${TOTAL_BUDGET:-360}  # seconds for the whole run: later steps are 
 KERNEL_TIME_SIZES=${KERNEL_TIME_SIZES:-1048576,16777216}
 # Seconds each step is expected to take on one H200 with the defaults (2026-11-29's run, plus the kernel checks:
 # the reference instantiation is Thrust's serial CPU backend, one core, at up to 2^20 + 1 rows per entry point).
-ESTIMATE="info 15, tests 10, kernel tests 60, kernel throughput 60, gram 60, svd 20, device apps 20"
+ESTIMATE="info 15, tests 10, kernel tests 60, kernel throughput 60, torch 15, memcheck 40, gram 60, svd 20, device apps 20"
 GRAM_ROWS=${GRAM_ROWS:-5000}
 GRAM_COLS=${GRAM_COLS:-100000}
 SVD_ROWS=${SVD_ROWS:-100000}
@@ -314,6 +317,7 @@ print(json.dumps(out))
 PY
 )
   echo "KERNEL_SUMMARY $line" >>"$log"
+  torch_step "$OUT/kernels.jsonl" "$log"
   rm -f "$OUT/kernels.jsonl"
   local what="rc=$rc ($((SECONDS - t0)) s) $line"
   if grep -q '"available": false' <<<"$line"; then
@@ -326,6 +330,89 @@ PY
     result "slab-kernel-check" PASS "$what"
   else
     result "slab-kernel-check" FAIL "$what"
+  fi
+}
+
+# torch on the same sizes as the kernels' throughput (KERNEL_TIME_SIZES), where torch has the operation: sort with
+# indices (slab: frame.sort.words_permutation), unique with counts (frame.ops.unique_value_counts), sum of float64
+# (array.reduction.float64, the fused statistics) and group sums by index_add_ (frame.groupby.aggregate_finalize). One
+# line per operation and size with both times and slab's speed-up (> 1: slab faster); SKIP without torch or a GPU.
+torch_step() {
+  local jsonl=$1 log=$2 out rc
+  out=$(run_budgeted python3 - "$jsonl" "$KERNEL_TIME_SIZES" 2>&1 <<'PY'
+import json, sys, time
+rows = []
+for l in open(sys.argv[1]):
+    try:
+        rows.append(json.loads(l))
+    except ValueError:
+        pass
+sizes = [int(x) for x in sys.argv[2].split(",") if x]
+try:
+    import torch
+    assert torch.cuda.is_available(), "torch sees no GPU"
+except Exception as e:  # noqa: BLE001
+    print("TORCH_SKIP", repr(e))
+    sys.exit(0)
+def best(fn, repeats=3):
+    fn(); torch.cuda.synchronize()
+    ts = []
+    for _ in range(repeats):
+        t = time.perf_counter(); fn(); torch.cuda.synchronize(); ts.append(time.perf_counter() - t)
+    return min(ts)
+def slab_s(prefix, n):
+    hit = [r for r in rows if r.get("check") == "throughput" and r.get("n") == n and r["entry"].startswith(prefix)]
+    return min((r["seconds"] for r in hit), default=None)
+g = torch.Generator(device="cuda").manual_seed(1)
+for n in sizes:
+    keys = torch.randint(0, 1 << 40, (n,), device="cuda", dtype=torch.int64, generator=g)
+    few = torch.randint(0, 1000, (n,), device="cuda", dtype=torch.int64, generator=g)
+    x = torch.rand(n, device="cuda", dtype=torch.float64, generator=g)
+    acc = torch.zeros(1000, device="cuda", dtype=torch.float64)
+    ops = [("sort", "frame.sort.words_permutation", lambda: torch.sort(keys, stable=True)),
+           ("unique+counts", "frame.ops.unique_value_counts", lambda: torch.unique(few, return_counts=True)),
+           ("sum", "array.reduction.float64", lambda: torch.sum(x)),
+           ("group sums", "frame.groupby.aggregate_finalize", lambda: acc.zero_().index_add_(0, few, x))]
+    for name, entry, fn in ops:
+        t = best(fn)
+        s = slab_s(entry, n)
+        print("TORCH %s n=%d torch %.6g s slab %s s%s" % (name, n, t, "%.6g" % s if s else "-",
+              " slab speed-up over torch %.2f" % (t / s) if s else " (no slab row: %s)" % entry))
+PY
+)
+  rc=$?
+  echo "$out" >>"$log"
+  if [ $rc -ne 0 ]; then
+    result "torch comparison" FAIL "rc=$rc: $(tail -1 <<<"$out")"
+  elif grep -q '^TORCH_SKIP' <<<"$out"; then
+    result "torch comparison" SKIP "$(grep '^TORCH_SKIP' <<<"$out")"
+  else
+    result "torch comparison" PASS "$(grep -c '^TORCH ' <<<"$out") timings (06-kernels.log: TORCH lines)"
+  fi
+}
+
+# compute-sanitizer memcheck of every kernel entry point on small sizes (the toolkit's, where the machine has it).
+memcheck_step() {
+  local log=$OUT/08-memcheck.log sanitizer
+  sanitizer=$(command -v compute-sanitizer || ls /usr/local/cuda*/bin/compute-sanitizer 2>/dev/null | head -1)
+  if [ ! -x "$B/bin/slab-kernel-check" ]; then
+    result "compute-sanitizer memcheck" SKIP "slab-kernel-check not in the bundle"
+  elif [ -z "$sanitizer" ]; then
+    result "compute-sanitizer memcheck" SKIP "no compute-sanitizer on this machine"
+  elif [ "$DEVICE_COUNT" = 0 ]; then
+    result "compute-sanitizer memcheck" SKIP "no CUDA device"
+  else
+    note "$sanitizer --tool memcheck slab-kernel-check --max-check 4097 --time-sizes ''" >"$log"
+    run_budgeted "$sanitizer" --tool memcheck --error-exitcode 3 "$B/bin/slab-kernel-check" --max-check 4097 \
+      --time-sizes '' >>"$log" 2>&1
+    local rc=$?
+    local errors
+    errors=$(grep -o 'ERROR SUMMARY: [0-9]* error' "$log" | tail -1)
+    if [ $rc -eq 0 ] && grep -q 'ERROR SUMMARY: 0 errors' "$log"; then
+      result "compute-sanitizer memcheck" PASS "$errors (08-memcheck.log)"
+    else
+      result "compute-sanitizer memcheck" FAIL "rc=$rc ${errors:-no summary} (08-memcheck.log)"
+    fi
   fi
 }
 
@@ -367,7 +454,9 @@ ok = a is not None and b is not None and a.keys() == b.keys() and all(
 print("same checks as the host" if ok else "checks differ from the host: %s vs %s" % (b, a))
 PY
 )
-      if [ $rc -eq 0 ] && [ -n "$fb" ] && [[ $same == same* ]]; then
+      if [ "$DEVICE_COUNT" -gt 0 ] && [ -n "$fb" ] && ! grep -q '"total":0}' <<<"$fb"; then
+        result "$app device -n $n" FAIL "host fallbacks on a GPU (every app must run with none): $fb; $same"
+      elif [ $rc -eq 0 ] && [ -n "$fb" ] && [[ $same == same* ]]; then
         result "$app device -n $n" "$([ "$DEVICE_COUNT" = 0 ] && echo SKIP || echo PASS)" \
           "$([ "$DEVICE_COUNT" = 0 ] && echo 'no CUDA device (ran on the host); ')$fb; $same"
       else
@@ -512,7 +601,9 @@ EOF
   local line
   line=$(grep '^GRAM_SUMMARY ' "$log" | tail -1)
   echo "$line"
-  if [ -z "$line" ]; then
+  if [ -z "$line" ] && [ "$DEVICE_COUNT" = 0 ] && ! python3 -c 'import numpy, h5py' 2>/dev/null; then
+    result "gram compare" SKIP "no CUDA device, and this python3 has no numpy/h5py to compare the files"
+  elif [ -z "$line" ]; then
     result "gram compare" FAIL "no summary; see 03-gram.log"
   elif [ "$DEVICE_COUNT" = 0 ] && [ -n "$(json_field "$line" host_device_agree true)" ]; then
     result "gram host vs device" SKIP "no CUDA device (the device run ran on the host); ${line#GRAM_SUMMARY }"
@@ -653,6 +744,9 @@ run_checks() {
   # b2. the device kernels against their reference instantiations, then their throughput.
   kernels_step
 
+  # b2'. compute-sanitizer memcheck of the kernel entry points on small sizes.
+  memcheck_step
+
   # b3. frames on GPU memory against the host kernels, bitwise (1 rank, and 2 sharing the GPU).
   if [ -x "$B/bin/test_frame_device_paths" ]; then
     for n in 1 2; do
@@ -673,7 +767,8 @@ run_checks() {
 
   {
     echo
-    note "SUMMARY (logs: 01-env.log 02-tests.log 03-gram.log 04-info.log 05-svd.log 06-kernels.log 07-apps.log;" \
+    note "SUMMARY (logs: 01-env.log 02-tests.log 03-gram.log 04-info.log 05-svd.log 06-kernels.log 07-apps.log" \
+      "08-memcheck.log;" \
       "$SECONDS s)"
     printf '%s\n' "${summary[@]}"
     echo
