@@ -15,6 +15,7 @@
 #include "array/device_paths.hpp"
 #include "array/expr.hpp"
 #include "core/floor_divide.hpp"
+#include "core/kernels/counter_rng_hd.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/memory/host_view.hpp"
@@ -992,8 +993,8 @@ Array<double> random_uniform(Engine& engine, Shape shape, Split split, std::uint
 Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed, double mean, double stddev,
                             std::int64_t chunk) {
   const std::int64_t cols = shape.cols;
-  // The device's normal is the shared counter_normal (core/kernels/counter_rng_hd.hpp): within an ulp of these
-  // host values (std::log1p, std::cos), not bitwise.
+  // Host and device compute the shared counter_normal (core/kernels/counter_rng_hd.hpp: Box-Muller on fdlibm's
+  // log1p and cos, whose bits do not depend on the libm), so the two are bitwise equal.
   if (auto a = created_on_device<double>(
           engine, shape, split, chunk, "random_normal",
           [=](auto tag, const kernels::Exec& exec, const kernels::BlockExtent& e, double* out) {
@@ -1001,16 +1002,13 @@ Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint6
             kernels::CreationKernels<B>::normal(exec, seed, mean, stddev, e, cols, out);
           }))
     return *a;
-  const std::uint64_t seed2 = seed ^ 0x80000u;
   return Array<double>::from_chunk_fn(
       engine, shape, split,
       [=](const ChunkExtent& e, std::span<double> out) {
         for (std::int64_t i = 0; i < e.rows; ++i)
           for (std::int64_t j = 0; j < e.cols; ++j) {
             const auto k = static_cast<std::uint64_t>((e.row0 + i) * cols + e.col0 + j);
-            const double u1 = counter_uniform(seed, k), u2 = counter_uniform(seed2, k);
-            out[static_cast<std::size_t>(i * e.cols + j)] =
-                mean + stddev * std::sqrt(-2.0 * std::log1p(-u1)) * std::cos(2.0 * std::numbers::pi * u2);
+            out[static_cast<std::size_t>(i * e.cols + j)] = kernels::counter_normal(seed, k, mean, stddev);
           }
       },
       chunk, "random_normal");

@@ -57,7 +57,8 @@ struct ChunkSource {
 [[nodiscard]] ChunkSource random_uniform_source(Engine& engine, Shape shape, Split split, std::uint64_t seed,
                                                 double low = 0.0, double high = 1.0, std::int64_t chunk = 0);
 /// Standard normal by Box-Muller on two counter streams: with k = i * cols + j, u1 = U(seed, k),
-/// u2 = U(seed ^ 0x80000, k): A(i, j) = mean + stddev * sqrt(-2 log(1 - u1)) * cos(2 pi u2).
+/// u2 = U(seed ^ 0x80000, k): A(i, j) = mean + stddev * sqrt(-2 log(1 - u1)) * cos(2 pi u2), log1p and cos by
+/// fdlibm's algorithms (within an ulp of glibc's), so that host and GPU make the same bits.
 [[nodiscard]] Array<double> random_normal(Engine& engine, Shape shape, Split split, std::uint64_t seed,
                                           double mean = 0.0, double stddev = 1.0, std::int64_t chunk = 0);
 

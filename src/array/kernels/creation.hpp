@@ -3,8 +3,8 @@
 /// @brief Counter-based array creation on the device (random_uniform / random_normal of
 /// slab/array/creation.hpp): element (i, j) depends only on the seed and its flat global index i * cols + j, so a
 /// chunk made on the GPU holds bitwise the host's values for the uniform (integer arithmetic and one exact
-/// conversion) and the values of the shared counter_normal() for the normal (core/kernels/counter_rng_hd.hpp:
-/// within an ulp of the host's std::log1p/std::cos, bitwise once the host calls it too); full, arange, linspace and
+/// conversion) and for the normal (the shared counter_normal() of core/kernels/counter_rng_hd.hpp, which the host
+/// generator calls too); full, arange, linspace and
 /// eye by pattern_hd.hpp's formulas, the host's own, so bitwise. Entry points of creation.inl.
 
 #include <cstdint>

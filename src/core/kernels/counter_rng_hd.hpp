@@ -7,8 +7,8 @@
 /// (tests/kernels checks it). The normal needs log1p and cos, whose last bit differs between glibc and CUDA's
 /// libm, so it uses the fdlibm algorithms below (FreeBSD msun: s_log1p.c, k_cos.c, k_sin.c, e_rem_pio2.c),
 /// written in + - * / only: the same bits on both sides when compiled without contraction (--fmad=false,
-/// -ffp-contract=off). They are within one ulp of glibc's, so values equal the host's random_normal() except in
-/// the last bit of a few elements, until the host generator calls counter_normal() too.
+/// -ffp-contract=off). They are within one ulp of glibc's; the host's random_normal() calls counter_normal() too,
+/// so host and device make the same bits.
 
 #include <cmath>
 #include <cstdint>
