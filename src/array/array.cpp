@@ -11,6 +11,7 @@
 #include <initializer_list>
 #include <numbers>
 #include <optional>
+#include <tuple>
 
 #include "array/device_paths.hpp"
 #include "array/expr.hpp"
@@ -296,18 +297,25 @@ namespace {
 
 std::string describe(const Layout& l) { return l.to_string(); }
 
+// The extent the operands' extents broadcast to (equal, or 1 against anything), or -1 where they do not
+// (broadcast_layout then names the error).
+std::int64_t broadcast_extent(std::initializer_list<std::int64_t> extents) {
+  std::int64_t out = 1;
+  for (std::int64_t e : extents) {
+    if (e == out || e == 1) continue;
+    if (out != 1) return -1;
+    out = e;
+  }
+  return out;
+}
+
 // The result layout of broadcasting a with b (shape errors thrown identically on every rank).
 Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
   auto fail = [&](const std::string& why) {
     SLAB_FAIL(ShapeError, std::string(op) + ": " + why + ": " + describe(a) + " and " + describe(b));
   };
-  auto dim = [&](std::int64_t x, std::int64_t y) {
-    if (x == y || y == 1) return x;
-    if (x == 1) return y;
-    fail("shapes cannot be broadcast");
-    return x;
-  };
-  const std::int64_t rows = dim(a.rows, b.rows), cols = dim(a.cols, b.cols);
+  const std::int64_t rows = broadcast_extent({a.rows, b.rows}), cols = broadcast_extent({a.cols, b.cols});
+  if (rows < 0 || cols < 0) fail("shapes cannot be broadcast");
   const int ndim = std::max(a.ndim, b.ndim);
   const Shape s = ndim == 1 ? Shape{rows} : Shape{rows, cols};
   Layout out;
@@ -334,9 +342,9 @@ Layout broadcast_layout(const char* op, const Layout& a, const Layout& b) {
 }
 
 // NumPy's rule: a 1-D operand of an operation with a 2-D one is a row, (n,) as (1, n), so `x - x.mean(0)` centres
-// the columns. Its length must broadcast with every 2-D operand's column count (equal, or either 1; checked before
-// anything moves; a column is reshape(v, {n, 1})). A replicated vector is reshaped (local); a split one is
-// replicated first (collective).
+// the columns. Its length must broadcast with the column count of every 2-D layout in `operands` (equal, or either 1;
+// checked before anything moves; a column is reshape(v, {n, 1})). A replicated vector is reshaped (local); a split one
+// is replicated first (collective).
 template <class T>
 Array<T> as_row_operand(const char* op, const Array<T>& v, std::initializer_list<const Layout*> operands) {
   if (v.ndim() != 1) return v;
@@ -355,18 +363,6 @@ Array<T> as_row_operand(const char* op, const Array<T>& v, std::initializer_list
   return slab::reshape(whole, Shape{1, n});
 }
 
-// The extent the operands' extents broadcast to (equal, or 1 against anything), or -1 where they do not (then
-// broadcast_layout names the error).
-std::int64_t broadcast_extent(std::initializer_list<std::int64_t> extents) {
-  std::int64_t out = 1;
-  for (std::int64_t e : extents) {
-    if (e == out || e == 1) continue;
-    if (out != 1) return -1;
-    out = e;
-  }
-  return out;
-}
-
 // An operand that is broadcast and split along an axis of extent 1 (a row vector or a length-1 array split by rows,
 // a column split by columns) lives on the one rank holding that row or column, where every rank holding the result
 // needs it: it is replicated first (collective; a vector). A column split by rows, as its matrix, stays local.
@@ -378,15 +374,24 @@ Array<T> spread_for_broadcast(const Array<T>& x, std::int64_t rows, std::int64_t
   return broadcast && on_one_rank ? slab::resplit(x, Split::none) : x;
 }
 
+// The operands of one elementwise operation as NumPy broadcasts them: each 1-D one as a row (as_row_operand, checked
+// against every other operand), then each broadcast along a split axis of extent 1 replicated (spread_for_broadcast).
+template <class... A>
+std::tuple<A...> broadcast_operands(const char* op, const A&... in) {
+  const std::initializer_list<const Layout*> layouts{&in.layout()...};
+  const std::tuple<A...> rows_of{as_row_operand(op, in, layouts)...};
+  return std::apply(
+      [](const auto&... x) {
+        const std::int64_t rows = broadcast_extent({x.rows()...}), cols = broadcast_extent({x.cols()...});
+        return std::tuple<A...>{spread_for_broadcast(x, rows, cols)...};
+      },
+      rows_of);
+}
+
 // `elem_op`: the node's device operation (kernels::ElemOp), or detail::kNoElemOp.
 template <class R, class A, class B, class F>
 Array<R> combine(const char* op, const Array<A>& a_in, const Array<B>& b_in, F f, int elem_op = detail::kNoElemOp) {
-  const Array<A> a_row = as_row_operand(op, a_in, {&b_in.layout()});
-  const Array<B> b_row = as_row_operand(op, b_in, {&a_in.layout()});
-  const std::int64_t rows = broadcast_extent({a_row.rows(), b_row.rows()});
-  const std::int64_t cols = broadcast_extent({a_row.cols(), b_row.cols()});
-  const Array<A> a = spread_for_broadcast(a_row, rows, cols);
-  const Array<B> b = spread_for_broadcast(b_row, rows, cols);
+  const auto [a, b] = broadcast_operands(op, a_in, b_in);
   const Layout l = broadcast_layout(op, a.layout(), b.layout());
   auto ea = detail::leaf_of(a, 0, 0, a.rows() == 1 && l.rows != 1, a.cols() == 1 && l.cols != 1);
   auto eb = detail::leaf_of(b, 0, 0, b.rows() == 1 && l.rows != 1, b.cols() == 1 && l.cols != 1);
@@ -619,14 +624,7 @@ Array<T> unary(UnaryOp op, const Array<T>& a) {
 
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, const Array<T>& b_in) {
-  const auto c_row = as_row_operand("where", cond_in, {&a_in.layout(), &b_in.layout()});
-  const auto a_row = as_row_operand("where", a_in, {&cond_in.layout(), &b_in.layout()});
-  const auto b_row = as_row_operand("where", b_in, {&cond_in.layout(), &a_in.layout()});
-  const std::int64_t rows = broadcast_extent({c_row.rows(), a_row.rows(), b_row.rows()});
-  const std::int64_t cols = broadcast_extent({c_row.cols(), a_row.cols(), b_row.cols()});
-  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
-  const Array<T> a = spread_for_broadcast(a_row, rows, cols);
-  const Array<T> b = spread_for_broadcast(b_row, rows, cols);
+  const auto [cond, a, b] = broadcast_operands("where", cond_in, a_in, b_in);
   const Layout lab = broadcast_layout("where", a.layout(), b.layout());
   const Layout l = broadcast_layout("where", cond.layout(), lab);
   auto leaf = [&](const auto& x) {
@@ -639,12 +637,7 @@ Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, const A
 }
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, std::type_identity_t<T> b) {
-  const auto c_row = as_row_operand("where", cond_in, {&a_in.layout()});
-  const auto a_row = as_row_operand("where", a_in, {&cond_in.layout()});
-  const std::int64_t rows = broadcast_extent({c_row.rows(), a_row.rows()});
-  const std::int64_t cols = broadcast_extent({c_row.cols(), a_row.cols()});
-  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
-  const Array<T> a = spread_for_broadcast(a_row, rows, cols);
+  const auto [cond, a] = broadcast_operands("where", cond_in, a_in);
   const Layout l = broadcast_layout("where", cond.layout(), a.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);
@@ -655,12 +648,7 @@ Array<T> where(const Array<std::int64_t>& cond_in, const Array<T>& a_in, std::ty
 }
 template <class T>
 Array<T> where(const Array<std::int64_t>& cond_in, std::type_identity_t<T> a, const Array<T>& b_in) {
-  const auto c_row = as_row_operand("where", cond_in, {&b_in.layout()});
-  const auto b_row = as_row_operand("where", b_in, {&cond_in.layout()});
-  const std::int64_t rows = broadcast_extent({c_row.rows(), b_row.rows()});
-  const std::int64_t cols = broadcast_extent({c_row.cols(), b_row.cols()});
-  const Array<std::int64_t> cond = spread_for_broadcast(c_row, rows, cols);
-  const Array<T> b = spread_for_broadcast(b_row, rows, cols);
+  const auto [cond, b] = broadcast_operands("where", cond_in, b_in);
   const Layout l = broadcast_layout("where", cond.layout(), b.layout());
   auto leaf = [&](const auto& x) {
     return detail::leaf_of(x, 0, 0, x.rows() == 1 && l.rows != 1, x.cols() == 1 && l.cols != 1);

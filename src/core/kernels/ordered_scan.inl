@@ -68,8 +68,8 @@ struct ScanTile {
 
 /**
  * @brief out[i] = in[0] op ... op in[i] for i in [0, n), in the fixed order above (a starting value goes into
- * in[0], as the frame cumsum's offset does) (in: an iterator over backend memory whose values convert to S; out: backend memory of n, not
- * overlapping the input). Asynchronous; its scratch is released stream-ordered.
+ * in[0], as the frame cumsum's offset does). in: an iterator over backend memory whose values convert to S; out:
+ * backend memory of n, not overlapping the input. Asynchronous; its scratch is released stream-ordered.
  */
 template <class B, class S, class In, class Op>
 void ordered_inclusive_scan(B& b, In in, std::int64_t n, S* out, Op op) {
