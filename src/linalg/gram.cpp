@@ -11,9 +11,11 @@
 #include <cstring>
 #include <exception>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <tuple>
 
+#include "core/kernels/device.hpp"
 #include "linalg/cuda/gram_kernels.hpp"
 #include "linalg/gram_detail.hpp"
 #include "linalg/gram_tiles.hpp"
@@ -25,16 +27,17 @@ namespace slab::linalg {
 namespace {
 
 // C (n x n row-major, upper) += A A^T (A n x k, lda) or A^T A (A k x n, lda), on the tier's memory: cuBLAS dgemm
-// over C's upper tiles on a GPU; the same tiles on the host's dgemm on the reference place (so CI runs the device's
-// composition, gram_tiles.hpp); dsyrk on the host, the fastest there.
-void syrk(ExecutionPlace place, void* stream, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
-          double* c, bool trans) {
+// over C's upper tiles on a GPU (enqueued only: the caller waits with exec.synchronize()); the same tiles on the
+// host's dgemm on the reference place (so CI runs the device's composition, gram_tiles.hpp); dsyrk on the host, the
+// fastest there.
+void syrk(const ExecutionContext& exec, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda, double* c,
+          bool trans) {
   if (n == 0 || k == 0) return;
-  if (place == ExecutionPlace::cuda) {
-    slab::detail::gram_syrk_device(n, k, a, lda, c, n, trans, stream);
+  if (exec.place() == ExecutionPlace::cuda) {
+    slab::detail::gram_syrk_device_async(exec, n, k, a, lda, c, n, trans);
     return;
   }
-  if (place == ExecutionPlace::reference) {
+  if (exec.place() == ExecutionPlace::reference) {
     detail::gram_by_tiles(n, k, a, lda, c, n, trans, 1.0,
                           [](const detail::GramTileProduct& p, std::uint64_t ld_a, std::uint64_t ld_c, double beta) {
                             cblas_dgemm(CblasRowMajor, p.a_trans ? CblasTrans : CblasNoTrans,
@@ -46,13 +49,6 @@ void syrk(ExecutionPlace place, void* stream, std::uint64_t n, std::uint64_t k, 
   }
   cblas_dsyrk(CblasRowMajor, CblasUpper, trans ? CblasTrans : CblasNoTrans, static_cast<int>(n), static_cast<int>(k),
               1.0, a, static_cast<int>(lda), 1.0, c, static_cast<int>(n));
-}
-
-void zero(bool use_gpu, void* stream, void* p, std::uint64_t bytes) {
-  if (use_gpu)
-    slab::detail::gram_zero_device(p, bytes, stream);
-  else
-    std::memset(p, 0, bytes);
 }
 
 // Mirror the upper triangle into the lower one.
@@ -102,8 +98,8 @@ void read_columns(const io::DatasetInfo& x, std::uint64_t n, std::uint64_t j0, s
 // enqueued on the stream (GPU). HDF5 is called from this thread alone (Debian's parallel HDF5 is not built
 // thread-safe) and so is the memory manager; the worker touches only the two pinned buffers. Each read is
 // recorded as a "gram.read" io event inside its "gram.syrk" task, so the trace shows the overlap.
-void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<GramReport>& rep, bool use_gpu,
-          void* stream, bool overlap, Chunk& acc) {
+void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<GramReport>& rep, bool overlap,
+          Chunk& acc) {
   const Comm& comm = tasks.comm();
   const std::uint64_t n = rep->n, m = rep->m, k = rep->block_cols;
   std::vector<std::uint64_t> mine;
@@ -127,8 +123,9 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
     const std::uint64_t w = width(mine[i]);
     const bool more = i + 1 < mine.size();
     const std::uint64_t next_j0 = more ? mine[i + 1] * k : 0, next_w = more ? width(mine[i + 1]) : 0;
-    auto step = [x, n, w, next_j0, next_w, more, use_gpu, stream, overlap, rep](TaskContext& ctx) {
-      const ExecutionPlace place = ctx.execution().place();
+    auto step = [x, n, w, next_j0, next_w, more, overlap, rep](TaskContext& ctx) {
+      const ExecutionContext& exec = ctx.execution();
+      const bool use_gpu = exec.on_device();
       Pin& a = ctx.input_pin(0);
       auto* c = reinterpret_cast<double*>(a.data());
       const double* blk = ctx.input_as<double>(1).data();
@@ -137,16 +134,24 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
       auto fold = [&] {
         try {
           const auto s0 = std::chrono::steady_clock::now();
-          syrk(place, stream, n, w, blk, w, c, false);  // host or reference: GPUs enqueue below
+          syrk(exec, n, w, blk, w, c, false);  // host or reference: GPUs enqueue below
           syrk_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s0).count();
         } catch (...) {
           worker_error = std::current_exception();
         }
       };
       std::thread worker;
+      std::optional<kernels::CudaTimer> timer;  // the GPU time of the dgemm, from events around it on the stream
       if (use_gpu) {
-        slab::detail::gram_syrk_device_async(n, w, blk, w, c, n, false, stream);  // the GPU runs it while we read
-        if (!overlap) syrk_seconds += slab::detail::gram_wait_device(stream);
+        timer.emplace(exec.stream());
+        timer->start();
+        syrk(exec, n, w, blk, w, c, false);  // the GPU runs it while we read
+        timer->stop_async();
+        if (!overlap) {
+          exec.synchronize();
+          syrk_seconds += timer->seconds();
+          timer.reset();
+        }
       } else if (more && overlap) {
         worker = std::thread(fold);
       } else {
@@ -174,9 +179,10 @@ void pass(TaskQueue& tasks, const io::DatasetInfo& x, const std::shared_ptr<Gram
         }
       }
       if (worker.joinable()) worker.join();
-      if (use_gpu) {
+      if (timer) {
         try {
-          syrk_seconds += slab::detail::gram_wait_device(stream);  // the buffers stay pinned until the GPU is done
+          exec.synchronize();  // the buffers stay pinned until the GPU is done
+          syrk_seconds += timer->seconds();
         } catch (...) {
           worker_error = std::current_exception();
         }
@@ -251,8 +257,6 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   TaskQueue& tasks = engine.tasks();
   Comm& comm = engine.comm();
   MemoryManager& memory = engine.memory();
-  const bool use_gpu = memory.execution().on_device();
-  void* stream = memory.execution().stream();
   const std::uint64_t n = x.rows();
   const std::uint64_t m = x.cols();
   auto rep = std::make_shared<GramReport>();
@@ -266,15 +270,15 @@ std::vector<double> gram_xxt(Engine& engine, const io::DatasetInfo& x, const std
   comm.run_collectively([&] { *acc_room = memory.reserve("gram accumulator", n * n * sizeof(double)); });
   Chunk acc = tasks.submit(
       "gram.zero", {},
-      [n, use_gpu, stream, acc_room](TaskContext& ctx) {
+      [n, acc_room](TaskContext& ctx) {
         BufferPtr out = acc_room->allocate(n * n * sizeof(double), "gram accumulator");
         Pin pin = out->pin();
-        zero(use_gpu, stream, pin.data(), pin.size());
+        slab::fill(pin.data(), 0, pin.size(), ctx.execution());
         ctx.set_output(std::move(out));
       },
       device_task());
   const double tp = MPI_Wtime();
-  pass(tasks, x, rep, use_gpu, stream, options.overlap, acc);
+  pass(tasks, x, rep, options.overlap, acc);
   tasks.persist(acc);
   rep->pass_seconds = MPI_Wtime() - tp;
 
@@ -315,25 +319,23 @@ std::vector<double> gram_ata(const Array<double>& a) {
     if (a.split() != Split::rows)
       SLAB_FAIL(ShapeError, std::string("gram_ata: A must be split by rows, not ") + to_string(a.split()));
   });
-  const ExecutionPlace place = tasks.memory().execution().place();
-  const bool use_gpu = place == ExecutionPlace::cuda;
-  void* stream = tasks.memory().execution().stream();
   const std::uint64_t m = static_cast<std::uint64_t>(a.cols());
   Chunk acc = tasks.submit(
       "gram.zero", {},
-      [m, use_gpu, stream](TaskContext& ctx) {
+      [m](TaskContext& ctx) {
         auto out = ctx.output(m * m * sizeof(double));
-        zero(use_gpu, stream, out.data(), out.size());
+        slab::fill(out.data(), 0, out.size(), ctx.execution());
       },
       device_task());
   for (std::size_t i = 0; i < a.num_local_chunks(); ++i) {
     const std::uint64_t r = static_cast<std::uint64_t>(a.local_extent(i).rows);
     acc = tasks.submit(
         "gram.ata_syrk", {std::move(acc), a.local_chunk(i)},
-        [m, r, place, stream](TaskContext& ctx) {
+        [m, r](TaskContext& ctx) {
           Pin& p = ctx.input_pin(0);
           auto blk = ctx.input_as<double>(1);
-          syrk(place, stream, m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
+          syrk(ctx.execution(), m, r, blk.data(), m, reinterpret_cast<double*>(p.data()), true);
+          ctx.execution().synchronize();
           ctx.set_output(p.buffer());
         },
         device_task());
@@ -353,7 +355,8 @@ namespace detail {
 
 void gram_syrk(const ExecutionContext& exec, std::uint64_t n, std::uint64_t k, const double* a, std::uint64_t lda,
                double* c, bool trans) {
-  syrk(exec.place(), exec.stream(), n, k, a, lda, c, trans);
+  syrk(exec, n, k, a, lda, c, trans);
+  exec.synchronize();
 }
 
 Chunk zero_accumulator(TaskQueue& tasks, std::uint64_t count, const char* purpose) {
@@ -364,7 +367,7 @@ Chunk zero_accumulator(TaskQueue& tasks, std::uint64_t count, const char* purpos
         Reservation room = ctx.memory().reserve(purpose, bytes);
         BufferPtr out = room.allocate(bytes, purpose);
         Pin pin = out->pin();
-        zero(ctx.execution().on_device(), ctx.execution().stream(), pin.data(), pin.size());
+        slab::fill(pin.data(), 0, pin.size(), ctx.execution());
         ctx.set_output(std::move(out));
       },
       device_task());
@@ -435,7 +438,7 @@ Array<double> gram_xxt_lazy(Engine& engine, const io::DatasetInfo& x, const Gram
   rep->m = m;
   plan_column_blocks(comm, memory, x, options, *rep);
   Chunk acc = zero_accumulator(tasks, n * n, "gram accumulator");
-  pass(tasks, x, rep, memory.execution().on_device(), memory.execution().stream(), options.overlap, acc);
+  pass(tasks, x, rep, options.overlap, acc);
   const auto rows = static_cast<std::int64_t>(n);
   const std::int64_t chunk_rows = std::clamp<std::int64_t>(static_cast<std::int64_t>(rep->block_cols), 1,
                                                            Layout::default_chunk(rows, rows, Split::rows));

@@ -15,22 +15,13 @@
 #include <nccl.h>
 #endif
 
+#include "core/cuda/check.hpp"
+
 namespace slab::detail {
 
 namespace {
 
-void cuda_check(cudaError_t rc, const char* what, const char* file, int line) {
-  if (rc != cudaSuccess) throw CudaError(std::string(what) + ": " + cudaGetErrorString(rc), file, line);
-}
-#define SLAB_CUDA_CHECK(call) cuda_check((call), #call, __FILE__, __LINE__)
-
 #if SLAB_HAVE_NCCL
-void nccl_check(ncclResult_t rc, const char* what, const char* file, int line) {
-  if (rc != ncclSuccess && rc != ncclInProgress)
-    throw CommError(std::string(what) + ": " + ncclGetErrorString(rc), file, line);
-}
-#define SLAB_NCCL_CHECK(call) nccl_check((call), #call, __FILE__, __LINE__)
-
 ncclComm_t as_comm(void* c) { return static_cast<ncclComm_t>(c); }
 cudaStream_t as_stream(void* s) { return static_cast<cudaStream_t>(s); }
 
@@ -82,12 +73,12 @@ void wait(void* comm, void* stream) {
   for (;;) {
     const cudaError_t q = cudaStreamQuery(as_stream(stream));
     if (q == cudaSuccess) return;
-    if (q != cudaErrorNotReady) cuda_check(q, "cudaStreamQuery", __FILE__, __LINE__);
+    if (q != cudaErrorNotReady) check_cuda(q, "cudaStreamQuery");
     ncclResult_t async = ncclSuccess;
-    SLAB_NCCL_CHECK(ncclCommGetAsyncError(as_comm(comm), &async));
+    check_nccl(ncclCommGetAsyncError(as_comm(comm), &async), "ncclCommGetAsyncError");
     if (async != ncclSuccess && async != ncclInProgress) {
       ncclCommAbort(as_comm(comm));
-      SLAB_FAIL(CommError, std::string("NCCL asynchronous error, communicator aborted: ") + ncclGetErrorString(async));
+      check_nccl(async, "an NCCL collective (asynchronous error; the communicator is aborted)");
     }
     std::this_thread::yield();
   }
@@ -112,8 +103,8 @@ bool device_pointer_query(const void* ptr) noexcept {
 
 void device_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
   if (bytes == 0) return;
-  SLAB_CUDA_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)));
-  SLAB_CUDA_CHECK(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)));
+  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)), "cudaMemcpyAsync");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 
 #if SLAB_HAVE_NCCL
@@ -123,11 +114,11 @@ void* nccl_comm_create(MPI_Comm comm, int device) {
   SLAB_MPI_TRY(MPI_Comm_rank(comm, &rank));
   SLAB_MPI_TRY(MPI_Comm_size(comm, &size));
   ncclUniqueId id{};
-  if (rank == 0) SLAB_NCCL_CHECK(ncclGetUniqueId(&id));
+  if (rank == 0) check_nccl(ncclGetUniqueId(&id), "ncclGetUniqueId");
   SLAB_MPI_TRY(MPI_Bcast(&id, sizeof(id), MPI_BYTE, 0, comm));
-  SLAB_CUDA_CHECK(cudaSetDevice(device));
+  check_cuda(cudaSetDevice(device), "cudaSetDevice");
   ncclComm_t nc = nullptr;
-  SLAB_NCCL_CHECK(ncclCommInitRank(&nc, size, id, rank));
+  check_nccl(ncclCommInitRank(&nc, size, id, rank), "ncclCommInitRank");
   return nc;
 }
 
@@ -137,13 +128,15 @@ void nccl_comm_destroy(void* nccl_comm) noexcept {
 
 void nccl_allreduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, void* comm,
                     void* stream) {
-  SLAB_NCCL_CHECK(ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), as_comm(comm), as_stream(stream)));
+  check_nccl(ncclAllReduce(in, out, count, nccl_type(dt), nccl_op(op), as_comm(comm), as_stream(stream)),
+             "ncclAllReduce");
   wait(comm, stream);
 }
 
 void nccl_reduce(const void* in, void* out, std::size_t count, ElementType dt, ReduceOp op, int root, void* comm,
                  void* stream) {
-  SLAB_NCCL_CHECK(ncclReduce(in, out, count, nccl_type(dt), nccl_op(op), root, as_comm(comm), as_stream(stream)));
+  check_nccl(ncclReduce(in, out, count, nccl_type(dt), nccl_op(op), root, as_comm(comm), as_stream(stream)),
+             "ncclReduce");
   wait(comm, stream);
 }
 
@@ -151,22 +144,23 @@ void nccl_reduce_scatterv(void* data, const std::size_t* counts, const std::size
                           ReduceOp op, void* comm, void* stream) {
   const std::size_t es = element_size(dt);
   auto* d = static_cast<char*>(data);
-  SLAB_NCCL_CHECK(ncclGroupStart());
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (int k = 0; k < nranks; ++k)
     if (counts[k] > 0)
-      SLAB_NCCL_CHECK(ncclReduce(d + displs[k] * es, d + displs[k] * es, counts[k], nccl_type(dt), nccl_op(op), k,
-                                 as_comm(comm), as_stream(stream)));
-  SLAB_NCCL_CHECK(ncclGroupEnd());
+      check_nccl(ncclReduce(d + displs[k] * es, d + displs[k] * es, counts[k], nccl_type(dt), nccl_op(op), k,
+                            as_comm(comm), as_stream(stream)),
+                 "ncclReduce");
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   wait(comm, stream);
 }
 
 void nccl_bcast(void* data, std::size_t count, ElementType dt, int root, void* comm, void* stream) {
-  SLAB_NCCL_CHECK(ncclBroadcast(data, data, count, nccl_type(dt), root, as_comm(comm), as_stream(stream)));
+  check_nccl(ncclBroadcast(data, data, count, nccl_type(dt), root, as_comm(comm), as_stream(stream)), "ncclBroadcast");
   wait(comm, stream);
 }
 
 void nccl_allgather(const void* in, void* out, std::size_t count, ElementType dt, void* comm, void* stream) {
-  SLAB_NCCL_CHECK(ncclAllGather(in, out, count, nccl_type(dt), as_comm(comm), as_stream(stream)));
+  check_nccl(ncclAllGather(in, out, count, nccl_type(dt), as_comm(comm), as_stream(stream)), "ncclAllGather");
   wait(comm, stream);
 }
 
@@ -176,25 +170,27 @@ void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std:
   const std::size_t es = element_size(dt);
   const auto* s = static_cast<const char*>(send);
   auto* r = static_cast<char*>(recv);
-  SLAB_NCCL_CHECK(ncclGroupStart());
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
   for (int k = 0; k < nranks; ++k) {
     if (send_counts[k] > 0)
-      SLAB_NCCL_CHECK(
-          ncclSend(s + send_displs[k] * es, send_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)));
+      check_nccl(ncclSend(s + send_displs[k] * es, send_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)),
+                 "ncclSend");
     if (recv_counts[k] > 0)
-      SLAB_NCCL_CHECK(
-          ncclRecv(r + recv_displs[k] * es, recv_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)));
+      check_nccl(ncclRecv(r + recv_displs[k] * es, recv_counts[k], nccl_type(dt), k, as_comm(comm), as_stream(stream)),
+                 "ncclRecv");
   }
-  SLAB_NCCL_CHECK(ncclGroupEnd());
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   wait(comm, stream);
 }
 
 void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
                    ElementType dt, void* comm, void* stream) {
-  SLAB_NCCL_CHECK(ncclGroupStart());
-  if (dest >= 0) SLAB_NCCL_CHECK(ncclSend(send, send_count, nccl_type(dt), dest, as_comm(comm), as_stream(stream)));
-  if (source >= 0) SLAB_NCCL_CHECK(ncclRecv(recv, recv_count, nccl_type(dt), source, as_comm(comm), as_stream(stream)));
-  SLAB_NCCL_CHECK(ncclGroupEnd());
+  check_nccl(ncclGroupStart(), "ncclGroupStart");
+  if (dest >= 0)
+    check_nccl(ncclSend(send, send_count, nccl_type(dt), dest, as_comm(comm), as_stream(stream)), "ncclSend");
+  if (source >= 0)
+    check_nccl(ncclRecv(recv, recv_count, nccl_type(dt), source, as_comm(comm), as_stream(stream)), "ncclRecv");
+  check_nccl(ncclGroupEnd(), "ncclGroupEnd");
   wait(comm, stream);
 }
 

@@ -10,20 +10,14 @@
 
 #include <string>
 
+#include "core/cuda/check.hpp"
 #include "core/kernels/exec.hpp"
 #include "core/kernels/scratch.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::kernels {
 
-/// Throw CudaError (OutOfMemory for an allocation failure) unless rc is cudaSuccess.
-inline void cuda_check(cudaError_t rc, const char* what) {
-  if (rc == cudaSuccess) return;
-  (void)cudaGetLastError();  // clear a non-sticky error so the next call does not report it again
-  if (rc == cudaErrorMemoryAllocation)
-    SLAB_FAIL(OutOfMemory, std::string(what) + ": the GPU is out of memory (" + cudaGetErrorString(rc) + ")");
-  SLAB_FAIL(CudaError, std::string(what) + " failed: " + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
-}
+using ::slab::detail::check_cuda;
 
 struct Cuda {
   static constexpr bool is_device = true;
@@ -44,24 +38,24 @@ struct Cuda {
 
   void to_host(void* dst, const void* src, std::size_t bytes) {
     if (!bytes) return;
-    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "kernels: device->host copy");
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, stream_), "kernels: device->host copy");
     sync();
   }
   void to_backend(void* dst, const void* src, std::size_t bytes) {
     if (!bytes) return;
-    cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "kernels: host->device copy");
+    check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, stream_), "kernels: host->device copy");
     sync();  // the caller's host buffer may go away when this returns
   }
   void copy(void* dst, const void* src, std::size_t bytes) {
     if (bytes)
-      cuda_check(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "kernels: device->device copy");
+      check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, stream_), "kernels: device->device copy");
   }
   void zero(void* dst, std::size_t bytes) {
-    if (bytes) cuda_check(cudaMemsetAsync(dst, 0, bytes, stream_), "kernels: cudaMemsetAsync");
+    if (bytes) check_cuda(cudaMemsetAsync(dst, 0, bytes, stream_), "kernels: cudaMemsetAsync");
   }
-  void sync() { cuda_check(cudaStreamSynchronize(stream_), "kernels: cudaStreamSynchronize"); }
+  void sync() { check_cuda(cudaStreamSynchronize(stream_), "kernels: cudaStreamSynchronize"); }
   /// Raise a launch error of the last hand-written kernel.
-  void check_launch(const char* what) { cuda_check(cudaGetLastError(), what); }
+  void check_launch(const char* what) { check_cuda(cudaGetLastError(), what); }
 
   /// Stable radix sort of (key, value) pairs by bits [begin_bit, end_bit), CUB's onesweep.
   template <class V>
@@ -70,11 +64,11 @@ struct Cuda {
     if (n <= 0) return;
     std::size_t bytes = 0;
     // Without a driver the size query fails rather than reporting 0 bytes: check it.
-    cuda_check(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit,
+    check_cuda(cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit,
                                                end_bit, stream_),
                "cub::DeviceRadixSort::SortPairs (size query)");
     Scratch<char, Cuda> temp(*this, static_cast<std::int64_t>(bytes));
-    cuda_check(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit,
+    check_cuda(cub::DeviceRadixSort::SortPairs(temp.get(), bytes, keys_in, keys_out, vals_in, vals_out, n, begin_bit,
                                                end_bit, stream_),
                "cub::DeviceRadixSort::SortPairs");
   }
@@ -82,7 +76,7 @@ struct Cuda {
  private:
   static void* default_allocate(void* stream, std::size_t bytes) {
     void* p = nullptr;
-    cuda_check(cudaMallocAsync(&p, bytes ? bytes : 1, static_cast<cudaStream_t>(stream)), "kernels: cudaMallocAsync");
+    check_cuda(cudaMallocAsync(&p, bytes ? bytes : 1, static_cast<cudaStream_t>(stream)), "kernels: cudaMallocAsync");
     return p;
   }
   static void default_deallocate(void* stream, void* p, std::size_t) {

@@ -1,5 +1,5 @@
 // The kernel checks' view of the CUDA runtime (core/kernels/device.hpp): device count and properties, events,
-// synchronisation. Every cudaError_t is checked (core/cuda/cuda_backend.cuh's cuda_check).
+// synchronisation. Every cudaError_t is checked (core/cuda/check.hpp's check_cuda).
 #include <cuda_runtime.h>
 
 #include "core/cuda/cuda_backend.cuh"
@@ -18,20 +18,20 @@ int cuda_devices() noexcept {
 
 CudaDeviceInfo cuda_device_info(int device) {
   cudaDeviceProp p{};
-  cuda_check(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
+  check_cuda(cudaGetDeviceProperties(&p, device), "cudaGetDeviceProperties");
   return {p.name, static_cast<std::uint64_t>(p.totalGlobalMem), p.multiProcessorCount, p.major, p.minor};
 }
 
 void cuda_synchronize(void* stream) {
-  cuda_check(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
 }
 
 CudaTimer::CudaTimer(void* stream) : stream_(stream) {
   cudaEvent_t a = nullptr, b = nullptr;
-  cuda_check(cudaEventCreate(&a), "cudaEventCreate");
+  check_cuda(cudaEventCreate(&a), "cudaEventCreate");
   const cudaError_t rc = cudaEventCreate(&b);
   if (rc != cudaSuccess) cudaEventDestroy(a);
-  cuda_check(rc, "cudaEventCreate");
+  check_cuda(rc, "cudaEventCreate");
   begin_ = a;
   end_ = b;
 }
@@ -42,16 +42,24 @@ CudaTimer::~CudaTimer() {
 }
 
 void CudaTimer::start() {
-  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(begin_), static_cast<cudaStream_t>(stream_)), "cudaEventRecord");
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(begin_), static_cast<cudaStream_t>(stream_)), "cudaEventRecord");
+}
+
+void CudaTimer::stop_async() {
+  check_cuda(cudaEventRecord(static_cast<cudaEvent_t>(end_), static_cast<cudaStream_t>(stream_)), "cudaEventRecord");
+}
+
+double CudaTimer::seconds() {
+  check_cuda(cudaEventSynchronize(static_cast<cudaEvent_t>(end_)), "cudaEventSynchronize");
+  float ms = 0;
+  check_cuda(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(begin_), static_cast<cudaEvent_t>(end_)),
+             "cudaEventElapsedTime");
+  return static_cast<double>(ms) * 1e-3;
 }
 
 double CudaTimer::stop() {
-  cuda_check(cudaEventRecord(static_cast<cudaEvent_t>(end_), static_cast<cudaStream_t>(stream_)), "cudaEventRecord");
-  cuda_check(cudaEventSynchronize(static_cast<cudaEvent_t>(end_)), "cudaEventSynchronize");
-  float ms = 0;
-  cuda_check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(begin_), static_cast<cudaEvent_t>(end_)),
-             "cudaEventElapsedTime");
-  return static_cast<double>(ms) * 1e-3;
+  stop_async();
+  return seconds();
 }
 
 }  // namespace slab::kernels

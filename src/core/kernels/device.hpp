@@ -34,6 +34,10 @@ class CudaTimer {
   void start();
   /// Seconds since start() (waits for the stop event).
   [[nodiscard]] double stop();
+  /// Record the stop event without waiting for it (work enqueued in between is what seconds() will time).
+  void stop_async();
+  /// Seconds between start() and stop_async() (waits for the stop event).
+  [[nodiscard]] double seconds();
 
  private:
   void* stream_;

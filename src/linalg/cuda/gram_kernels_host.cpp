@@ -11,19 +11,9 @@ void gram_gemm_tiles_device(void*, std::uint64_t, std::uint64_t, const double*, 
   SLAB_FAIL(NotCompiled, "gram: the cuBLAS dgemm path needs a CUDA build of slab");
 }
 
-void gram_syrk_device(std::uint64_t, std::uint64_t, const double*, std::uint64_t, double*, std::uint64_t, bool, void*) {
-  SLAB_FAIL(NotCompiled, "gram: the cuBLAS dsyrk path needs a CUDA build of slab");
-}
-
-void gram_syrk_device_async(std::uint64_t, std::uint64_t, const double*, std::uint64_t, double*, std::uint64_t, bool,
-                            void*) {
-  SLAB_FAIL(NotCompiled, "gram: the cuBLAS dsyrk path needs a CUDA build of slab");
-}
-
-double gram_wait_device(void*) { SLAB_FAIL(NotCompiled, "gram: device memory needs a CUDA build of slab"); }
-
-void gram_zero_device(void*, std::uint64_t, void*) {
-  SLAB_FAIL(NotCompiled, "gram: device memory needs a CUDA build of slab");
+void gram_syrk_device_async(const ExecutionContext&, std::uint64_t, std::uint64_t, const double*, std::uint64_t,
+                            double*, std::uint64_t, bool) {
+  SLAB_FAIL(NotCompiled, "gram: the cuBLAS dgemm path needs a CUDA build of slab");
 }
 
 }  // namespace slab::detail

@@ -8,30 +8,30 @@
 
 #include <string>
 
+#include "core/cuda/check.hpp"
 #include "linalg/cuda/gram_kernels.hpp"
-#include "runtime/cuda/check.hpp"
 #include "slab/core/error.hpp"
 #include "slab/runtime/execution_context.hpp"
 
 namespace slab::linalg::detail {
 namespace {
 
-void cuda_try(cudaError_t e, const char* what) { slab::detail::check_cuda(e, what); }
-void blas_try(cublasStatus_t s, const char* what) { slab::detail::check_cublas(s, what); }
-void solver_try(cusolverStatus_t s, const char* what) { slab::detail::check_cusolver(s, what); }
+using slab::detail::check_cublas;
+using slab::detail::check_cuda;
+using slab::detail::check_cusolver;
 
 // The rank's handles, made on first use by its ExecutionContext and bound to its stream there.
 void* make_blas(void* stream) {
   cublasHandle_t h = nullptr;
-  blas_try(cublasCreate(&h), "cublasCreate");
-  blas_try(cublasSetStream(h, static_cast<cudaStream_t>(stream)), "cublasSetStream");
+  check_cublas(cublasCreate(&h), "cublasCreate");
+  check_cublas(cublasSetStream(h, static_cast<cudaStream_t>(stream)), "cublasSetStream");
   return h;
 }
 void destroy_blas(void* h) { cublasDestroy(static_cast<cublasHandle_t>(h)); }
 void* make_solver(void* stream) {
   cusolverDnHandle_t h = nullptr;
-  solver_try(cusolverDnCreate(&h), "cusolverDnCreate");
-  solver_try(cusolverDnSetStream(h, static_cast<cudaStream_t>(stream)), "cusolverDnSetStream");
+  check_cusolver(cusolverDnCreate(&h), "cusolverDnCreate");
+  check_cusolver(cusolverDnSetStream(h, static_cast<cudaStream_t>(stream)), "cusolverDnSetStream");
   return h;
 }
 void destroy_solver(void* h) { cusolverDnDestroy(static_cast<cusolverDnHandle_t>(h)); }
@@ -44,7 +44,7 @@ cusolverDnHandle_t solver(const ExecutionContext& exec) {
 
 struct DeviceBuffer {
   void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { cuda_try(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc"); }
+  explicit DeviceBuffer(std::size_t bytes) { check_cuda(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc"); }
   ~DeviceBuffer() { cudaFree(p); }
   template <class T>
   T* as() const {
@@ -61,36 +61,38 @@ __global__ void upper_rowmajor(const double* w, int ldw, int n, double* r) {
 // Column-major copy (m x n, ld m) of row-major A (m x n), by geam.
 void transpose_to(const double* a, int m, int n, double* w, const ExecutionContext& exec) {
   const double one = 1, zero = 0;
-  blas_try(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, n, &zero, w, m, w, m), "cublasDgeam");
+  check_cublas(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, m, n, &one, a, n, &zero, w, m, w, m), "cublasDgeam");
 }
 
 // geqrf in place on w (m x n col-major); returns tau.
 void geqrf(double* w, int m, int n, double* tau, const ExecutionContext& exec) {
   auto h = solver(exec);
   int lwork = 0;
-  solver_try(cusolverDnDgeqrf_bufferSize(h, m, n, w, m, &lwork), "cusolverDnDgeqrf_bufferSize");
+  check_cusolver(cusolverDnDgeqrf_bufferSize(h, m, n, w, m, &lwork), "cusolverDnDgeqrf_bufferSize");
   DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
-  solver_try(cusolverDnDgeqrf(h, m, n, w, m, tau, work.as<double>(), lwork, info.as<int>()), "cusolverDnDgeqrf");
+  check_cusolver(cusolverDnDgeqrf(h, m, n, w, m, tau, work.as<double>(), lwork, info.as<int>()), "cusolverDnDgeqrf");
 }
 
 }  // namespace
+
+void* cublas_handle(const ExecutionContext& exec) { return blas(exec); }
 
 void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                const double* b, double beta, double* c, const ExecutionContext& exec) {
   // Row-major: C^T (n x m) = op(B)^T op(A)^T in column-major.
   const int lda = trans_a ? int(m) : int(k), ldb = trans_b ? int(k) : int(n);
-  blas_try(cublasDgemm(blas(exec), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
-                       int(m), int(k), &alpha, b, ldb, a, lda, &beta, c, int(n)),
-           "cublasDgemm");
+  check_cublas(cublasDgemm(blas(exec), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
+                           int(m), int(k), &alpha, b, ldb, a, lda, &beta, c, int(n)),
+               "cublasDgemm");
 }
 
 void gpu_dgemm_ld(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha,
                   const double* a, std::size_t lda, const double* b, std::size_t ldb, double beta, double* c,
                   std::size_t ldc, const ExecutionContext& exec) {
   // Row-major strides are the column-major leading dimensions of the transposes: C^T = op(B)^T op(A)^T.
-  blas_try(cublasDgemm(blas(exec), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
-                       int(m), int(k), &alpha, b, int(ldb), a, int(lda), &beta, c, int(ldc)),
-           "cublasDgemm");
+  check_cublas(cublasDgemm(blas(exec), trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, int(n),
+                           int(m), int(k), &alpha, b, int(ldb), a, int(lda), &beta, c, int(ldc)),
+               "cublasDgemm");
 }
 
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, const ExecutionContext& exec) {
@@ -104,8 +106,8 @@ void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const Ex
   geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), exec);
   dim3 block(16, 16), grid((unsigned)((n + 15) / 16), (unsigned)((n + 15) / 16));
   upper_rowmajor<<<grid, block, 0, static_cast<cudaStream_t>(exec.stream())>>>(w.as<double>(), int(m), int(n), r);
-  cuda_try(cudaGetLastError(), "upper_rowmajor");
-  cuda_try(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+  check_cuda(cudaGetLastError(), "upper_rowmajor");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
 }
 
 void gpu_qr_q(const double* a, std::size_t m, std::size_t n, double* q, const ExecutionContext& exec) {
@@ -114,38 +116,40 @@ void gpu_qr_q(const double* a, std::size_t m, std::size_t n, double* q, const Ex
   geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), exec);
   auto h = solver(exec);
   int lwork = 0;
-  solver_try(cusolverDnDorgqr_bufferSize(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), &lwork),
-             "cusolverDnDorgqr_bufferSize");
+  check_cusolver(
+      cusolverDnDorgqr_bufferSize(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), &lwork),
+      "cusolverDnDorgqr_bufferSize");
   DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
-  solver_try(cusolverDnDorgqr(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), work.as<double>(),
-                              lwork, info.as<int>()),
-             "cusolverDnDorgqr");
+  check_cusolver(cusolverDnDorgqr(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(),
+                                  work.as<double>(), lwork, info.as<int>()),
+                 "cusolverDnDorgqr");
   const double one = 1, zero = 0;  // back to row-major
-  blas_try(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), &one, w.as<double>(), int(m), &zero, q,
-                       int(n), q, int(n)),
-           "cublasDgeam");
-  cuda_try(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+  check_cublas(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), &one, w.as<double>(), int(m), &zero, q,
+                           int(n), q, int(n)),
+               "cublasDgeam");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
 }
 
 void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const ExecutionContext& exec) {
   // Row-major A is column-major A^T = U' S VT', so A = VT'^T S U'^T. Column-major U' read as row-major is
   // U'^T = A's VT, and column-major VT' read as row-major is A's U: hence U' -> vt and VT' -> u.
   DeviceBuffer w(sizeof(double) * n * n), info(sizeof(int));
-  cuda_try(cudaMemcpyAsync(w.p, a, sizeof(double) * n * n, cudaMemcpyDefault, static_cast<cudaStream_t>(exec.stream())),
-           "cudaMemcpyAsync");
+  check_cuda(
+      cudaMemcpyAsync(w.p, a, sizeof(double) * n * n, cudaMemcpyDefault, static_cast<cudaStream_t>(exec.stream())),
+      "cudaMemcpyAsync");
   auto h = solver(exec);
   int lwork = 0;
-  solver_try(cusolverDnDgesvd_bufferSize(h, int(n), int(n), &lwork), "cusolverDnDgesvd_bufferSize");
+  check_cusolver(cusolverDnDgesvd_bufferSize(h, int(n), int(n), &lwork), "cusolverDnDgesvd_bufferSize");
   DeviceBuffer work(sizeof(double) * lwork);
-  solver_try(cusolverDnDgesvd(h, 'A', 'A', int(n), int(n), w.as<double>(), int(n), s, vt, int(n), u, int(n),
-                              work.as<double>(), lwork, nullptr, info.as<int>()),
-             "cusolverDnDgesvd");
-  cuda_try(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+  check_cusolver(cusolverDnDgesvd(h, 'A', 'A', int(n), int(n), w.as<double>(), int(n), s, vt, int(n), u, int(n),
+                                  work.as<double>(), lwork, nullptr, info.as<int>()),
+                 "cusolverDnDgesvd");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
 }
 
 void gpu_axpy(std::size_t count, double alpha, const double* x, double* y, const ExecutionContext& exec) {
-  blas_try(cublasDaxpy(blas(exec), int(count), &alpha, x, 1, y, 1), "cublasDaxpy");
-  cuda_try(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+  check_cublas(cublasDaxpy(blas(exec), int(count), &alpha, x, 1, y, 1), "cublasDaxpy");
+  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
 }
 
 }  // namespace slab::linalg::detail

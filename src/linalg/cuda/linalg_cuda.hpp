@@ -10,6 +10,10 @@
 
 namespace slab::linalg::detail {
 
+/// The context's cuBLAS handle (a cublasHandle_t bound to its stream), made on first use: every cuBLAS call of the
+/// layer goes through it. @throws CudaError when cuBLAS cannot make it.
+[[nodiscard]] void* cublas_handle(const ExecutionContext& exec);
+
 /// C (m x n) = alpha op(A) op(B) + beta C, row-major; op(A) is m x k (A is k x m when trans_a).
 void gpu_dgemm(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std::size_t k, double alpha, const double* a,
                const double* b, double beta, double* c, const ExecutionContext& exec);

@@ -9,6 +9,7 @@ namespace {
   SLAB_FAIL(NotCompiled, std::string("linalg: ") + what + " needs a CUDA build (cuBLAS/cuSOLVER)");
 }
 }  // namespace
+void* cublas_handle(const ExecutionContext&) { no_cuda("cuBLAS"); }
 void gpu_dgemm(bool, bool, std::size_t, std::size_t, std::size_t, double, const double*, const double*, double, double*,
                const ExecutionContext&) {
   no_cuda("dgemm on device memory");

@@ -9,8 +9,8 @@
 #include <mutex>
 #include <string>
 
+#include "core/cuda/check.hpp"
 #include "memory/device_allocator.hpp"
-#include "runtime/cuda/check.hpp"
 #include "slab/core/units.hpp"
 
 namespace slab::detail {

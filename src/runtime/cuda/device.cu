@@ -7,15 +7,11 @@
 
 #include <string>
 
-#include "runtime/cuda/check.hpp"
+#include "core/cuda/check.hpp"
 #include "runtime/cuda/device.hpp"
 #include "slab/core/error.hpp"
 
 namespace slab::detail {
-
-namespace {
-void check(cudaError_t status, const char* what) { check_cuda(status, what); }
-}  // namespace
 
 int cuda_device_count() noexcept {
   int count = 0;
@@ -26,24 +22,24 @@ int cuda_device_count() noexcept {
   return count;
 }
 
-void cuda_set_device(int device) { check(cudaSetDevice(device), "cudaSetDevice"); }
+void cuda_set_device(int device) { check_cuda(cudaSetDevice(device), "cudaSetDevice"); }
 
 void cuda_device_properties(int device, std::string& name, std::uint64_t& total_memory) {
   cudaDeviceProp prop{};
-  check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   name = prop.name;
   total_memory = prop.totalGlobalMem;
 }
 
 std::string cuda_device_pci_bus_id(int device) {
   char id[32] = {};
-  check(cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof id), device), "cudaDeviceGetPCIBusId");
+  check_cuda(cudaDeviceGetPCIBusId(id, static_cast<int>(sizeof id), device), "cudaDeviceGetPCIBusId");
   return id;
 }
 
 void* cuda_stream_create() {
   cudaStream_t stream = nullptr;
-  check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  check_cuda(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
   return stream;
 }
 

@@ -3,7 +3,7 @@
 
 #include <cstring>
 
-#include "runtime/cuda/check.hpp"
+#include "core/cuda/check.hpp"
 #include "runtime/cuda/execution.hpp"
 
 namespace slab::detail {
