@@ -189,7 +189,16 @@ struct Runtime::Impl {
     else
       path = share ? DeviceCommPath::host_staging : DeviceCommPath::nccl;
 
-    device_limit = options.device_memory_limit.resolve(device.total_memory);
+    // Ranks that share a GPU (more ranks than GPUs on the node) split its memory: each sizes its device tier from
+    // its share, so that together they stay within the one device.
+    std::uint64_t device_share = device.total_memory;
+    if (count > 0 && device_error.empty()) {
+      int sharing = 0;
+      for (int r = 0; r < local_size; ++r)
+        if ((order.empty() ? r % count : order[static_cast<std::size_t>(r) % order.size()]) == device.id) ++sharing;
+      device_share /= static_cast<std::uint64_t>(std::max(sharing, 1));
+    }
+    device_limit = options.device_memory_limit.resolve(device_share);
     host_limit = options.host_memory_limit.resolve(physical_memory() / static_cast<std::uint64_t>(local_size));
 
     spill_root = options.spill_dir;

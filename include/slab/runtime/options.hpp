@@ -18,13 +18,14 @@ namespace slab {
  * | flag                    | variable                 | meaning                                           |
  * |-------------------------|--------------------------|---------------------------------------------------|
  * | --memory-limit X        | SLAB_MEMORY_LIMIT        | device tier limit per rank: bytes ("4GiB") or a fraction of
- * the device ("0.8") | | --host-memory-limit X   | SLAB_HOST_MEMORY_LIMIT   | host tier limit per rank: bytes or a
- * fraction of the node's memory / local ranks | | --disk-limit X          | SLAB_DISK_LIMIT          | spill-file cap
- * per rank (bytes; default unlimited)| | --spill-dir DIR         | SLAB_SPILL_DIR           | where the private spill
- * directory is made (default $TMPDIR or /tmp) | | --trace FILE            | SLAB_TRACE               | write a
- * Chrome/Perfetto trace of the run          | | --log-level L           | SLAB_LOG_LEVEL           | error, warn, info,
- * debug                          | | --verbose               | SLAB_VERBOSE=1           | per-rank summary table at
- * exit                    | | --quiet                 | SLAB_QUIET=1             | no progress bar, no banner |
+ * the device ("0.8"; of a rank's share where ranks share one) | | --host-memory-limit X   | SLAB_HOST_MEMORY_LIMIT   |
+ * host tier limit per rank: bytes or a fraction of the node's memory / local ranks | | --disk-limit X          |
+ * SLAB_DISK_LIMIT          | spill-file cap per rank (bytes; default unlimited)| | --spill-dir DIR         |
+ * SLAB_SPILL_DIR           | where the private spill directory is made (default $TMPDIR or /tmp) | | --trace FILE |
+ * SLAB_TRACE               | write a Chrome/Perfetto trace of the run          | | --log-level L           |
+ * SLAB_LOG_LEVEL           | error, warn, info, debug                          | | --verbose               |
+ * SLAB_VERBOSE=1           | per-rank summary table at exit                    | | --quiet                 |
+ * SLAB_QUIET=1             | no progress bar, no banner |
  */
 struct RuntimeOptions {
   ByteLimit device_memory_limit{std::nullopt, 0.8};
