@@ -24,18 +24,19 @@ std::string root_error(int root, int size) {
   return "root " + std::to_string(root) + " is out of range for " + std::to_string(size) + " ranks";
 }
 
-/// A host copy of a device buffer for the staging path (or the buffer itself when it is on the host).
+/// A host copy of a device buffer for the staging path (or the buffer itself when it is on the host): a block of
+/// the execution context's staging pool (page-locked on a GPU), copied with slab::copy on its stream.
 class HostMirror {
  public:
   HostMirror(const Comm::Impl& impl, const void* p, std::size_t bytes, bool copy_in)
       : impl_(impl), device_(const_cast<void*>(p)), bytes_(bytes), is_device_(impl.on_device(p)) {
     if (!is_device_) return;
-    host_.resize(bytes);
-    if (copy_in) detail::device_copy(host_.data(), p, bytes, impl.stream);
+    host_ = impl.execution->staging_block(bytes);
+    if (copy_in) slab::copy(host_.data(), p, bytes, *impl.execution);
   }
-  [[nodiscard]] char* get() { return is_device_ ? host_.data() : static_cast<char*>(device_); }
+  [[nodiscard]] char* get() { return is_device_ ? reinterpret_cast<char*>(host_.data()) : static_cast<char*>(device_); }
   void copy_out() {
-    if (is_device_) detail::device_copy(device_, host_.data(), bytes_, impl_.stream);
+    if (is_device_) slab::copy(device_, host_.data(), bytes_, *impl_.execution);
   }
 
  private:
@@ -43,7 +44,7 @@ class HostMirror {
   void* device_;
   std::size_t bytes_;
   bool is_device_;
-  std::vector<char> host_;
+  StagingBlock host_;
 };
 
 /**
@@ -196,7 +197,7 @@ void Comm::bcast_raw(void* data, std::size_t count, ElementType dt, int root) co
       detail::check_args(im, "bcast", {{"element count", static_cast<std::int64_t>(count)}, {"root", root, false}},
                          root_error(root, im.size), {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_bcast(data, count, dt, root, im.nccl, im.stream);
+  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_bcast(data, count, dt, root, im.nccl, im.stream());
   HostMirror buf(im, data, bytes, im.rank == root);
   const std::size_t m = detail::max_message_bytes();
   for (std::size_t off = 0; off < bytes; off += m)
@@ -222,7 +223,7 @@ void Comm::reduce_raw(const void* in, std::size_t count, void* out, std::size_t 
                                          err, {kinds.device, kinds.host});
   const detail::DataPhase transfer;
   if (agreed_on_nccl(im, agreed, 0) && op != ReduceOp::land && op != ReduceOp::lor)
-    return detail::nccl_reduce(in, out, count, dt, op, root, im.nccl, im.stream);
+    return detail::nccl_reduce(in, out, count, dt, op, root, im.nccl, im.stream());
   HostMirror hin(im, in, count * es, true);
   HostMirror hout(im, im.rank == root ? out : nullptr, im.rank == root ? count * es : 0, false);
   const std::size_t chunk = std::max<std::size_t>(1, detail::max_message_bytes() / es);
@@ -272,7 +273,7 @@ void Comm::allreduce_raw(const void* in, std::size_t count, void* out, std::size
       err, {kinds.device, kinds.host});
   const detail::DataPhase transfer;
   if (agreed_on_nccl(im, agreed, 0) && op != ReduceOp::land && op != ReduceOp::lor)
-    return detail::nccl_allreduce(in, out, count, dt, op, im.nccl, im.stream);
+    return detail::nccl_allreduce(in, out, count, dt, op, im.nccl, im.stream());
   const bool in_place = in == out;
   HostMirror hin(im, in, in_place ? 0 : count * es, true);
   HostMirror hout(im, out, count * es, in_place);
@@ -366,7 +367,7 @@ void Comm::allgather_raw(const void* in, std::size_t count, void* out, std::size
   const auto agreed = detail::check_args(im, "allgather", {{"element count", static_cast<std::int64_t>(count)}}, err,
                                          {kinds.device, kinds.host});
   const detail::DataPhase transfer;
-  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_allgather(in, out, count, dt, im.nccl, im.stream);
+  if (agreed_on_nccl(im, agreed, 0)) return detail::nccl_allgather(in, out, count, dt, im.nccl, im.stream());
   HostMirror hin(im, in, count * es, true);
   HostMirror hout(im, out, out_count * es, false);
   if (count * es <= detail::max_message_bytes() && out_count <= kIntMax) {
@@ -498,7 +499,7 @@ void Comm::alltoall_raw(const void* send, std::size_t count, void* recv, std::si
     std::vector<std::size_t> counts(p, c), displs(p);
     for (std::size_t k = 0; k < p; ++k) displs[k] = k * c;
     return detail::nccl_alltoallv(send, counts.data(), displs.data(), recv, counts.data(), displs.data(), im.size, dt,
-                                  im.nccl, im.stream);
+                                  im.nccl, im.stream());
   }
   HostMirror hs(im, send, count * es, true);
   HostMirror hr(im, recv, count * es, false);
@@ -579,7 +580,7 @@ void Comm::alltoallv_raw(const void* send, std::span<const std::size_t> send_cou
       ro += rc[k];
     }
     return detail::nccl_alltoallv(send, sc.data(), sd.data(), recv, rc.data(), rd.data(), im.size, dt, im.nccl,
-                                  im.stream);
+                                  im.stream());
   }
   HostMirror hs(im, send, stotal * unit, true);
   HostMirror hr(im, recv, rtotal * unit, false);
@@ -608,7 +609,7 @@ void Comm::send_raw(const void* data, std::size_t count, ElementType dt, int des
   const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "send", bytes);
   if (im.on_device(data) && im.use_nccl())
-    return detail::nccl_sendrecv(data, count, dest, nullptr, 0, -1, dt, im.nccl, im.stream);
+    return detail::nccl_sendrecv(data, count, dest, nullptr, 0, -1, dt, im.nccl, im.stream());
   HostMirror h(im, data, bytes, true);
   detail::send_bytes(h.get(), bytes, dest, tag, im.user);
 }
@@ -618,7 +619,7 @@ void Comm::recv_raw(void* data, std::size_t count, ElementType dt, int source, i
   const std::size_t bytes = count * element_size(dt);
   detail::CommTrace trace(im.tracer, "recv", bytes);
   if (im.on_device(data) && im.use_nccl())
-    return detail::nccl_sendrecv(nullptr, 0, -1, data, count, source, dt, im.nccl, im.stream);
+    return detail::nccl_sendrecv(nullptr, 0, -1, data, count, source, dt, im.nccl, im.stream());
   HostMirror h(im, data, bytes, false);
   detail::recv_bytes(h.get(), bytes, source, tag, im.user);
   h.copy_out();
@@ -630,7 +631,7 @@ void Comm::sendrecv_raw(const void* send, std::size_t send_count, int dest, void
   const std::size_t es = element_size(dt);
   detail::CommTrace trace(im.tracer, "sendrecv", (send_count + recv_count) * es);
   if (im.use_nccl() && im.on_device(send) && im.on_device(recv))
-    return detail::nccl_sendrecv(send, send_count, dest, recv, recv_count, source, dt, im.nccl, im.stream);
+    return detail::nccl_sendrecv(send, send_count, dest, recv, recv_count, source, dt, im.nccl, im.stream());
   HostMirror hs(im, send, send_count * es, true);
   HostMirror hr(im, recv, recv_count * es, false);
   std::vector<MPI_Request> reqs;

@@ -56,8 +56,6 @@ void set_max_message_bytes(std::size_t bytes) {
 }
 std::size_t max_message_bytes() noexcept { return g_max_message_bytes.load(); }
 
-bool is_device_pointer(const void* ptr) noexcept { return device_pointer_query(ptr); }
-
 MPI_Datatype mpi_datatype(ElementType dt, bool for_reduction) {
   switch (dt) {
     case ElementType::int8:
@@ -403,7 +401,7 @@ Comm Comm::split(int color, int key) const {
     auto impl = std::make_shared<Impl>(out, true, impl_->tracer);
     impl->nccl = nullptr;                                      // an NCCL communicator spans the parent's ranks only
     impl->staging = impl_->staging || impl_->nccl != nullptr;  // no NCCL here: device buffers go through the host
-    impl->stream = impl_->stream;
+    impl->execution = impl_->execution;
     return Comm(std::move(impl));
   } catch (...) {
     MPI_Comm_free(&out);
@@ -416,13 +414,13 @@ int Comm::size() const noexcept { return impl_->size; }
 MPI_Comm Comm::mpi() const noexcept { return impl_->user; }
 Tracer* Comm::tracer() const noexcept { return impl_->tracer; }
 
-void Comm::set_device_path(void* nccl_comm, void* stream, bool staging) {
+void Comm::set_device_path(const ExecutionContext* execution, void* nccl_comm, bool staging) {
   if (nccl_comm != nullptr && !built_with_nccl) SLAB_FAIL(NotCompiled, "set_device_path: slab was built without NCCL");
   if (staging && !built_with_cuda) SLAB_FAIL(NotCompiled, "set_device_path: slab was built without CUDA");
   if (impl_->owns_nccl && impl_->nccl != nccl_comm) detail::nccl_comm_destroy(impl_->nccl);
   impl_->nccl = nccl_comm;
   impl_->owns_nccl = nccl_comm != nullptr;
-  impl_->stream = stream;
+  impl_->execution = nccl_comm != nullptr || staging ? execution : nullptr;
   impl_->staging = staging;
 }
 

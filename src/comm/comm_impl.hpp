@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "slab/comm/comm.hpp"
+#include "slab/runtime/execution_context.hpp"
 #include "slab/trace/tracer.hpp"
 
 namespace slab {
@@ -25,18 +26,21 @@ struct Comm::Impl {
   int size = 1;
   void* nccl = nullptr;    ///< ncclComm_t when the device path uses NCCL
   bool owns_nccl = false;  ///< destroy `nccl` with this communicator
-  void* stream = nullptr;  ///< cudaStream_t
-  bool staging = false;    ///< device buffers go through host memory and MPI
+  /// Where the device path runs (its stream, what is GPU memory, its staging pool); null without a device path.
+  const ExecutionContext* execution = nullptr;
+  bool staging = false;  ///< device buffers go through host memory and MPI
 
   Impl(MPI_Comm comm, bool owns, Tracer* t);
   ~Impl();
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
-  /// Whether `p` is a device buffer the device path must handle.
+  /// Whether `p` is a device buffer the device path must handle (the execution context tells).
   [[nodiscard]] bool on_device(const void* p) const noexcept {
-    return (nccl != nullptr || staging) && p != nullptr && detail::is_device_pointer(p);
+    return execution != nullptr && (nccl != nullptr || staging) && execution->is_device_memory(p);
   }
+  /// The device path's stream (a cudaStream_t), null without one.
+  [[nodiscard]] void* stream() const noexcept { return execution != nullptr ? execution->stream() : nullptr; }
   /// Whether device buffers go to NCCL (else they are staged through the host).
   [[nodiscard]] bool use_nccl() const noexcept { return nccl != nullptr && !staging; }
 };

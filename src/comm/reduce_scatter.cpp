@@ -71,15 +71,15 @@ std::size_t Comm::reduce_scatter_raw(void* data, std::size_t count, std::span<co
   // With NCCL, device buffers take NCCL's grouped reduces (its order, as reduce() does there); otherwise they are
   // staged through host memory whole and take the tree below.
   if (dev && im.use_nccl() && op != ReduceOp::land && op != ReduceOp::lor) {
-    detail::nccl_reduce_scatterv(data, counts.data(), displs.data(), im.size, dt, op, im.nccl, im.stream);
+    detail::nccl_reduce_scatterv(data, counts.data(), displs.data(), im.size, dt, op, im.nccl, im.stream());
     return displs[me];
   }
-  std::vector<char> staged;
+  StagingBlock staged;  // the device buffer's host copy: page-locked, from the context's staging pool
   char* buf = static_cast<char*>(data);
   if (dev) {
-    staged.resize(count * es);
-    detail::device_copy(staged.data(), data, count * es, im.stream);
-    buf = staged.data();
+    staged = im.execution->staging_block(count * es);
+    slab::copy(staged.data(), data, count * es, *im.execution);
+    buf = reinterpret_cast<char*>(staged.data());
   }
   const std::size_t piece = std::max<std::size_t>(1, std::min(detail::max_message_bytes(), kPieceBytes) / es);
   std::vector<char> landing[2];  // two receive pieces: one arriving while the other is combined
@@ -132,7 +132,7 @@ std::size_t Comm::reduce_scatter_raw(void* data, std::size_t count, std::span<co
   }
   detail::normalize_logical_elements(buf + displs[me] * es, counts[me], dt, op);
   if (dev && counts[me] > 0)
-    detail::device_copy(static_cast<char*>(data) + displs[me] * es, buf + displs[me] * es, counts[me] * es, im.stream);
+    slab::copy(static_cast<char*>(data) + displs[me] * es, buf + displs[me] * es, counts[me] * es, *im.execution);
   return displs[me];
 }
 

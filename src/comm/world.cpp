@@ -11,7 +11,7 @@ Comm make_world_comm(Runtime& runtime) {
     case DeviceCommPath::host:
       break;
     case DeviceCommPath::host_staging:
-      world.set_device_path(nullptr, runtime.stream_handle(), true);
+      world.set_device_path(&runtime.execution(), nullptr, true);
       break;
     case DeviceCommPath::nccl: {
       void* nccl = nullptr;
@@ -22,7 +22,7 @@ Comm make_world_comm(Runtime& runtime) {
         error = std::current_exception();
       }
       world.agree(error);
-      world.set_device_path(nccl, runtime.stream_handle(), false);
+      world.set_device_path(&runtime.execution(), nccl, false);
       break;
     }
   }

@@ -6,8 +6,8 @@
 
 #include "slab/core/error.hpp"
 #include "slab/memory/memory_manager.hpp"
-#include "slab/memory/staging_block.hpp"
 #include "slab/runtime/copy_async.hpp"
+#include "slab/runtime/staging_block.hpp"
 
 namespace slab::io {
 namespace {

@@ -20,13 +20,4 @@ void* device_alloc(std::size_t bytes, void* stream);
 /** @brief Free memory from device_alloc after the work queued on `stream` (null is ignored). A CUDA failure aborts. */
 void device_free(void* ptr, void* stream) noexcept;
 
-/**
- * @brief Allocate `bytes` of host memory (at least 64-byte aligned), page-locked (cudaHostAlloc) when `pinned`, for
- * the staging pool (memory/staging_pool.hpp); host builds always give aligned host memory. Not collective.
- * @throws OutOfMemory when the host has no (page-locked) memory left; CudaError on any other CUDA failure.
- */
-void* pinned_host_alloc(std::size_t bytes, bool pinned);
-/** @brief Free memory from pinned_host_alloc (given the same `pinned`; null is ignored). A CUDA failure aborts. */
-void pinned_host_free(void* ptr, bool pinned) noexcept;
-
 }  // namespace slab::detail

@@ -23,7 +23,6 @@
 #include "memory/device_allocator.hpp"
 #include "memory/spill_cleanup.hpp"
 #include "memory/spill_file.hpp"
-#include "memory/staging_pool.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
 #include "slab/trace/tracer.hpp"
@@ -64,10 +63,11 @@ class MemoryState {
   explicit MemoryState(MemoryConfig config)
       : cfg(std::move(config)),
         exec(cfg.execution != nullptr ? *cfg.execution : ExecutionContext::host()),
-        on_gpu(exec.on_device()),
-        // Keeps at most an eighth of the host limit (and 256 MiB) for reuse: outside the host tier's count, as
-        // the runtime's own bookkeeping; the memory in blocks is reserved on the host tier by their owners.
-        staging(std::make_shared<StagingPool>(on_gpu, std::min<std::uint64_t>(cfg.host_limit / 8, 256ull << 20))) {
+        on_gpu(exec.on_device()) {
+    // The context's staging pool keeps at most an eighth of the host limit (and 256 MiB) for reuse: outside the
+    // host tier's count, as the runtime's own bookkeeping; the memory in blocks is reserved on the host tier by
+    // their owners.
+    exec.set_staging_keep_limit(std::min<std::uint64_t>(cfg.host_limit / 8, 256ull << 20));
     SLAB_EXPECTS(cfg.device_limit > 0, InvalidArgument, "the device memory limit is 0 bytes; raise --memory-limit");
     if (cfg.spill_root.empty()) {
       const char* tmp = std::getenv("TMPDIR");
@@ -81,7 +81,6 @@ class MemoryState {
   MemoryConfig cfg;
   const ExecutionContext& exec;
   const bool on_gpu;  // the device tier is GPU memory
-  const std::shared_ptr<StagingPool> staging;  // host memory for copies to and from the device tier
   std::string dir;  // private spill directory, "" until created
   bool closed = false;
   std::uint64_t next_buffer_id = 1;
@@ -318,8 +317,14 @@ class MemoryState {
     return true;
   }
 
-  // Writes b's bytes at `src` to a new spill file (checks the disk cap first).
-  void write_to_disk(Buffer& b, const std::byte* src) {
+  // Device memory goes to and from spill files through one page-locked block of the context's staging pool, a
+  // piece at a time: a spill holds kSpillPiece bytes of host memory, not the buffer's size.
+  SpillStaging gpu_spill_staging(const StagingBlock& block) const {
+    return {block.data(), [this](void* dst, const void* src, std::size_t bytes) { slab::copy(dst, src, bytes, exec); }};
+  }
+
+  // Writes b's bytes at `src` to a new spill file (checks the disk cap first), through `staging` when given.
+  void write_to_disk(Buffer& b, const std::byte* src, const SpillStaging* staging = nullptr) {
     ensure_dir();
     if (cfg.disk_limit != UINT64_MAX && st.disk.current + b.size_ > cfg.disk_limit) {
       SLAB_FAIL(OutOfMemory, "cannot spill " + quoted_label(b) + " (" + format_bytes(b.size_) +
@@ -328,7 +333,7 @@ class MemoryState {
                                  " already spilled); raise --disk-limit or --memory-limit");
     }
     const std::uint64_t file_id = next_file_id++;
-    b.checksum_ = write_spill_file(file_path(file_id), dir, src, b.size_, b.id_);
+    b.checksum_ = write_spill_file(file_path(file_id), dir, src, b.size_, b.id_, staging);
     b.file_id_ = file_id;
   }
 
@@ -362,15 +367,9 @@ class MemoryState {
         record("spill device->host", trace_start, b.size_);
       } else {
         if (on_gpu) {
-          std::byte* staging = host_alloc(b.size_);
-          try {
-            slab::copy(staging, b.device_ptr_, b.size_, exec);
-            write_to_disk(b, staging);
-          } catch (...) {
-            host_free(staging);
-            throw;
-          }
-          host_free(staging);
+          const StagingBlock block = exec.staging_block(std::min<std::uint64_t>(b.size_, kSpillPiece));
+          const SpillStaging staging = gpu_spill_staging(block);
+          write_to_disk(b, b.device_ptr_, &staging);
         } else {
           write_to_disk(b, b.device_ptr_);
         }
@@ -460,15 +459,9 @@ class MemoryState {
     std::byte* d = alloc_device(b.size_);
     try {
       if (on_gpu) {
-        std::byte* staging = host_alloc(b.size_);
-        try {
-          read_spill_file(path, staging, b.size_, b.checksum_);
-          slab::copy(d, staging, b.size_, exec);
-        } catch (...) {
-          host_free(staging);
-          throw;
-        }
-        host_free(staging);
+        const StagingBlock block = exec.staging_block(std::min<std::uint64_t>(b.size_, kSpillPiece));
+        const SpillStaging staging = gpu_spill_staging(block);
+        read_spill_file(path, d, b.size_, b.checksum_, &staging);
       } else {
         read_spill_file(path, d, b.size_, b.checksum_);
       }
@@ -632,7 +625,7 @@ Reservation MemoryManager::reserve_host(std::string purpose, std::uint64_t bytes
   return Reservation(state_, std::move(purpose), bytes, Tier::host);
 }
 
-StagingBlock MemoryManager::staging_block(std::uint64_t bytes) { return state_->staging->take(bytes); }
+StagingBlock MemoryManager::staging_block(std::uint64_t bytes) { return state_->exec.staging_block(bytes); }
 
 std::uint64_t MemoryManager::budget(std::uint32_t buffers) const {
   std::lock_guard lock(state_->mu);
@@ -733,7 +726,7 @@ std::string MemoryManager::spill_dir() const {
 MemoryStats MemoryManager::stats() const {
   std::lock_guard lock(state_->mu);
   MemoryStats s = state_->st;
-  s.staging = state_->staging->stats();
+  s.staging = state_->exec.staging_stats();
   return s;
 }
 

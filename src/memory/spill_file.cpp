@@ -19,7 +19,7 @@ namespace slab::detail {
 namespace {
 
 constexpr char kMagic[8] = {'S', 'L', 'A', 'B', 'S', 'P', 'L', '1'};
-constexpr std::uint64_t kPiece = std::uint64_t{4} << 20;
+constexpr std::uint64_t kPiece = kSpillPiece;
 
 std::string errno_text(int err) { return std::strerror(err); }
 
@@ -87,7 +87,7 @@ std::int64_t pread_all(int fd, std::byte* out, std::uint64_t n, std::uint64_t of
 }  // namespace
 
 std::uint64_t write_spill_file(const std::string& path, const std::string& dir, const std::byte* data,
-                               std::uint64_t size, std::uint64_t buffer_id) {
+                               std::uint64_t size, std::uint64_t buffer_id, const SpillStaging* staging) {
   Fd fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
   if (fd.get() < 0) {
     const int err = errno;
@@ -101,9 +101,19 @@ std::uint64_t write_spill_file(const std::string& path, const std::string& dir, 
   int err = 0;
   while (done < size && err == 0) {
     const std::uint64_t n = size - done < kPiece ? size - done : kPiece;
-    hash.update(data + done, n);
+    const std::byte* piece = data + done;
+    if (staging != nullptr) {
+      try {
+        staging->copy(staging->block, piece, n);
+      } catch (...) {
+        ::unlink(path.c_str());
+        throw;
+      }
+      piece = staging->block;
+    }
+    hash.update(piece, n);
     SLAB_FAULT_POINT("spill");
-    err = pwrite_all(fd.get(), data + done, n, sizeof(SpillFileHeader) + done);
+    err = pwrite_all(fd.get(), piece, n, sizeof(SpillFileHeader) + done);
     if (err == 0) done += n;
   }
   SpillFileHeader header{};
@@ -120,7 +130,8 @@ std::uint64_t write_spill_file(const std::string& path, const std::string& dir, 
   return header.checksum;
 }
 
-void read_spill_file(const std::string& path, std::byte* out, std::uint64_t size, std::uint64_t expected_checksum) {
+void read_spill_file(const std::string& path, std::byte* out, std::uint64_t size, std::uint64_t expected_checksum,
+                     const SpillStaging* staging) {
   Fd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
   if (fd.get() < 0) {
     const int err = errno;
@@ -155,12 +166,14 @@ void read_spill_file(const std::string& path, std::byte* out, std::uint64_t size
   std::uint64_t done = 0;
   while (done < size) {
     const std::uint64_t n = size - done < kPiece ? size - done : kPiece;
-    const std::int64_t r = pread_all(fd.get(), out + done, n, sizeof header + done);
+    std::byte* piece = staging != nullptr ? staging->block : out + done;
+    const std::int64_t r = pread_all(fd.get(), piece, n, sizeof header + done);
     if (r < 0) SLAB_FAIL(IoError, "cannot read spill file " + path + ": " + errno_text(static_cast<int>(-r)));
     SLAB_EXPECTS(static_cast<std::uint64_t>(r) == n, IntegrityError,
                  "spill file " + path + " is truncated: payload ends after " + std::to_string(done + r) + " of " +
                      std::to_string(size) + " bytes");
-    hash.update(out + done, n);
+    hash.update(piece, n);
+    if (staging != nullptr) staging->copy(out + done, piece, n);
     done += n;
   }
   SLAB_EXPECTS(hash.digest() == expected_checksum, IntegrityError,

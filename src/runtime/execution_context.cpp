@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "runtime/cuda/execution.hpp"
+#include "runtime/staging_pool.hpp"
 #include "slab/runtime/copy_async.hpp"
 
 namespace slab {
@@ -20,13 +21,20 @@ struct ExecutionContext::Handles {
   std::array<Slot, 2> slots{};
 };
 
-ExecutionContext::ExecutionContext() : handles_(std::make_unique<Handles>()) {}
+namespace {
+constexpr std::uint64_t kDefaultStagingKeep = std::uint64_t{256} << 20;
+}
+
+ExecutionContext::ExecutionContext()
+    : handles_(std::make_unique<Handles>()),
+      staging_(std::make_shared<detail::StagingPool>(false, kDefaultStagingKeep)) {}
 
 ExecutionContext::ExecutionContext(ExecutionPlace place, int device, void* stream)
     : place_(place),
       device_(place == ExecutionPlace::cuda ? device : -1),
       stream_(place == ExecutionPlace::cuda ? stream : nullptr),
-      handles_(std::make_unique<Handles>()) {}
+      handles_(std::make_unique<Handles>()),
+      staging_(std::make_shared<detail::StagingPool>(place == ExecutionPlace::cuda, kDefaultStagingKeep)) {}
 
 ExecutionContext::~ExecutionContext() {
   // Library handles go before the stream they are bound to (the Runtime destroys the stream after this).
@@ -48,6 +56,16 @@ void* ExecutionContext::library_handle(LibraryHandle which, void* (*create)(void
 void ExecutionContext::synchronize() const {
   if (on_device()) detail::cuda_stream_synchronize(stream_);
 }
+
+bool ExecutionContext::is_device_memory(const void* ptr) const noexcept {
+  return on_device() && detail::cuda_is_device_memory(ptr);
+}
+
+StagingBlock ExecutionContext::staging_block(std::uint64_t bytes) const { return staging_->take(bytes); }
+
+StagingPoolStats ExecutionContext::staging_stats() const { return staging_->stats(); }
+
+void ExecutionContext::set_staging_keep_limit(std::uint64_t bytes) const noexcept { staging_->set_keep_limit(bytes); }
 
 const ExecutionContext& ExecutionContext::host() {
   static const ExecutionContext context;

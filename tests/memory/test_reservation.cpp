@@ -40,10 +40,12 @@ class Reservations : public ::testing::Test {
     c.host_limit = host_buffers * B;
     c.spill_root = root_.string();
     c.tracer = tracer;
+    c.execution = &execution_;  // a host context of the test's own: its staging pool's counts start at 0
     return c;
   }
 
   fs::path root_;
+  slab::ExecutionContext execution_;
 };
 
 TEST_F(Reservations, CountAgainstTheDeviceLimitAndMakeOthersSpill) {

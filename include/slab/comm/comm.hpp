@@ -44,6 +44,7 @@
 namespace slab {
 
 class Tracer;
+class ExecutionContext;
 
 namespace detail {
 /**
@@ -54,8 +55,6 @@ namespace detail {
 void set_max_message_bytes(std::size_t bytes);
 /// @brief The current piece size (see set_max_message_bytes). Not collective.
 [[nodiscard]] std::size_t max_message_bytes() noexcept;
-/// @brief Whether `ptr` is CUDA device (or managed) memory; always false in builds without CUDA. Not collective.
-[[nodiscard]] bool is_device_pointer(const void* ptr) noexcept;
 }  // namespace detail
 
 /// Counts and displacements (in elements) of a variable-size gather, as returned by Comm::allgatherv.
@@ -99,17 +98,19 @@ class Comm {
   [[nodiscard]] Tracer* tracer() const noexcept;
 
   /**
-   * @brief Enable the device path: collectives on CUDA device pointers use `nccl_comm` (an ncclComm_t over
-   * the same ranks) on `stream` (a cudaStream_t), or, with `staging`, copy device buffers to host, go
-   * through MPI and copy back (for several ranks per GPU, which NCCL refuses). Pass nullptr/false to
-   * disable. The communicator takes ownership of `nccl_comm` and destroys it with its last copy (or when
-   * another is set). Not collective, but must be called identically on every rank. Affects every copy.
+   * @brief Enable the device path: collectives on GPU memory (as `execution` tells it:
+   * ExecutionContext::is_device_memory) use `nccl_comm` (an ncclComm_t over the same ranks) on the context's
+   * stream, or, with `staging`, copy device buffers to blocks of the context's page-locked staging pool, go
+   * through MPI and copy back (for several ranks per GPU, which NCCL refuses). Pass nullptr/false to disable.
+   * `execution` (the rank's, from the Runtime) must outlive the communicator's collectives. The communicator
+   * takes ownership of `nccl_comm` and destroys it with its last copy (or when another is set). Not collective,
+   * but must be called identically on every rank. Affects every copy.
    * A collective takes NCCL only where every buffer that carries bytes, on every rank, is device memory (a
    * buffer without bytes, often null, does not count); buffers of mixed kinds (device partials reduced into a
    * host result on the root, say) go through MPI on every rank, each device buffer staged through the host.
    * @throws NotCompiled when nccl_comm is given and this build has no NCCL, or staging without CUDA.
    */
-  void set_device_path(void* nccl_comm, void* stream, bool staging);
+  void set_device_path(const ExecutionContext* execution, void* nccl_comm, bool staging);
 
   /// @brief Block until every rank arrives (an agreement point: see the file comment). Collective.
   /// @throws CommError; the agreed error of a rank that failed alone and meets the others here.

@@ -13,9 +13,9 @@
 
 #include "slab/memory/buffer.hpp"
 #include "slab/memory/reservation.hpp"
-#include "slab/memory/staging_block.hpp"
 #include "slab/memory/tier.hpp"
 #include "slab/runtime/execution_context.hpp"
+#include "slab/runtime/staging_block.hpp"
 
 namespace slab {
 
@@ -48,7 +48,7 @@ struct MemoryStats {
   std::uint64_t pinned_bytes = 0;     ///< bytes of buffers pinned now
   std::uint64_t reserved_bytes = 0;   ///< device-tier bytes held by reservations now (part of device.current)
   std::uint64_t host_reserved_bytes = 0;  ///< host-tier bytes held by reservations now (part of host.current)
-  StagingPoolStats staging;               ///< the staging pool (staging_block): blocks given, reused, memory kept
+  StagingPoolStats staging;               ///< the context's staging pool (staging_block): blocks given, reused, kept
   /// The most each purpose held in reservations at once (Reservation::purpose()).
   std::map<std::string, std::uint64_t> reserved_peak_by_purpose;
   std::uint64_t allocated_bytes = 0;  ///< total ever allocated
@@ -123,10 +123,10 @@ class MemoryManager {
    */
   [[nodiscard]] Reservation reserve_host(std::string purpose, std::uint64_t bytes);
   /**
-   * @brief A block of host memory for a copy between the device tier and the host, from this manager's staging
-   * pool (slab/memory/staging_block.hpp): page-locked where the device tier is GPU memory. Not counted on the host
-   * tier: a caller that holds it for long reserves it there first (reserve_host), as the task queue's staging does.
-   * Thread-safe. @throws OutOfMemory when the host has no memory left.
+   * @brief A block of host memory for a copy between the device tier and the host, from the execution context's
+   * staging pool (ExecutionContext::staging_block): page-locked where the device tier is GPU memory. Not counted on the
+   * host tier: a caller that holds it for long reserves it there first (reserve_host), as the task queue's staging
+   * does. Thread-safe. @throws OutOfMemory when the host has no memory left.
    */
   [[nodiscard]] StagingBlock staging_block(std::uint64_t bytes);
 

@@ -9,7 +9,13 @@
 #include <cstdint>
 #include <memory>
 
+#include "slab/runtime/staging_block.hpp"
+
 namespace slab {
+
+namespace detail {
+class StagingPool;
+}
 
 /// Where a rank computes and where its device tier lives.
 enum class ExecutionPlace : std::uint8_t {
@@ -57,6 +63,27 @@ class ExecutionContext {
   /// Wait for the work queued on the stream (no-op on the host). @throws CudaError.
   void synchronize() const;
 
+  /**
+   * @brief Whether `ptr` is GPU (device or managed) memory: on a cuda context CUDA's unified addressing tells it,
+   * for any allocation (the device tier's, the kernels' scratch, a user's own cudaMalloc or Kokkos view); on the
+   * host and reference places it is false without a CUDA call. The one question of a pointer's kind: the comm
+   * layer asks it to choose NCCL or host staging. Null is host. Never throws; not collective.
+   */
+  [[nodiscard]] bool is_device_memory(const void* ptr) const noexcept;
+
+  /**
+   * @brief A block of host memory from the rank's one staging pool, for a copy between GPU memory and the host:
+   * page-locked on a cuda context (copies run at the link's rate), aligned host memory elsewhere. Blocks are kept
+   * by size class for reuse up to the keep limit. Used by the task queue, spills, io and comm's host staging.
+   * Thread-safe; not collective. @throws OutOfMemory naming the bytes.
+   */
+  [[nodiscard]] StagingBlock staging_block(std::uint64_t bytes) const;
+  /// What the staging pool did so far (blocks given, reused, memory kept and allocated). Thread-safe.
+  [[nodiscard]] StagingPoolStats staging_stats() const;
+  /// Keep at most `bytes` of freed staging memory for reuse (the memory manager sets it from its host limit;
+  /// 256 MiB until then). Memory kept past it is freed now. Thread-safe; never throws.
+  void set_staging_keep_limit(std::uint64_t bytes) const noexcept;
+
   /// A host context for code that runs without a Runtime (tests of one layer, tools).
   [[nodiscard]] static const ExecutionContext& host();
 
@@ -66,6 +93,7 @@ class ExecutionContext {
   int device_ = -1;
   void* stream_ = nullptr;
   std::unique_ptr<Handles> handles_;
+  std::shared_ptr<detail::StagingPool> staging_;  // shared: blocks keep it alive past the context
 };
 
 /**

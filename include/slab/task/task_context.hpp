@@ -10,7 +10,7 @@
 
 #include "slab/memory/buffer.hpp"
 #include "slab/memory/reservation.hpp"
-#include "slab/memory/staging_block.hpp"
+#include "slab/runtime/staging_block.hpp"
 
 namespace slab {
 

@@ -91,22 +91,6 @@ void wait(void* comm, void* stream) {
 
 }  // namespace
 
-bool device_pointer_query(const void* ptr) noexcept {
-  if (ptr == nullptr) return false;
-  cudaPointerAttributes attr{};
-  if (cudaPointerGetAttributes(&attr, ptr) != cudaSuccess) {
-    cudaGetLastError();  // clear the non-sticky error a host pointer may leave behind
-    return false;
-  }
-  return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
-}
-
-void device_copy(void* dst, const void* src, std::size_t bytes, void* stream) {
-  if (bytes == 0) return;
-  check_cuda(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDefault, static_cast<cudaStream_t>(stream)), "cudaMemcpyAsync");
-  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(stream)), "cudaStreamSynchronize");
-}
-
 #if SLAB_HAVE_NCCL
 
 void* nccl_comm_create(MPI_Comm comm, int device) {

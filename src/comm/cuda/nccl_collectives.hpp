@@ -3,11 +3,12 @@
 /// @brief Private: every CUDA and NCCL call of the comm layer, behind plain functions on raw pointers,
 /// element counts, a ElementType and opaque handles (void* = ncclComm_t / cudaStream_t). Implemented in
 /// nccl_collectives.cu; nccl_collectives_host.cpp provides the same functions for builds without CUDA
-/// (they throw NotCompiled, and is_device_pointer returns false).
+/// (they throw NotCompiled). Which buffers are GPU memory, and the copies of the host staging path, are the
+/// ExecutionContext's (is_device_memory, slab::copy).
 ///
 /// Every collective here enqueues on the stream and then waits for it while polling
 /// ncclCommGetAsyncError; on an asynchronous error the communicator is aborted (so a dead peer cannot hang
-/// this rank) and CommError is thrown.
+/// this rank) and CudaError is thrown.
 
 #include <mpi.h>
 
@@ -16,9 +17,6 @@
 #include "slab/comm/datatype.hpp"
 
 namespace slab::detail {
-
-/// Whether `ptr` is device or managed memory (cudaPointerGetAttributes); false without CUDA.
-bool device_pointer_query(const void* ptr) noexcept;
 
 /// Collective over `comm`: rank 0 makes an ncclUniqueId, MPI_Bcast, ncclCommInitRank on `device`.
 void* nccl_comm_create(MPI_Comm comm, int device);
@@ -43,8 +41,5 @@ void nccl_alltoallv(const void* send, const std::size_t* send_counts, const std:
 /// Grouped send and receive (either count may be 0; dest/source < 0 means none).
 void nccl_sendrecv(const void* send, std::size_t send_count, int dest, void* recv, std::size_t recv_count, int source,
                    ElementType dt, void* nccl_comm, void* stream);
-
-/// cudaMemcpyAsync on `stream` (any direction) and wait for it.
-void device_copy(void* dst, const void* src, std::size_t bytes, void* stream);
 
 }  // namespace slab::detail

@@ -12,7 +12,6 @@ namespace {
 }
 }  // namespace
 
-bool device_pointer_query(const void*) noexcept { return false; }
 void* nccl_comm_create(MPI_Comm, int) { not_compiled("nccl_comm_create"); }
 void nccl_comm_destroy(void*) noexcept {}
 void nccl_allreduce(const void*, void*, std::size_t, ElementType, ReduceOp, void*, void*) {
@@ -33,6 +32,5 @@ void nccl_alltoallv(const void*, const std::size_t*, const std::size_t*, void*, 
 void nccl_sendrecv(const void*, std::size_t, int, void*, std::size_t, int, ElementType, void*, void*) {
   not_compiled("nccl_sendrecv");
 }
-void device_copy(void*, const void*, std::size_t, void*) { not_compiled("device_copy"); }
 
 }  // namespace slab::detail

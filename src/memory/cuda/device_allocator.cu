@@ -57,35 +57,4 @@ void device_free(void* ptr, void* stream) noexcept {
 
 // Page-locked where the device tier is GPU memory (cudaHostAlloc, portable: every context may copy from it);
 // otherwise (a CUDA build on a rank that computes on the host) plain aligned memory, as the host twin.
-void* pinned_host_alloc(std::size_t bytes, bool pinned) {
-  if (!pinned) {
-    const std::size_t rounded = ((bytes == 0 ? 1 : bytes) + 63) & ~std::size_t{63};
-    void* p = std::aligned_alloc(64, rounded);
-    SLAB_EXPECTS(p != nullptr, OutOfMemory, "host allocation of " + format_bytes(bytes) + " for staging failed");
-    return p;
-  }
-  void* p = nullptr;
-  const cudaError_t rc = cudaHostAlloc(&p, bytes == 0 ? 1 : bytes, cudaHostAllocPortable);
-  if (rc == cudaErrorMemoryAllocation) {
-    (void)cudaGetLastError();
-    SLAB_FAIL(OutOfMemory, "cudaHostAlloc of " + format_bytes(bytes) +
-                               " failed: the host cannot page-lock that much more memory (lower --host-memory-limit)");
-  }
-  check_cuda(rc, "cudaHostAlloc");
-  return p;
-}
-
-void pinned_host_free(void* ptr, bool pinned) noexcept {
-  if (ptr == nullptr) return;
-  if (!pinned) {
-    std::free(ptr);
-    return;
-  }
-  const cudaError_t rc = cudaFreeHost(ptr);
-  if (rc == cudaErrorCudartUnloading) return;  // at exit, after the runtime went: the process frees it
-  if (rc != cudaSuccess) {
-    SLAB_FATAL(std::string("cudaFreeHost failed: ") + cudaGetErrorName(rc) + ": " + cudaGetErrorString(rc));
-  }
-}
-
 }  // namespace slab::detail

@@ -17,13 +17,4 @@ void* device_alloc(std::size_t bytes, void* /*stream*/) {
 
 void device_free(void* ptr, void* /*stream*/) noexcept { std::free(ptr); }
 
-void* pinned_host_alloc(std::size_t bytes, bool /*pinned*/) {
-  const std::size_t rounded = ((bytes == 0 ? 1 : bytes) + 63) & ~std::size_t{63};
-  void* p = std::aligned_alloc(64, rounded);
-  SLAB_EXPECTS(p != nullptr, OutOfMemory, "host allocation of " + format_bytes(bytes) + " for staging failed");
-  return p;
-}
-
-void pinned_host_free(void* ptr, bool /*pinned*/) noexcept { std::free(ptr); }
-
 }  // namespace slab::detail

@@ -1,9 +1,9 @@
-#include "memory/staging_pool.hpp"
+#include "runtime/staging_pool.hpp"
 
 #include <bit>
 #include <string>
 
-#include "memory/device_allocator.hpp"
+#include "runtime/cuda/execution.hpp"
 #include "slab/core/error.hpp"
 #include "slab/core/units.hpp"
 
@@ -65,6 +65,19 @@ StagingPoolStats StagingPool::stats() const {
   StagingPoolStats s = stats_;
   s.pinned = pinned_;
   return s;
+}
+
+void StagingPool::set_keep_limit(std::uint64_t bytes) noexcept {
+  std::lock_guard lock(mu_);
+  keep_limit_ = bytes;
+  for (auto it = kept_.rbegin(); it != kept_.rend() && stats_.kept_bytes > keep_limit_; ++it) {
+    while (!it->second.empty() && stats_.kept_bytes > keep_limit_) {  // largest classes first: fewest frees
+      pinned_host_free(it->second.back(), pinned_);
+      it->second.pop_back();
+      stats_.kept_bytes -= it->first;
+      stats_.allocated_bytes -= it->first;
+    }
+  }
 }
 
 StagingPool::~StagingPool() {

@@ -1,6 +1,6 @@
 #pragma once
 /// @file staging_pool.hpp
-/// @brief The pool behind slab::StagingBlock (slab/memory/staging_block.hpp): free lists of host memory by
+/// @brief The pool behind slab::StagingBlock (slab/runtime/staging_block.hpp): free lists of host memory by
 /// power-of-two size class, page-locked (pinned_host_alloc) where the device tier is GPU memory. Thread-safe.
 
 #include <cstddef>
@@ -10,7 +10,7 @@
 #include <mutex>
 #include <vector>
 
-#include "slab/memory/staging_block.hpp"
+#include "slab/runtime/staging_block.hpp"
 
 namespace slab::detail {
 
@@ -28,13 +28,15 @@ class StagingPool : public std::enable_shared_from_this<StagingPool> {
   /// The memory of a block, back (kept or freed). Never throws.
   void give(std::byte* data, std::size_t capacity) noexcept;
   [[nodiscard]] StagingPoolStats stats() const;
+  /// Keep at most `bytes` for reuse from now on (memory kept past it is freed now). Never throws.
+  void set_keep_limit(std::uint64_t bytes) noexcept;
 
   /// The size class of `bytes`: the power of two at or above it, at least 4 KiB.
   static std::size_t size_class(std::uint64_t bytes) noexcept;
 
  private:
   const bool pinned_;
-  const std::uint64_t keep_limit_;
+  std::uint64_t keep_limit_;  // guarded by mu_
   mutable std::mutex mu_;
   std::map<std::size_t, std::vector<std::byte*>> kept_;  // by size class
   StagingPoolStats stats_;
