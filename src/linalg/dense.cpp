@@ -116,6 +116,19 @@ void local_qr_r(const double* a, std::size_t m, std::size_t n, double* r) {
   extract_r(w.data(), m, n, r);
 }
 
+void local_qr_explicit(const double* a, std::size_t m, std::size_t n, double* r, double* q) {
+  SLAB_EXPECTS(m >= n, ShapeError,
+               "linalg::local_qr_explicit: A (" + std::to_string(m) + ", " + std::to_string(n) +
+                   ") has fewer rows than columns");
+  if (n == 0) return;
+  std::vector<double> w(m * n), t, identity(n * n, 0.0);
+  to_colmajor(a, m, n, w.data());
+  geqrt(w.data(), m, n, t);
+  extract_r(w.data(), m, n, r);
+  for (std::size_t i = 0; i < n; ++i) identity[i * n + i] = 1.0;
+  apply_q(w.data(), t, m, n, identity.data(), q);
+}
+
 namespace {
 bool upper_triangular(const double* r, std::size_t n) {
   for (std::size_t i = 1; i < n; ++i)

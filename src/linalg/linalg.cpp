@@ -136,11 +136,9 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
           auto out = ctx.output_as<double>(n * n);
           if (d.gpu() && rows >= n) {
             detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
-          } else if (d.gpu()) {
-            auto a = to_host(in.data(), rows * n, d);
-            std::vector<double> r(n * n);
-            local_qr_r(a.data(), rows, n, r.data());
-            from_host(out.data(), r.data(), n * n, d);
+          } else if (d.gpu()) {  // fewer rows than columns: [A; 0] is the factor, made where it is
+            slab::fill(out.data(), 0, n * n * sizeof(double), *d.exec);
+            slab::copy(out.data(), in.data(), rows * n * sizeof(double), *d.exec);
           } else {
             local_qr_r(in.data(), rows, n, out.data());
           }
@@ -154,10 +152,8 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
                                      [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
                                        auto* a = reinterpret_cast<double*>(acc.data());
                                        const auto* b = reinterpret_cast<const double*>(in.data());
-                                       if (!d.gpu()) return combine_r(a, b, n);
-                                       auto ha = to_host(a, n * n, d), hb = to_host(b, n * n, d);
-                                       combine_r(ha.data(), hb.data(), n);
-                                       from_host(a, ha.data(), n * n, d);
+                                       if (d.gpu()) return detail::gpu_combine_r(a, b, n, *d.exec);
+                                       combine_r(a, b, n);
                                      },
                                      TaskPlace::device);
   rs.clear();
@@ -227,10 +223,58 @@ void check_tall_skinny(const Layout& l, const char* op) {
                std::string("linalg::") + op + ": A " + shape_str(l) + " is not tall-skinny (need rows >= cols >= 1)");
 }
 
-// Explicit TSQR of a RowSource: the rank's chunks stacked into one block (collective task), Q sliced back.
+// The device composition of explicit TSQR, on the rank's rows stacked in `a` (rows x n, the task's memory): a
+// local QR with explicit Q_i (cuSOLVER on a GPU, LAPACK on the reference place), the tree of the n x n factors on
+// the host (small), then Q = Q_i C (cuBLAS or BLAS dgemm) into `q`. Returns R. Collective.
+std::vector<double> tsqr_explicit_steps(TaskContext& ctx, const double* a, std::size_t rows, std::size_t n, double* q,
+                                        const Device& d) {
+  std::vector<double> r_local(n * n, 0.0);
+  BufferPtr qi_buffer;
+  Pin qi;
+  std::exception_ptr error;
+  try {
+    if (rows >= n) {
+      qi_buffer = ctx.memory().allocate(rows * n * sizeof(double), "tsqr local q");
+      qi = qi_buffer->pin();
+      auto* qi_data = reinterpret_cast<double*>(qi.data());
+      if (d.gpu()) {
+        BufferPtr r_buffer = ctx.memory().allocate(n * n * sizeof(double), "tsqr local r");
+        const Pin r_dev = r_buffer->pin();
+        detail::gpu_qr(a, rows, n, reinterpret_cast<double*>(r_dev.data()), qi_data, *d.exec);
+        r_local = to_host(reinterpret_cast<const double*>(r_dev.data()), n * n, d);
+      } else {
+        local_qr_explicit(a, rows, n, r_local.data(), qi_data);
+      }
+    } else if (rows > 0) {  // fewer rows than columns: [A; 0] is the factor and Q_i the identity's first rows
+      const auto top = to_host(a, rows * n, d);
+      std::copy(top.begin(), top.end(), r_local.begin());
+    }
+  } catch (...) {
+    error = std::current_exception();
+  }
+  ctx.comm().agree(error);  // no rank enters the tree while another failed before it
+  std::vector<double> c;
+  auto r = tree_r(ctx.comm(), std::move(r_local), n, &c);
+  if (rows >= n) {
+    const Resident c_dev = resident(ctx, c, d);
+    const auto* qi_data = reinterpret_cast<const double*>(qi.data());
+    if (d.gpu())
+      detail::gpu_dgemm(false, false, rows, n, n, 1.0, qi_data, c_dev.data, 0.0, q, *d.exec);
+    else
+      local_matmul(qi_data, rows, n, c_dev.data, n, q);
+  } else {
+    from_host(q, c.data(), rows * n, d);  // Q = [I 0] C: C's first rows
+  }
+  return r;
+}
+
+// Explicit TSQR of a RowSource: the rank's chunks stacked into one block (collective task), Q sliced back. Where
+// operations take device paths (a GPU, or the reference place) the block stays in the task's memory and the
+// device composition above runs; on the host, tsqr() (Householder reflectors applied to C).
 QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
   TaskQueue& q = engine.tasks();
   const Device d = device_of(q);
+  const bool device_steps = d.exec->device_kernels();
   const int rank = q.comm().rank();
   const std::size_t n = std::size_t(src.layout.cols);
   const std::int64_t nchunks = src.layout.num_chunks(rank);
@@ -239,19 +283,34 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
   for (std::int64_t i = 0; i < nchunks; ++i) inputs.push_back(src.chunk(std::size_t(i)));
   Chunk both = q.submit(
       "tsqr_explicit", std::move(inputs),
-      [n, local_rows, d](TaskContext& ctx) {
+      [n, local_rows, d, device_steps](TaskContext& ctx) {
+        const std::size_t total = n * n + local_rows * n;
+        if (device_steps) {
+          BufferPtr stack_buffer =
+              ctx.memory().allocate(std::max<std::size_t>(1, local_rows * n) * sizeof(double), "tsqr stack");
+          Pin stack = stack_buffer->pin();
+          auto* a = reinterpret_cast<double*>(stack.data());
+          std::size_t off = 0;
+          for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
+            auto in = ctx.input_as<double>(i);
+            slab::copy(a + off, in.data(), in.size() * sizeof(double), *d.exec);
+            off += in.size();
+          }
+          auto out = ctx.output_as<double>(total);
+          auto r = tsqr_explicit_steps(ctx, a, local_rows, n, out.data() + n * n, d);
+          from_host(out.data(), r.data(), n * n, d);
+          return;
+        }
         std::vector<double> a(local_rows * n);
         std::size_t off = 0;
         for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
           auto in = ctx.input_as<double>(i);
-          auto h = d.gpu() ? to_host(in.data(), in.size(), d) : std::vector<double>(in.begin(), in.end());
-          std::memcpy(a.data() + off, h.data(), h.size() * sizeof(double));
-          off += h.size();
+          std::memcpy(a.data() + off, in.data(), in.size() * sizeof(double));
+          off += in.size();
         }
-        std::vector<double> qr(n * n + local_rows * n);
-        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, qr.data() + n * n);
-        std::memcpy(qr.data(), r.data(), n * n * sizeof(double));
-        from_host(ctx.output_as<double>(qr.size()).data(), qr.data(), qr.size(), d);
+        auto out = ctx.output_as<double>(total);
+        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, out.data() + n * n);
+        std::memcpy(out.data(), r.data(), n * n * sizeof(double));
       },
       device_task(TraceKind::compute, true));
   std::vector<Chunk> qchunks;

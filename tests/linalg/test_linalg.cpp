@@ -15,6 +15,7 @@
 #include "slab/array/slicing.hpp"
 #include "slab/comm/comm.hpp"
 #include "slab/core/counter_rng.hpp"
+#include "slab/core/version.hpp"
 #include "slab/linalg/linalg.hpp"
 #include "slab/memory/memory_manager.hpp"
 #include "slab/task/task_queue.hpp"
@@ -37,7 +38,7 @@ using Engine = slab::testing::Engine;
 double u(std::uint64_t s, std::uint64_t i) { return slab::counter_uniform(s, i); }
 
 template <class F>
-Array<double> make(Engine& e, std::int64_t m, std::int64_t n, F f, std::int64_t chunk = 3) {
+Array<double> make(slab::Engine& e, std::int64_t m, std::int64_t n, F f, std::int64_t chunk = 3) {
   return Array<double>::from_function(e, slab::Shape{m, n}, slab::Split::rows, f, chunk);
 }
 
@@ -81,6 +82,24 @@ std::vector<double> ref_singular_values(std::vector<double> a, std::size_t m, st
   return s;
 }
 
+// `body(engine)` on the host place, then on the reference place (where builds have it): the device paths'
+// compositions on the host, so that explicit TSQR's device steps (the rank's rows stacked in the task's memory,
+// a local QR with explicit Q, the tree of the factors, Q = Q_i C) are checked in CI as a GPU runs them.
+template <class Body>
+void on_both_places(Body&& body) {
+  {
+    SCOPED_TRACE("host place");
+    Engine e;
+    body(static_cast<slab::Engine&>(e));
+  }
+  if (!slab::built_with_kernel_reference) return;
+  SCOPED_TRACE("reference place");
+  slab::EngineOptions o = slab::testing::engine_options();
+  o.reference_kernels = true;
+  slab::Engine e(o);
+  body(e);
+}
+
 }  // namespace
 
 TEST(Linalg, MatmulAtBAndMatvecMatchBlas) {
@@ -121,30 +140,31 @@ TEST(Linalg, MatmulAtBAndMatvecMatchBlas) {
 }
 
 TEST(Linalg, TsqrExplicitAndImplicitR) {
-  Engine e;
-  for (auto [m, n, chunk] :
-       {std::tuple{50, 8, 4}, std::tuple{10, 8, 1}, std::tuple{9, 9, 2}, std::tuple{203, 17, 40}}) {
-    auto a = make(
-        e, m, n, [n = n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
-    auto qr = la::tsqr(a);
-    auto r2 = la::tsqr_r(a);
-    auto ag = a.gather_all(), qg = qr.q.gather_all();
-    EXPECT_LT(orth_error(qg, m, n), 1e-13) << m << "x" << n;
-    std::vector<double> d(ag);
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, -1.0, qg.data(), n, qr.r.data(), n, 1.0, d.data(),
-                n);
-    EXPECT_LT(fro(d) / fro(ag), 1e-14) << m << "x" << n;
-    double rdiff = 0, below = 0, mindiag = 1;
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        rdiff = std::max(rdiff, std::abs(qr.r[i * n + j] - r2[i * n + j]));
-        if (j < i) below = std::max(below, std::abs(qr.r[i * n + j]));
-      }
-    for (int i = 0; i < n; ++i) mindiag = std::min(mindiag, qr.r[i * n + i]);
-    EXPECT_LT(rdiff, 1e-12) << "tsqr_r and tsqr agree";
-    EXPECT_EQ(below, 0.0);
-    EXPECT_GE(mindiag, 0.0) << "diag(R) >= 0";
-  }
+  on_both_places([](slab::Engine& e) {
+    for (auto [m, n, chunk] : {std::tuple{50, 8, 4}, std::tuple{10, 8, 1}, std::tuple{9, 9, 2}, std::tuple{203, 17, 40},
+                               std::tuple{23, 6, 2}}) {
+      auto a = make(
+          e, m, n, [n = n](auto i, auto j) { return u(31, i * n + j) - 0.5; }, chunk);
+      auto qr = la::tsqr(a);
+      auto r2 = la::tsqr_r(a);
+      auto ag = a.gather_all(), qg = qr.q.gather_all();
+      EXPECT_LT(orth_error(qg, m, n), 1e-13) << m << "x" << n;
+      std::vector<double> d(ag);
+      cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, n, -1.0, qg.data(), n, qr.r.data(), n, 1.0, d.data(),
+                  n);
+      EXPECT_LT(fro(d) / fro(ag), 1e-14) << m << "x" << n;
+      double rdiff = 0, below = 0, mindiag = 1;
+      for (int i = 0; i < n; ++i)
+        for (int j = 0; j < n; ++j) {
+          rdiff = std::max(rdiff, std::abs(qr.r[i * n + j] - r2[i * n + j]));
+          if (j < i) below = std::max(below, std::abs(qr.r[i * n + j]));
+        }
+      for (int i = 0; i < n; ++i) mindiag = std::min(mindiag, qr.r[i * n + i]);
+      EXPECT_LT(rdiff, 1e-12) << "tsqr_r and tsqr agree";
+      EXPECT_EQ(below, 0.0);
+      EXPECT_GE(mindiag, 0.0) << "diag(R) >= 0";
+    }
+  });
 }
 
 TEST(Linalg, SvdWellConditioned) {
@@ -172,29 +192,30 @@ TEST(Linalg, SvdWellConditioned) {
 }
 
 TEST(Linalg, SvdIllConditionedAndRankDeficient) {
-  Engine e;
-  const int m = 90, n = 6;
-  // Columns scaled from 1 to 1e-10: condition number ~1e10.
-  auto a = make(
-      e, m, n, [](auto i, auto j) { return (u(41, i * 6 + j) - 0.5) * std::pow(10.0, -2.0 * double(j)); }, 5);
-  auto r = la::svd(a);
-  auto ag = a.gather_all(), ug = r.u.gather_all();
-  auto ref = ref_singular_values(ag, m, n);
-  EXPECT_GT(ref[0] / ref[n - 1], 1e9);
-  EXPECT_TRUE(r.explicit_q);
-  for (int i = 0; i < n; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-13 * ref[0]) << i;
-  EXPECT_LT(svd_residual(ag, ug, r.s, r.vt, m, n), 1e-13);
-  EXPECT_LT(orth_error(ug, m, n), 1e-12);
+  on_both_places([](slab::Engine& e) {
+    const int m = 90, n = 6;
+    // Columns scaled from 1 to 1e-10: condition number ~1e10.
+    auto a = make(
+        e, m, n, [](auto i, auto j) { return (u(41, i * 6 + j) - 0.5) * std::pow(10.0, -2.0 * double(j)); }, 5);
+    auto r = la::svd(a);
+    auto ag = a.gather_all(), ug = r.u.gather_all();
+    auto ref = ref_singular_values(ag, m, n);
+    EXPECT_GT(ref[0] / ref[n - 1], 1e9);
+    EXPECT_TRUE(r.explicit_q);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-13 * ref[0]) << i;
+    EXPECT_LT(svd_residual(ag, ug, r.s, r.vt, m, n), 1e-13);
+    EXPECT_LT(orth_error(ug, m, n), 1e-12);
 
-  // Rank 2.
-  auto b = make(
-      e, m, n, [](auto i, auto j) { return u(42, i) * u(43, j) + u(44, i) * u(45, j); }, 4);
-  auto rb = la::svd(b);
-  auto bg = b.gather_all(), ubg = rb.u.gather_all();
-  auto refb = ref_singular_values(bg, m, n);
-  for (int i = 0; i < n; ++i) EXPECT_NEAR(rb.s[i], refb[i], 1e-13 * refb[0]) << i;
-  EXPECT_LT(rb.s[2], 1e-13 * rb.s[0]);
-  EXPECT_LT(svd_residual(bg, ubg, rb.s, rb.vt, m, n), 1e-13);
+    // Rank 2.
+    auto b = make(
+        e, m, n, [](auto i, auto j) { return u(42, i) * u(43, j) + u(44, i) * u(45, j); }, 4);
+    auto rb = la::svd(b);
+    auto bg = b.gather_all(), ubg = rb.u.gather_all();
+    auto refb = ref_singular_values(bg, m, n);
+    for (int i = 0; i < n; ++i) EXPECT_NEAR(rb.s[i], refb[i], 1e-13 * refb[0]) << i;
+    EXPECT_LT(rb.s[2], 1e-13 * rb.s[0]);
+    EXPECT_LT(svd_residual(bg, ubg, rb.s, rb.vt, m, n), 1e-13);
+  });
 }
 
 TEST(Linalg, FewerRowsThanColumnsPerRank) {
@@ -210,18 +231,19 @@ TEST(Linalg, FewerRowsThanColumnsPerRank) {
 }
 
 TEST(Linalg, RanksWithoutRows) {
-  Engine e;
-  for (auto [m, n] : {std::pair{3, 3}, std::pair{5, 4}, std::pair{2, 1}}) {  // at 4 ranks some ranks hold no row
-    auto a = make(
-        e, m, n, [n = n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
-    auto qr = la::tsqr(a);
-    auto r = la::svd(a);
-    auto ag = a.gather_all(), qg = qr.q.gather_all(), ug = r.u.gather_all();
-    EXPECT_LT(orth_error(qg, m, n), 1e-13) << m << "x" << n;
-    EXPECT_LT(svd_residual(ag, ug, r.s, r.vt, m, n), 1e-13) << m << "x" << n;
-    auto ref = ref_singular_values(ag, m, n);
-    for (int i = 0; i < n; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-13 * ref[0]);
-  }
+  on_both_places([](slab::Engine& e) {
+    for (auto [m, n] : {std::pair{3, 3}, std::pair{5, 4}, std::pair{2, 1}}) {  // at 4 ranks some ranks hold no row
+      auto a = make(
+          e, m, n, [n = n](auto i, auto j) { return u(52, i * n + j) + (i == j ? 2.0 : 0.0); }, 1);
+      auto qr = la::tsqr(a);
+      auto r = la::svd(a);
+      auto ag = a.gather_all(), qg = qr.q.gather_all(), ug = r.u.gather_all();
+      EXPECT_LT(orth_error(qg, m, n), 1e-13) << m << "x" << n;
+      EXPECT_LT(svd_residual(ag, ug, r.s, r.vt, m, n), 1e-13) << m << "x" << n;
+      auto ref = ref_singular_values(ag, m, n);
+      for (int i = 0; i < n; ++i) EXPECT_NEAR(r.s[i], ref[i], 1e-13 * ref[0]);
+    }
+  });
 }
 
 // Two passes over a regenerated source under a memory limit of a few chunks: A is never held.

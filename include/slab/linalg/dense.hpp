@@ -25,6 +25,12 @@ void local_matmul(const double* a, std::size_t m, std::size_t k, const double* b
  */
 void local_qr_r(const double* a, std::size_t m, std::size_t n, double* r);
 
+/**
+ * @brief R (n x n, upper, signs not normalised) and the explicit Q (m x n, orthonormal columns) of a local QR of A
+ * (m x n, m >= n): A = Q R. Not collective. @throws ShapeError when m < n.
+ */
+void local_qr_explicit(const double* a, std::size_t m, std::size_t n, double* r, double* q);
+
 /// @brief acc <- R of the 2n x n QR of [acc; other] (both n x n). The TSQR combine. Not collective.
 void combine_r(double* acc, const double* other, std::size_t n);
 

@@ -100,34 +100,49 @@ void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, con
   slab::detail::gram_gemm_tiles_device(blas(exec), n, m, a, n, c, n, true, 0.0);
 }
 
-void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec) {
+void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q, const ExecutionContext& exec) {
+  auto stream = static_cast<cudaStream_t>(exec.stream());
   DeviceBuffer w(sizeof(double) * m * n), tau(sizeof(double) * n);
   transpose_to(a, int(m), int(n), w.as<double>(), exec);
   geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), exec);
-  dim3 block(16, 16), grid((unsigned)((n + 15) / 16), (unsigned)((n + 15) / 16));
-  upper_rowmajor<<<grid, block, 0, static_cast<cudaStream_t>(exec.stream())>>>(w.as<double>(), int(m), int(n), r);
-  check_cuda(cudaGetLastError(), "upper_rowmajor");
-  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+  if (r != nullptr) {  // before orgqr overwrites the factor
+    dim3 block(16, 16), grid((unsigned)((n + 15) / 16), (unsigned)((n + 15) / 16));
+    upper_rowmajor<<<grid, block, 0, stream>>>(w.as<double>(), int(m), int(n), r);
+    check_cuda(cudaGetLastError(), "upper_rowmajor");
+  }
+  if (q != nullptr) {
+    auto h = solver(exec);
+    int lwork = 0;
+    check_cusolver(
+        cusolverDnDorgqr_bufferSize(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), &lwork),
+        "cusolverDnDorgqr_bufferSize");
+    DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
+    check_cusolver(cusolverDnDorgqr(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(),
+                                    work.as<double>(), lwork, info.as<int>()),
+                   "cusolverDnDorgqr");
+    const double one = 1, zero = 0;  // back to row-major
+    check_cublas(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), &one, w.as<double>(), int(m), &zero,
+                             q, int(n), q, int(n)),
+                 "cublasDgeam");
+    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // before work and info go
+  }
+  check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
-void gpu_qr_q(const double* a, std::size_t m, std::size_t n, double* q, const ExecutionContext& exec) {
-  DeviceBuffer w(sizeof(double) * m * n), tau(sizeof(double) * n);
-  transpose_to(a, int(m), int(n), w.as<double>(), exec);
-  geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), exec);
-  auto h = solver(exec);
-  int lwork = 0;
-  check_cusolver(
-      cusolverDnDorgqr_bufferSize(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), &lwork),
-      "cusolverDnDorgqr_bufferSize");
-  DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
-  check_cusolver(cusolverDnDorgqr(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(),
-                                  work.as<double>(), lwork, info.as<int>()),
-                 "cusolverDnDorgqr");
-  const double one = 1, zero = 0;  // back to row-major
-  check_cublas(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), &one, w.as<double>(), int(m), &zero, q,
-                           int(n), q, int(n)),
-               "cublasDgeam");
-  check_cuda(cudaStreamSynchronize(static_cast<cudaStream_t>(exec.stream())), "cudaStreamSynchronize");
+void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec) {
+  gpu_qr(a, m, n, r, nullptr, exec);
+}
+
+void gpu_combine_r(double* acc, const double* other, std::size_t n, const ExecutionContext& exec) {
+  // Row-major [acc; other] is the two blocks one after the other: two copies make the 2n x n stack.
+  auto stream = static_cast<cudaStream_t>(exec.stream());
+  DeviceBuffer stack(sizeof(double) * 2 * n * n);
+  check_cuda(cudaMemcpyAsync(stack.as<double>(), acc, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream),
+             "cudaMemcpyAsync");
+  check_cuda(
+      cudaMemcpyAsync(stack.as<double>() + n * n, other, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream),
+      "cudaMemcpyAsync");
+  gpu_qr(stack.as<double>(), 2 * n, n, acc, nullptr, exec);
 }
 
 void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const ExecutionContext& exec) {

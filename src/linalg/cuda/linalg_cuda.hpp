@@ -27,8 +27,11 @@ void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, con
 /// R (n x n row-major, upper, signs not normalised) of the QR of A (m x n row-major, m >= n) by
 /// cusolverDnDgeqrf on a transposed copy.
 void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec);
-/// Explicit Q (m x n row-major) of A (m x n row-major, m >= n): geqrf + orgqr.
-void gpu_qr_q(const double* a, std::size_t m, std::size_t n, double* q, const ExecutionContext& exec);
+/// One QR of A (m x n row-major, m >= n), cusolverDnDgeqrf: R (n x n row-major, upper, signs not normalised) into
+/// `r` and the explicit Q (m x n row-major, orgqr) into `q`, each skipped where null.
+void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q, const ExecutionContext& exec);
+/// acc <- R of the 2n x n QR of [acc; other] (both n x n row-major): the TSQR combine on the device.
+void gpu_combine_r(double* acc, const double* other, std::size_t n, const ExecutionContext& exec);
 /// Thin SVD of a small n x n row-major matrix on the device: cusolverDnDgesvd; s (n), u, vt row-major.
 void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const ExecutionContext& exec);
 /// y += alpha x (count doubles).

@@ -24,9 +24,10 @@ void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const Execu
 void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
   no_cuda("QR on device memory");
 }
-void gpu_qr_q(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
+void gpu_qr(const double*, std::size_t, std::size_t, double*, double*, const ExecutionContext&) {
   no_cuda("QR on device memory");
 }
+void gpu_combine_r(double*, const double*, std::size_t, const ExecutionContext&) { no_cuda("QR on device memory"); }
 void gpu_svd(const double*, std::size_t, double*, double*, double*, const ExecutionContext&) {
   no_cuda("SVD on device memory");
 }
