@@ -14,6 +14,7 @@
 
 #include "linalg/cuda/linalg_cuda.hpp"
 #include "linalg/device.hpp"
+#include "memory/kernel_scratch.hpp"
 #include "slab/array/slicing.hpp"
 #include "slab/core/counter_rng.hpp"
 #include "slab/core/error.hpp"
@@ -135,7 +136,8 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
           auto in = ctx.input_as<double>(0);
           auto out = ctx.output_as<double>(n * n);
           if (d.gpu() && rows >= n) {
-            detail::gpu_qr_r(in.data(), rows, n, out.data(), *d.exec);
+            slab::detail::KernelScratch scratch(ctx.memory(), "tsqr workspace");
+            detail::gpu_qr_r(in.data(), rows, n, out.data(), scratch.exec(*d.exec).scratch, *d.exec);
           } else if (d.gpu()) {  // fewer rows than columns: [A; 0] is the factor, made where it is
             slab::fill(out.data(), 0, n * n * sizeof(double), *d.exec);
             slab::copy(out.data(), in.data(), rows * n * sizeof(double), *d.exec);
@@ -146,16 +148,20 @@ std::vector<double> tsqr_r_impl(Engine& engine, const RowSource& src) {
         device_task()));
   }
   if (rs.empty()) rs.push_back(zeros(engine, n * n, "tsqr_empty"));
-  Chunk local = rs.size() == 1 ? rs[0]
-                               : q.reduce(
-                                     "tsqr_combine", std::move(rs),
-                                     [n, d](std::span<std::byte> acc, std::span<const std::byte> in) {
-                                       auto* a = reinterpret_cast<double*>(acc.data());
-                                       const auto* b = reinterpret_cast<const double*>(in.data());
-                                       if (d.gpu()) return detail::gpu_combine_r(a, b, n, *d.exec);
-                                       combine_r(a, b, n);
-                                     },
-                                     TaskPlace::device);
+  Chunk local = rs.size() == 1
+                    ? rs[0]
+                    : q.reduce(
+                          "tsqr_combine", std::move(rs),
+                          [n, d, memory = &q.memory()](std::span<std::byte> acc, std::span<const std::byte> in) {
+                            auto* a = reinterpret_cast<double*>(acc.data());
+                            const auto* b = reinterpret_cast<const double*>(in.data());
+                            if (d.gpu()) {
+                              slab::detail::KernelScratch scratch(*memory, "tsqr workspace");
+                              return detail::gpu_combine_r(a, b, n, scratch.exec(*d.exec).scratch, *d.exec);
+                            }
+                            combine_r(a, b, n);
+                          },
+                          TaskPlace::device);
   rs.clear();
   Chunk r = q.submit(
       "tsqr_tree", {std::move(local)},
@@ -240,7 +246,9 @@ std::vector<double> tsqr_explicit_steps(TaskContext& ctx, const double* a, std::
       if (d.gpu()) {
         BufferPtr r_buffer = ctx.memory().allocate(n * n * sizeof(double), "tsqr local r");
         const Pin r_dev = r_buffer->pin();
-        detail::gpu_qr(a, rows, n, reinterpret_cast<double*>(r_dev.data()), qi_data, *d.exec);
+        slab::detail::KernelScratch scratch(ctx.memory(), "tsqr workspace");
+        detail::gpu_qr(a, rows, n, reinterpret_cast<double*>(r_dev.data()), qi_data, scratch.exec(*d.exec).scratch,
+                       *d.exec);
         r_local = to_host(reinterpret_cast<const double*>(r_dev.data()), n * n, d);
       } else {
         local_qr_explicit(a, rows, n, r_local.data(), qi_data);

@@ -42,14 +42,36 @@ cusolverDnHandle_t solver(const ExecutionContext& exec) {
   return static_cast<cusolverDnHandle_t>(exec.library_handle(LibraryHandle::cusolver, make_solver, destroy_solver));
 }
 
-struct DeviceBuffer {
-  void* p = nullptr;
-  explicit DeviceBuffer(std::size_t bytes) { check_cuda(cudaMalloc(&p, bytes ? bytes : 1), "cudaMalloc"); }
-  ~DeviceBuffer() { cudaFree(p); }
+// Workspace of a cuSOLVER call: from the caller's scratch (the memory manager's device tier: counted against the
+// limit, other buffers spill to make room), given back stream-ordered when it goes; cudaMallocAsync on the stream
+// where the caller gives no scratch.
+class DeviceBuffer {
+ public:
+  DeviceBuffer(const kernels::ScratchAllocator& scratch, std::size_t bytes, const ExecutionContext& exec)
+      : scratch_(scratch), stream_(static_cast<cudaStream_t>(exec.stream())), bytes_(bytes ? bytes : 1) {
+    if (scratch_.allocate != nullptr)
+      p = scratch_.allocate(scratch_.state, bytes_);
+    else
+      check_cuda(cudaMallocAsync(&p, bytes_, stream_), "cudaMallocAsync");
+  }
+  ~DeviceBuffer() {
+    if (scratch_.deallocate != nullptr)
+      scratch_.deallocate(scratch_.state, p, bytes_);
+    else
+      (void)cudaFreeAsync(p, stream_);
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
   template <class T>
   T* as() const {
     return static_cast<T*>(p);
   }
+  void* p = nullptr;
+
+ private:
+  kernels::ScratchAllocator scratch_;
+  cudaStream_t stream_;
+  std::size_t bytes_;
 };
 
 __global__ void upper_rowmajor(const double* w, int ldw, int n, double* r) {
@@ -65,11 +87,12 @@ void transpose_to(const double* a, int m, int n, double* w, const ExecutionConte
 }
 
 // geqrf in place on w (m x n col-major); returns tau.
-void geqrf(double* w, int m, int n, double* tau, const ExecutionContext& exec) {
+void geqrf(double* w, int m, int n, double* tau, const kernels::ScratchAllocator& scratch,
+           const ExecutionContext& exec) {
   auto h = solver(exec);
   int lwork = 0;
   check_cusolver(cusolverDnDgeqrf_bufferSize(h, m, n, w, m, &lwork), "cusolverDnDgeqrf_bufferSize");
-  DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
+  DeviceBuffer work(scratch, sizeof(double) * lwork, exec), info(scratch, sizeof(int), exec);
   check_cusolver(cusolverDnDgeqrf(h, m, n, w, m, tau, work.as<double>(), lwork, info.as<int>()), "cusolverDnDgeqrf");
 }
 
@@ -100,11 +123,12 @@ void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, con
   slab::detail::gram_gemm_tiles_device(blas(exec), n, m, a, n, c, n, true, 0.0);
 }
 
-void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q, const ExecutionContext& exec) {
+void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q,
+            const kernels::ScratchAllocator& scratch, const ExecutionContext& exec) {
   auto stream = static_cast<cudaStream_t>(exec.stream());
-  DeviceBuffer w(sizeof(double) * m * n), tau(sizeof(double) * n);
+  DeviceBuffer w(scratch, sizeof(double) * m * n, exec), tau(scratch, sizeof(double) * n, exec);
   transpose_to(a, int(m), int(n), w.as<double>(), exec);
-  geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), exec);
+  geqrf(w.as<double>(), int(m), int(n), tau.as<double>(), scratch, exec);
   if (r != nullptr) {  // before orgqr overwrites the factor
     dim3 block(16, 16), grid((unsigned)((n + 15) / 16), (unsigned)((n + 15) / 16));
     upper_rowmajor<<<grid, block, 0, stream>>>(w.as<double>(), int(m), int(n), r);
@@ -116,7 +140,7 @@ void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q,
     check_cusolver(
         cusolverDnDorgqr_bufferSize(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(), &lwork),
         "cusolverDnDorgqr_bufferSize");
-    DeviceBuffer work(sizeof(double) * lwork), info(sizeof(int));
+    DeviceBuffer work(scratch, sizeof(double) * lwork, exec), info(scratch, sizeof(int), exec);
     check_cusolver(cusolverDnDorgqr(h, int(m), int(n), int(n), w.as<double>(), int(m), tau.as<double>(),
                                     work.as<double>(), lwork, info.as<int>()),
                    "cusolverDnDorgqr");
@@ -129,33 +153,36 @@ void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q,
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
 
-void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec) {
-  gpu_qr(a, m, n, r, nullptr, exec);
+void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const kernels::ScratchAllocator& scratch,
+              const ExecutionContext& exec) {
+  gpu_qr(a, m, n, r, nullptr, scratch, exec);
 }
 
-void gpu_combine_r(double* acc, const double* other, std::size_t n, const ExecutionContext& exec) {
+void gpu_combine_r(double* acc, const double* other, std::size_t n, const kernels::ScratchAllocator& scratch,
+                   const ExecutionContext& exec) {
   // Row-major [acc; other] is the two blocks one after the other: two copies make the 2n x n stack.
   auto stream = static_cast<cudaStream_t>(exec.stream());
-  DeviceBuffer stack(sizeof(double) * 2 * n * n);
+  DeviceBuffer stack(scratch, sizeof(double) * 2 * n * n, exec);
   check_cuda(cudaMemcpyAsync(stack.as<double>(), acc, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream),
              "cudaMemcpyAsync");
   check_cuda(
       cudaMemcpyAsync(stack.as<double>() + n * n, other, sizeof(double) * n * n, cudaMemcpyDeviceToDevice, stream),
       "cudaMemcpyAsync");
-  gpu_qr(stack.as<double>(), 2 * n, n, acc, nullptr, exec);
+  gpu_qr(stack.as<double>(), 2 * n, n, acc, nullptr, scratch, exec);
 }
 
-void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const ExecutionContext& exec) {
+void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const kernels::ScratchAllocator& scratch,
+             const ExecutionContext& exec) {
   // Row-major A is column-major A^T = U' S VT', so A = VT'^T S U'^T. Column-major U' read as row-major is
   // U'^T = A's VT, and column-major VT' read as row-major is A's U: hence U' -> vt and VT' -> u.
-  DeviceBuffer w(sizeof(double) * n * n), info(sizeof(int));
+  DeviceBuffer w(scratch, sizeof(double) * n * n, exec), info(scratch, sizeof(int), exec);
   check_cuda(
       cudaMemcpyAsync(w.p, a, sizeof(double) * n * n, cudaMemcpyDefault, static_cast<cudaStream_t>(exec.stream())),
       "cudaMemcpyAsync");
   auto h = solver(exec);
   int lwork = 0;
   check_cusolver(cusolverDnDgesvd_bufferSize(h, int(n), int(n), &lwork), "cusolverDnDgesvd_bufferSize");
-  DeviceBuffer work(sizeof(double) * lwork);
+  DeviceBuffer work(scratch, sizeof(double) * lwork, exec);
   check_cusolver(cusolverDnDgesvd(h, 'A', 'A', int(n), int(n), w.as<double>(), int(n), s, vt, int(n), u, int(n),
                                   work.as<double>(), lwork, nullptr, info.as<int>()),
                  "cusolverDnDgesvd");

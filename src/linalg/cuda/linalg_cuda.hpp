@@ -6,6 +6,7 @@
 
 #include <cstddef>
 
+#include "core/kernels/exec.hpp"
 #include "slab/runtime/execution_context.hpp"
 
 namespace slab::linalg::detail {
@@ -25,15 +26,20 @@ void gpu_dgemm_ld(bool trans_a, bool trans_b, std::size_t m, std::size_t n, std:
 /// C (n x n, row-major, upper triangle) = A^T A for A (m x n row-major).
 void gpu_dsyrk_ata(const double* a, std::size_t m, std::size_t n, double* c, const ExecutionContext& exec);
 /// R (n x n row-major, upper, signs not normalised) of the QR of A (m x n row-major, m >= n) by
-/// cusolverDnDgeqrf on a transposed copy.
-void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const ExecutionContext& exec);
+/// cusolverDnDgeqrf on a transposed copy. The cuSOLVER functions' workspaces come from `scratch` (the task's
+/// KernelScratch, so they count against the device limit; null callbacks: cudaMallocAsync on the stream).
+void gpu_qr_r(const double* a, std::size_t m, std::size_t n, double* r, const kernels::ScratchAllocator& scratch,
+              const ExecutionContext& exec);
 /// One QR of A (m x n row-major, m >= n), cusolverDnDgeqrf: R (n x n row-major, upper, signs not normalised) into
 /// `r` and the explicit Q (m x n row-major, orgqr) into `q`, each skipped where null.
-void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q, const ExecutionContext& exec);
+void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q,
+            const kernels::ScratchAllocator& scratch, const ExecutionContext& exec);
 /// acc <- R of the 2n x n QR of [acc; other] (both n x n row-major): the TSQR combine on the device.
-void gpu_combine_r(double* acc, const double* other, std::size_t n, const ExecutionContext& exec);
+void gpu_combine_r(double* acc, const double* other, std::size_t n, const kernels::ScratchAllocator& scratch,
+                   const ExecutionContext& exec);
 /// Thin SVD of a small n x n row-major matrix on the device: cusolverDnDgesvd; s (n), u, vt row-major.
-void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const ExecutionContext& exec);
+void gpu_svd(const double* a, std::size_t n, double* u, double* s, double* vt, const kernels::ScratchAllocator& scratch,
+             const ExecutionContext& exec);
 /// y += alpha x (count doubles).
 void gpu_axpy(std::size_t count, double alpha, const double* x, double* y, const ExecutionContext& exec);
 

@@ -21,14 +21,19 @@ void gpu_dgemm_ld(bool, bool, std::size_t, std::size_t, std::size_t, double, con
 void gpu_dsyrk_ata(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
   no_cuda("dsyrk on device memory");
 }
-void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const ExecutionContext&) {
+void gpu_qr_r(const double*, std::size_t, std::size_t, double*, const kernels::ScratchAllocator&,
+              const ExecutionContext&) {
   no_cuda("QR on device memory");
 }
-void gpu_qr(const double*, std::size_t, std::size_t, double*, double*, const ExecutionContext&) {
+void gpu_qr(const double*, std::size_t, std::size_t, double*, double*, const kernels::ScratchAllocator&,
+            const ExecutionContext&) {
   no_cuda("QR on device memory");
 }
-void gpu_combine_r(double*, const double*, std::size_t, const ExecutionContext&) { no_cuda("QR on device memory"); }
-void gpu_svd(const double*, std::size_t, double*, double*, double*, const ExecutionContext&) {
+void gpu_combine_r(double*, const double*, std::size_t, const kernels::ScratchAllocator&, const ExecutionContext&) {
+  no_cuda("QR on device memory");
+}
+void gpu_svd(const double*, std::size_t, double*, double*, double*, const kernels::ScratchAllocator&,
+             const ExecutionContext&) {
   no_cuda("SVD on device memory");
 }
 void gpu_axpy(std::size_t, double, const double*, double*, const ExecutionContext&) {
