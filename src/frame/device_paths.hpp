@@ -12,7 +12,6 @@
 #include "memory/kernel_scratch.hpp"
 #include "runtime/device_backend.hpp"
 #include "slab/core/error.hpp"
-#include "slab/core/fault.hpp"
 #include "slab/frame/batch.hpp"
 #include "slab/frame/frame.hpp"
 #include "slab/memory/memory_manager.hpp"
@@ -44,8 +43,6 @@ void copy_rows_to_host(const BatchView& in, std::int64_t begin, std::int64_t end
 /// that saw takes_device_paths(): a context without one here is an internal error.
 template <class F>
 void with_planned_backend(const ExecutionContext& context, F&& f) {
-  SLAB_FAULT_POINT(
-      "device_kernel");  // a kernel's failure (SLAB_FAULT=device_kernel:R:S:cuda, tests/reliability_faults)
   const bool ran = slab::detail::with_device_backend(context, std::forward<F>(f));
   SLAB_EXPECTS(ran, Error,
                "frame kernels: no device backend at run time although there was one when planned (internal)");

@@ -60,6 +60,12 @@ struct TaskQueue::Impl {
     return seen.size();
   }
 
+  // The manager's message names the bytes, the tier and the purpose ('kernel scratch', 'task output'); the task's
+  // name says which operation asked.
+  [[noreturn]] static void throw_naming_task(const OutOfMemory& e, const TaskNode& node) {
+    throw OutOfMemory(e.message() + " (in task '" + node.name + "')", e.file(), e.line());
+  }
+
   void execute(TaskNode& node) {
     std::vector<Pin> pins;
     pins.reserve(node.inputs.size());
@@ -77,9 +83,7 @@ struct TaskQueue::Impl {
       node.fn(ctx);
       ctx.finish();
     } catch (const OutOfMemory& e) {
-      // The manager's message names the bytes, the tier and the purpose ('kernel scratch', 'task output'); the
-      // task's name says which operation asked.
-      throw OutOfMemory(e.message() + " (in task '" + node.name + "')", e.file(), e.line());
+      throw_naming_task(e, node);
     }
     if (ctx.staged()) {
       ++counters->stats.staged;
@@ -122,6 +126,13 @@ struct TaskQueue::Impl {
 
   // Fold the next ready input of a streaming reduction into its accumulator (node.output).
   void fold(TaskNode& node, std::size_t i) {
+    try {
+      fold_input(node, i);
+    } catch (const OutOfMemory& e) {
+      throw_naming_task(e, node);
+    }
+  }
+  void fold_input(TaskNode& node, std::size_t i) {
     NodePtr input = std::move(node.inputs[i]);
     const double start = tracer.now();
     SLAB_EXPECTS(input->output, InvalidArgument,

@@ -33,6 +33,9 @@ SCENARIOS = {
     "device_kernel": ("slab-groupby", ["--generate", "--rows", "20000", "--partition-rows", "2500", "--kernels",
                                        "reference"]),
 }
+# --array: the device kernel fails in an array app's device path instead (slab-reduce's programs and reductions).
+ARRAY = {"device_kernel": ("slab-reduce", ["--generate", "--n", "400000", "--chunk", "10000", "--kernels",
+                                           "reference"])}
 # Sites that fail as CUDA does: the action, and what every rank's error line must name (slab::CudaError's message
 # carries the CUDA error's name; the line itself is Error::message(), without the class).
 ACTIONS = {"device_kernel": ("cuda", "cudaErrorLaunchFailure")}
@@ -59,15 +62,16 @@ def main():
     ap.add_argument("--rank", type=int, default=-1, help="failing rank (default: the last)")
     ap.add_argument("--step", type=int, default=0)
     ap.add_argument("--late", action="store_true", help="rank 0 fails mid-run (see LATE)")
+    ap.add_argument("--array", action="store_true", help="in an array app (see ARRAY)")
     ap.add_argument("--timeout", type=float, default=60)
     a = ap.parse_args()
 
-    app, args = SCENARIOS[a.site]
+    app, args = ARRAY[a.site] if a.array else SCENARIOS[a.site]
     if a.late:
         app, args, a.step = LATE[a.site]
         a.rank = 0
     rank = a.rank if a.rank >= 0 else a.np - 1
-    work = os.path.join(a.work, f"fault_{a.site}_np{a.np}_r{rank}_s{a.step}")
+    work = os.path.join(a.work, f"fault_{a.site}{'_array' if a.array else ''}_np{a.np}_r{rank}_s{a.step}")
     shutil.rmtree(work, ignore_errors=True)
     spill_root = os.path.join(work, "spill")
     os.makedirs(spill_root)

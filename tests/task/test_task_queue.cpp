@@ -357,3 +357,24 @@ TEST(TaskQueue, StagingCopiesPastTheHostLimitAreRefused) {
   }
   EXPECT_LE(e.memory().stats().host.high_water, 4096u);
 }
+
+// An OutOfMemory while a streaming reduction folds an input (here its staging copies, past the host limit) names
+// the reduction, as one in a task names the task.
+TEST(TaskQueue, AReductionThatCannotFoldNamesItself) {
+  if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference place (no CCCL headers)";
+  slab::EngineOptions options = slab::testing::engine_options();
+  options.reference_kernels = true;
+  options.host_memory_limit = slab::parse_byte_limit("4KiB", "test");
+  slab::Engine e(options);
+  auto& q = e.tasks();
+  std::vector<slab::Chunk> chunks;
+  for (int c = 0; c < 3; ++c)  // 8 KiB each, made in the device tier (no staging)
+    chunks.push_back(q.submit("gen", {}, generate(6, c * 1024, 1024), slab::device_task()));
+  slab::Chunk total = q.reduce("sum of large chunks", std::move(chunks), add_doubles, slab::TaskPlace::host);
+  try {
+    (void)q.compute<double>(total);
+    ADD_FAILURE() << "folding 8 KiB chunks on host copies under a 4 KiB host limit was allowed";
+  } catch (const slab::OutOfMemory& err) {
+    EXPECT_NE(err.message().find("(in task 'sum of large chunks')"), std::string::npos) << err.message();
+  }
+}
