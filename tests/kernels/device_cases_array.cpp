@@ -308,6 +308,130 @@ Outcome layout(I64 n, const Options& opt) {
   return o;
 }
 
+// compress (compress.cpp): count_selected, then select of the chosen items, for each element size: doubles (NaN,
+// -0.0) item by item, int64 rows of 3 (their extremes), floats in pairs; the mask's non-zero entries include
+// INT64_MIN, -1 and INT64_MAX.
+template <class T>
+void compress_one(I64 n, const Options& opt, I64 unit, U64 seed, Outcome& o) {
+  const I64 items = n;
+  std::vector<I64> mask(static_cast<std::size_t>(items));
+  const I64 picks[6] = {1, -1, std::numeric_limits<I64>::min(), std::numeric_limits<I64>::max(), 2, 1};
+  for (I64 t = 0; t < items; ++t) {
+    const U64 r = hh(seed, t);
+    mask[t] = r % 2 ? 0 : picks[r / 2 % 6];
+  }
+  const std::vector<double> m = mixed(items * unit, seed + 1);
+  std::vector<T> x(static_cast<std::size_t>(items * unit));
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    if constexpr (std::is_integral_v<T>) {
+      const U64 r = hh(seed + 2, static_cast<I64>(i));
+      x[i] = r % 13 == 0   ? std::numeric_limits<T>::min()
+             : r % 13 == 1 ? std::numeric_limits<T>::max()
+                           : static_cast<T>(r);
+    } else {
+      x[i] = static_cast<T>(m[i]);
+    }
+  }
+  using RL = sk::LayoutKernels<Reference, T>;
+  using DL = sk::LayoutKernels<Device, T>;
+  const I64 rk = RL::count_selected(kExec, mask.data(), items);
+  std::vector<T> ref(static_cast<std::size_t>(rk * unit));
+  RL::select(kExec, x.data(), mask.data(), items, unit, ref.data());
+  const Dev<I64> dm(mask);
+  const Dev<T> dx(x);
+  Dev<T> out(static_cast<std::size_t>(items * unit));
+  I64 k = 0;
+  auto run = [&] {
+    k = DL::count_selected(kExec, dm.get(), items);
+    DL::select(kExec, dx.get(), dm.get(), items, unit, out.get());
+  };
+  run();
+  const I64 ka = k;
+  const auto a = out.host(static_cast<std::size_t>(k * unit));
+  run();
+  const std::string what = std::to_string(sizeof(T)) + "-byte items of " + std::to_string(unit);
+  compare(o, opt, "count_selected (" + what + ")", std::vector<I64>{rk}, std::vector<I64>{ka}, std::vector<I64>{k});
+  compare(o, opt, "select (" + what + ")", ref, a, out.host(static_cast<std::size_t>(k * unit)));
+  if (std::is_same_v<T, double>) o.seconds = timed(opt, run);
+  o.bytes += static_cast<double>(items) * (8 + 8) + static_cast<double>(items * unit) * sizeof(T);
+}
+
+Outcome compress(I64 n, const Options& opt) {
+  Outcome o;
+  compress_one<double>(n, opt, 1, 95, o);
+  compress_one<I64>(n, opt, 3, 96, o);
+  compress_one<float>(n, opt, 2, 97, o);
+  return o;
+}
+
+// full, arange, linspace and eye (array.cpp's created): each formula for each element type, bitwise. A 1-D chunk of n
+// elements at row 1000 of its array: full of -0.0, NaN, INT64_MIN or -7; arange through 0 (integers truncate toward
+// it), past 2^31 (at the chunk's 1197th element) and past 2^63 (at its 3011th): the integer types' lowest there, as
+// astype; linspace to 1/3 with its exact endpoint (the chunk ends the array), and without, to 1e10. A 2-D chunk of
+// about n elements (8 columns from row 5, column 3) of eye with diagonal -2.
+template <class T>
+void pattern_one(I64 n, const Options& opt, Outcome& o) {
+  using P = sk::CreationPattern;
+  const I64 row0 = 1000, num = row0 + n;
+  std::vector<std::pair<const char*, P>> patterns;
+  if constexpr (std::is_same_v<T, double>)
+    patterns.emplace_back("full", P::constant_of(-0.0));
+  else if constexpr (std::is_same_v<T, float>)
+    patterns.emplace_back("full", P::constant_of(std::numeric_limits<float>::quiet_NaN()));
+  else if constexpr (std::is_same_v<T, I64>)
+    patterns.emplace_back("full", P::constant_of(std::numeric_limits<I64>::min()));
+  else
+    patterns.emplace_back("full", P::constant_of(std::int32_t{-7}));
+  auto arange = [](double start, double step) {
+    P p;
+    p.kind = sk::PatternKind::arange;
+    p.start = start, p.step = step;
+    return p;
+  };
+  patterns.emplace_back("arange", arange(-102.5, 0.1));
+  patterns.emplace_back("arange past int32", arange(2147482000.5, 0.75));
+  patterns.emplace_back("arange past int64", arange(2147483000.5, 2.3e15));
+  for (bool endpoint : {true, false}) {
+    P p;
+    p.kind = sk::PatternKind::linspace;
+    p.start = endpoint ? -1.0 : 0.0, p.stop = endpoint ? 1.0 / 3 : 1e10, p.num = num, p.endpoint = endpoint;
+    const I64 div = endpoint ? num - 1 : num;
+    p.step = div > 0 ? (p.stop - p.start) / static_cast<double>(div) : 0.0;
+    patterns.emplace_back(endpoint ? "linspace with endpoint" : "linspace without endpoint", p);
+  }
+  P eye;
+  eye.kind = sk::PatternKind::eye;
+  eye.diagonal = -2;
+  patterns.emplace_back("eye", eye);
+  for (const auto& [name, p] : patterns) {
+    const sk::BlockExtent e =
+        p.kind == sk::PatternKind::eye ? sk::BlockExtent{5, 3, (n + 7) / 8, 8} : sk::BlockExtent{row0, 0, n, 1};
+    const auto size = static_cast<std::size_t>(e.rows * e.cols);
+    std::vector<T> ref(size);
+    sk::CreationKernels<Reference>::pattern(kExec, p, e, ref.data());
+    Dev<T> out(size);
+    auto run = [&] { sk::CreationKernels<Device>::pattern(kExec, p, e, out.get()); };
+    run();
+    const auto a = out.host();
+    run();
+    compare(o, opt,
+            std::string(name) + " (" + std::to_string(sizeof(T)) + "-byte " +
+                (std::is_integral_v<T> ? "int" : "float") + ")",
+            ref, a, out.host());
+    if (std::is_same_v<T, double> && p.kind == sk::PatternKind::arange) o.seconds = timed(opt, run);
+    o.bytes += static_cast<double>(size * sizeof(T));
+  }
+}
+
+Outcome pattern(I64 n, const Options& opt) {
+  Outcome o;
+  pattern_one<double>(n, opt, o);
+  pattern_one<float>(n, opt, o);
+  pattern_one<I64>(n, opt, o);
+  pattern_one<std::int32_t>(n, opt, o);
+  return o;
+}
+
 }  // namespace
 
 std::vector<Case> frame_cases();
@@ -328,6 +452,8 @@ std::vector<Case> cases() {
       {"array.elementwise.program", elementwise},
       {"array.elementwise.casts_int32", casts},
       {"array.layout.transpose_copy", layout},
+      {"array.layout.compress", compress},
+      {"array.creation.pattern", pattern},
   };
   all.insert(all.end(), arrays.begin(), arrays.end());
   return all;

@@ -1188,6 +1188,562 @@ Outcome holistic(I64 n, const Options& opt) {
   return o;
 }
 
+// ---- frames: the broadcast join, merge's hashes, windows within groups, the route back, column totals -------
+
+constexpr I64 kI64Min = std::numeric_limits<I64>::min(), kI64Max = std::numeric_limits<I64>::max();
+
+/// One join side's key as merge.cpp encodes it (two value words, unpacked, dropna): an int64 column with a mask
+/// and its extremes (every 23rd probe row; the first three build rows only, which bounds the pairs), and a float64
+/// column of duplicates from a pool with 0.0, -0.0 (the same key) and NaN (a null key: dropped).
+struct JoinSideKeys {
+  std::vector<std::vector<U64>> words;
+  std::vector<U8> keep;
+  JoinSideKeys(I64 n, U64 seed, I64 range, bool build)
+      : words(2, std::vector<U64>(static_cast<std::size_t>(n))), keep(static_cast<std::size_t>(n)) {
+    std::vector<I64> k = ints(n, seed, range);
+    const std::vector<U8> km = valid(n, seed + 1, 17);
+    std::vector<double> x(static_cast<std::size_t>(n));
+    const double pool[8] = {0.0, -0.0, 1.5, -2.25, 0.0, 1.5, -0.0, std::nan("")};
+    for (I64 i = 0; i < n; ++i) {
+      const U64 r = hh(seed + 2, i);
+      x[i] = pool[r % 8];
+      if (build ? i < 3 : r / 8 % 23 == 0) k[i] = (build ? i != 1 : r / 184 % 2 == 1) ? kI64Max : kI64Min;
+    }
+    fk::KeyLayout layout;
+    layout.ncols = 2;
+    layout.dropna = true;
+    const fk::KeyColumn kc[2] = {{host_view(ElementType::int64, k, &km)}, {host_view(ElementType::float64, x)}};
+    U64* wp[2] = {words[0].data(), words[1].data()};
+    if (n > 0) fk::KeyKernels<Reference>::encode(kExec, kc, layout, n, wp, keep.data());
+  }
+};
+
+/// A prepared build side as numbers: its scalars, then each array's offset from `base` (prepared_at's layout) and
+/// its defined contents (key words: the m sorted rows, their words, groups + 1 segment offsets; the direct array:
+/// all n sorted rows, span + 1 table entries, n slots), read from `block`, a host copy of the memory at `base`.
+std::vector<I64> prepared_contents(const fk::PreparedBuild& p, const std::byte* base,
+                                   const std::vector<std::byte>& block) {
+  std::vector<I64> out{p.n, p.width, static_cast<I64>(p.span), p.lo, p.m, p.groups};
+  auto take = [&](const void* at, I64 count) {
+    const I64 from = static_cast<const std::byte*>(at) - base;
+    out.push_back(from);
+    for (I64 i = 0; i < count; ++i) {
+      I64 v = 0;
+      std::memcpy(&v, block.data() + from + 8 * i, 8);
+      out.push_back(v);
+    }
+  };
+  if (p.direct()) {
+    take(p.sorted, p.n);
+    take(p.table, static_cast<I64>(p.span) + 1);
+    take(p.slots, p.n);
+  } else {
+    take(p.sorted, p.m);
+    for (int w = 0; w < p.width; ++w) take(p.words[w], p.m);
+    take(p.offsets, p.groups + 1);
+  }
+  return out;
+}
+
+/// The broadcast join (merge.cpp's prepare_build_side once, then join_on_device for each probe task): the build
+/// side prepared on the device into prepared_bytes at prepared_at, then two probe batches ([0, n/3) and the rest)
+/// counted against it and filled, for inner, left and outer joins. The reference runs the join without a prepared
+/// side (count / count_direct, which prepare into scratch) and prepares once itself: the pairs and the prepared
+/// arrays and layout must be its. The callbacks: ref_prepare(p), ref_count(kind, first, len, workspace),
+/// dev_prepare(p), dev_count(kind, first, len, p, workspace). The outer join of the whole probe is timed.
+template <class RefPrepare, class RefCount, class DevPrepare, class DevCount>
+Outcome broadcast_join(I64 np, I64 nb, int width, U64 span, const Options& opt, RefPrepare&& ref_prepare,
+                       RefCount&& ref_count, DevPrepare&& dev_prepare, DevCount&& dev_count, double row_bytes) {
+  using RJ = fk::JoinKernels<Reference>;
+  using DJ = fk::JoinKernels<Device>;
+  Outcome o;
+  const fk::JoinSides kinds[3] = {{false, false}, {true, false}, {true, true}};
+  const I64 cut = np / 3, first[2] = {0, cut}, len[2] = {cut, np - cut};
+  auto append = [](std::vector<I64>& to, I64 pairs, const std::vector<I64>& pi, const std::vector<I64>& bi) {
+    to.push_back(pairs);
+    to.insert(to.end(), pi.begin(), pi.end());
+    to.insert(to.end(), bi.begin(), bi.end());
+  };
+  std::vector<std::vector<I64>> ref(4);
+  if (opt.compare) {
+    const std::size_t bytes = RJ::prepared_bytes(nb, width, span);
+    std::vector<U64> memory(bytes / 8 + 1);
+    fk::PreparedBuild p = RJ::prepared_at(memory.data(), nb, width, span);
+    ref_prepare(p);
+    std::vector<std::byte> block(bytes);
+    if (bytes) std::memcpy(block.data(), memory.data(), bytes);
+    ref[0] = prepared_contents(p, reinterpret_cast<const std::byte*>(memory.data()), block);
+    ref[0].push_back(static_cast<I64>(bytes));
+    std::vector<U64> ws(RJ::workspace_bytes(np, nb) / 8 + 1);
+    for (int k = 0; k < 3; ++k)
+      for (int b = 0; b < 2; ++b) {
+        const I64 pairs = ref_count(kinds[k], first[b], len[b], static_cast<void*>(ws.data()));
+        std::vector<I64> pi(static_cast<std::size_t>(pairs)), bi(static_cast<std::size_t>(pairs));
+        RJ::fill(kExec, len[b], nb, kinds[k], ws.data(), pairs, pi.data(), bi.data());
+        append(ref[k + 1], pairs, pi, bi);
+      }
+  }
+  const std::size_t bytes = DJ::prepared_bytes(nb, width, span);
+  Dev<std::byte> memory(bytes), ws(DJ::workspace_bytes(np, nb));
+  fk::PreparedBuild p;
+  I64 outer_pairs = 0;
+  auto run = [&] {
+    std::vector<std::vector<I64>> out(4);
+    p = DJ::prepared_at(memory.get(), nb, width, span);
+    dev_prepare(p);
+    out[0] = prepared_contents(p, memory.get(), memory.host());
+    out[0].push_back(static_cast<I64>(bytes));
+    outer_pairs = 0;
+    for (int k = 0; k < 3; ++k)
+      for (int b = 0; b < 2; ++b) {
+        const I64 pairs = dev_count(kinds[k], first[b], len[b], p, static_cast<void*>(ws.get()));
+        const Dev<I64> pi(static_cast<std::size_t>(pairs)), bi(static_cast<std::size_t>(pairs));
+        DJ::fill(kExec, len[b], nb, kinds[k], ws.get(), pairs, pi.get(), bi.get());
+        append(out[k + 1], pairs, pi.host(), bi.host());
+        if (k == 2) outer_pairs += pairs;
+      }
+    return out;
+  };
+  const auto a = run(), b = run();
+  const char* what[4] = {"prepared build side", "inner pairs", "left pairs", "outer pairs"};
+  for (int k = 0; k < 4; ++k) compare(o, opt, what[k], ref[k], a[k], b[k]);
+  std::unique_ptr<Dev<I64>> tpi, tbi;
+  o.seconds = timed(opt, [&] {
+    const I64 pairs = dev_count(kinds[2], 0, np, p, static_cast<void*>(ws.get()));
+    if (!tpi) {
+      tpi = std::make_unique<Dev<I64>>(static_cast<std::size_t>(pairs));
+      tbi = std::make_unique<Dev<I64>>(static_cast<std::size_t>(pairs));
+    }
+    DJ::fill(kExec, np, nb, kinds[2], ws.get(), pairs, tpi->get(), tbi->get());
+  });
+  o.bytes = static_cast<double>(np) * row_bytes + static_cast<double>(nb) * 8 + static_cast<double>(outer_pairs) * 16;
+  return o;
+}
+
+/// Key words: int64 extremes, duplicates, masked rows, -0.0 matching 0.0, NaN keys dropped; an empty build side
+/// for n < 10 (the build side has n / 10 rows).
+Outcome prepared_join_words(I64 n, const Options& opt) {
+  const I64 np = n, nb = n / 10;
+  const JoinSideKeys probe(np, 140, std::max<I64>(2 * nb, 1), false), build(nb, 150, std::max<I64>(2 * nb, 1), true);
+  const int bits[2] = {64, 64};
+  const U64* hb[2] = {build.words[0].data(), build.words[1].data()};
+  const Dev<U64> dp0(probe.words[0]), dp1(probe.words[1]), db0(build.words[0]), db1(build.words[1]);
+  const Dev<U8> dpk(probe.keep), dbk(build.keep);
+  const U64* db[2] = {db0.get(), db1.get()};
+  return broadcast_join(
+      np, nb, 2, 0, opt,
+      [&](fk::PreparedBuild& p) {
+        fk::JoinKernels<Reference>::prepare(kExec, {hb, build.keep.data(), nb}, bits, p);
+      },
+      [&](fk::JoinSides kind, I64 first, I64 len, void* ws) {
+        const U64* hp[2] = {probe.words[0].data() + first, probe.words[1].data() + first};
+        return fk::JoinKernels<Reference>::count(kExec, {hp, probe.keep.data() + first, len},
+                                                 {hb, build.keep.data(), nb}, 2, bits, kind, ws);
+      },
+      [&](fk::PreparedBuild& p) {
+        fk::JoinKernels<Device>::prepare(kExec, {db, dbk.get(), nb}, bits, p);
+      },
+      [&](fk::JoinSides kind, I64 first, I64 len, const fk::PreparedBuild& p, void* ws) {
+        const U64* dp[2] = {dp0.get() + first, dp1.get() + first};
+        return fk::JoinKernels<Device>::count_prepared(kExec, {dp, dpk.get() + first, len}, p, kind, ws);
+      },
+      8 * 2 + 1);
+}
+
+/// The direct array over build keys up to INT64_MAX (lo = INT64_MAX - span + 1, both ends present, duplicates,
+/// nulls); probe keys in the range, below lo, wrapped past INT64_MAX and INT64_MIN (matching nothing), nulls.
+Outcome prepared_join_direct(I64 n, const Options& opt) {
+  const I64 np = n, nb = std::max<I64>(n / 10, 1);
+  const auto span = static_cast<U64>(2 * nb);
+  const I64 lo = kI64Max - static_cast<I64>(span - 1);
+  auto key = [lo](U64 offset) { return static_cast<I64>(static_cast<U64>(lo) + offset); };  // wraps past INT64_MAX
+  std::vector<I64> bk(static_cast<std::size_t>(nb)), pk(static_cast<std::size_t>(np));
+  for (I64 i = 0; i < nb; ++i) bk[i] = i == 0 ? kI64Max : i == 1 ? lo : key(hh(160, i) % span);
+  for (I64 i = 0; i < np; ++i) {
+    const U64 r = hh(161, i);
+    pk[i] = r % 13 == 0 ? kI64Min : r % 13 == 1 ? lo - 1 : r % 13 == 2 ? key(span + r / 13 % 7) : key(r / 13 % span);
+  }
+  const std::vector<U8> bm = valid(nb, 162, 11), pm = valid(np, 163, 19);
+  const Dev<I64> dbk(bk), dpk(pk);
+  const Dev<U8> dbm(bm), dpm(pm);
+  return broadcast_join(
+      np, nb, 0, span, opt,
+      [&](fk::PreparedBuild& p) {
+        fk::JoinKernels<Reference>::prepare_direct(kExec, {bk.data(), bm.data(), nb}, lo, p);
+      },
+      [&](fk::JoinSides kind, I64 first, I64 len, void* ws) {
+        return fk::JoinKernels<Reference>::count_direct(kExec, {pk.data() + first, pm.data() + first, len},
+                                                        {bk.data(), bm.data(), nb}, lo, span, kind, ws);
+      },
+      [&](fk::PreparedBuild& p) {
+        fk::JoinKernels<Device>::prepare_direct(kExec, {dbk.get(), dbm.get(), nb}, lo, p);
+      },
+      [&](fk::JoinSides kind, I64 first, I64 len, const fk::PreparedBuild& p, void* ws) {
+        return fk::JoinKernels<Device>::count_prepared_direct(kExec, {dpk.get() + first, dpm.get() + first, len}, p,
+                                                              kind, ws);
+      },
+      8 + 1);
+}
+
+// merge's key sample and hot keys, and groupby's record hashes: the row hash of every stride-th row (strides 1, 3
+// and 4096) of an int64 key (extremes, a mask), string codes (nulls) and float64 duplicates (0.0 and -0.0 alike,
+// NaN the null word); the rows of hot hashes replicated from each side (hot_rows, on the device's own row hashes as
+// hot_rows_of_side computes them: few distinct keys, so every hot hash has many rows); word_hashes of one packed
+// word (route_hash) and of four words with null flags.
+Outcome hash_sample_hot_rows_word_hashes(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = static_cast<std::size_t>(n);
+  using RP = fk::PartitionKernels<Reference>;
+  using DP = fk::PartitionKernels<Device>;
+  std::vector<I64> k = ints(n, 170, 8);
+  std::vector<double> x(un);
+  const double pool[4] = {0.0, -0.0, std::nan(""), 2.5};
+  for (I64 i = 0; i < n; ++i) {
+    const U64 r = hh(171, i);
+    if (r % 29 == 0) k[i] = r % 2 ? kI64Min : kI64Max;
+    x[i] = pool[r / 29 % 4];
+  }
+  const std::vector<U8> km = valid(n, 172, 31);
+  const std::vector<std::int32_t> s = codes(n, 173, 3);
+  std::vector<U64> dict(3);
+  for (int c = 0; c < 3; ++c) dict[c] = hh(174, c);
+  const fk::HashColumn hc[3] = {{host_view(ElementType::int64, k, &km)},
+                                {host_view(ElementType::string, s), dict.data()},
+                                {host_view(ElementType::float64, x)}};
+  const I64 strides[3] = {1, 3, 4096};
+  auto sampled = [n](I64 stride) { return static_cast<std::size_t>((n + stride - 1) / stride); };
+  const Keys packed(n, true, true), wide(n, false, false);
+  std::vector<U8> keep;
+  const auto pw = host_words(packed, n, keep), ww = host_words(wide, n, keep);
+  // Reference.
+  std::vector<std::vector<U64>> ref;
+  for (I64 stride : strides) {
+    ref.emplace_back(sampled(stride));
+    RP::hash_sample(kExec, hc, 3, n, stride, ref.back().data());
+  }
+  std::vector<U64> hot;  // the hashes of three rows (duplicates among them merge), and one no row has
+  for (I64 i : {I64{0}, n / 3, n - 1})
+    if (i >= 0 && i < n) hot.push_back(ref[0][static_cast<std::size_t>(i)]);
+  hot.push_back(0x5EED);
+  std::sort(hot.begin(), hot.end());
+  hot.erase(std::unique(hot.begin(), hot.end()), hot.end());
+  std::vector<U8> side(hot.size());
+  for (std::size_t h = 0; h < hot.size(); ++h) side[h] = static_cast<U8>(h % 2);
+  const auto nhot = static_cast<I64>(hot.size());
+  std::vector<std::vector<I64>> ref_hot(2, std::vector<I64>(un));
+  for (int sd = 0; sd < 2; ++sd) {
+    const I64 kept = RP::hot_rows(kExec, ref[0].data(), n, hot.data(), side.data(), nhot, sd, ref_hot[sd].data());
+    ref_hot[sd].resize(static_cast<std::size_t>(kept));
+  }
+  std::vector<U64> ref_one(un), ref_four(un);
+  const U64* hp[1] = {pw[0].data()};
+  std::vector<const U64*> hw;
+  for (const auto& w : ww) hw.push_back(w.data());
+  RP::word_hashes(kExec, hp, 1, n, ref_one.data());
+  RP::word_hashes(kExec, hw.data(), 4, n, ref_four.data());
+  // Device.
+  const DevColumn dk(ElementType::int64, k, &km), ds(ElementType::string, s), dx(ElementType::float64, x);
+  const Dev<U64> ddict(dict), dhot(hot);
+  const Dev<U8> dside(side);
+  const fk::HashColumn dc[3] = {{dk.view()}, {ds.view(), ddict.get()}, {dx.view()}};
+  std::vector<std::unique_ptr<Dev<U64>>> dh;
+  for (I64 stride : strides) dh.push_back(std::make_unique<Dev<U64>>(sampled(stride)));
+  Dev<I64> drows0(un), drows1(un);
+  I64 kept[2] = {0, 0};
+  const Dev<U64> dpw(pw[0]);
+  std::vector<std::unique_ptr<Dev<U64>>> dww;
+  std::vector<const U64*> dwp;
+  for (const auto& w : ww) {
+    dww.push_back(std::make_unique<Dev<U64>>(w));
+    dwp.push_back(dww.back()->get());
+  }
+  const U64* dp1[1] = {dpw.get()};
+  Dev<U64> done(un), dfour(un);
+  auto run = [&] {
+    for (int j = 0; j < 3; ++j) DP::hash_sample(kExec, dc, 3, n, strides[j], dh[static_cast<std::size_t>(j)]->get());
+    kept[0] = DP::hot_rows(kExec, dh[0]->get(), n, dhot.get(), dside.get(), nhot, 0, drows0.get());
+    kept[1] = DP::hot_rows(kExec, dh[0]->get(), n, dhot.get(), dside.get(), nhot, 1, drows1.get());
+    DP::word_hashes(kExec, dp1, 1, n, done.get());
+    DP::word_hashes(kExec, dwp.data(), 4, n, dfour.get());
+  };
+  auto pull = [&] {
+    std::vector<std::vector<U64>> h;
+    for (auto& d : dh) h.push_back(d->host());
+    std::vector<std::vector<I64>> r{drows0.host(static_cast<std::size_t>(kept[0])),
+                                    drows1.host(static_cast<std::size_t>(kept[1]))};
+    return std::make_tuple(h, r, done.host(), dfour.host());
+  };
+  run();
+  const auto [ha, ra, oa, fa] = pull();
+  run();
+  const auto [hb, rb, ob, fb] = pull();
+  for (std::size_t j = 0; j < 3; ++j)
+    compare(o, opt, "hash_sample stride " + std::to_string(strides[j]), ref[j], ha[j], hb[j]);
+  compare(o, opt, "hot_rows side 0", ref_hot[0], ra[0], rb[0]);
+  compare(o, opt, "hot_rows side 1", ref_hot[1], ra[1], rb[1]);
+  compare(o, opt, "word_hashes 1 word", ref_one, oa, ob);
+  compare(o, opt, "word_hashes 4 words", ref_four, fa, fb);
+  o.seconds = timed(opt, run);
+  // Per row: the sampled rows' key columns and hashes (strides 1 and 3), the hashes read twice by hot_rows, the
+  // word hashes' words and outputs.
+  o.bytes = static_cast<double>(n) * ((8 + 1 + 4 + 8 + 8) * (1 + 1.0 / 3) + 2 * 8 + (8 + 8) + (4 * 8 + 8));
+  return o;
+}
+
+// group_transform's rolling (RollingKernels::groups) over groups of 1 row, of 2 to 41 rows and of 300 to 599 rows
+// (across kRollingRun's runs), floats with NaN, -0.0 and infinities, every aggregation on a 4-row window (min
+// periods 2) and std and mean on a 300-row one; and where a time window's carry and halo start (time_carry_start,
+// first_after) over sorted timestamps with repeats, at spans and bounds from 1 ns to past either end (INT64_MIN,
+// INT64_MAX).
+Outcome rolling_groups_carry(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = static_cast<std::size_t>(n);
+  using RR = fk::RollingKernels<Reference>;
+  using DR = fk::RollingKernels<Device>;
+  std::vector<double> x = mixed(n, 180);
+  for (I64 i = 0; i < n; ++i)
+    if (hh(181, i) % 83 == 5) x[i] = i % 2 ? HUGE_VAL : -HUGE_VAL;
+  std::vector<I64> offsets{0};
+  for (I64 at = 0, g = 0; at < n; ++g) {
+    const U64 r = hh(182, g);
+    at = std::min<I64>(n, at + static_cast<I64>(r % 4 == 0 ? 1 : r % 4 == 1 ? 300 + r / 4 % 300 : 2 + r / 4 % 40));
+    offsets.push_back(at);
+  }
+  const auto groups = static_cast<I64>(offsets.size()) - 1;
+  struct Window {
+    fk::RollingKind op;
+    I64 window, min_periods;
+  };
+  using K = fk::RollingKind;
+  const Window windows[] = {{K::mean, 4, 2}, {K::sum, 4, 2},   {K::min, 4, 2},   {K::max, 4, 2},
+                            {K::std, 4, 2},  {K::count, 4, 2}, {K::std, 300, 1}, {K::mean, 300, 1}};
+  std::vector<I64> t(un);
+  I64 now = 1'700'000'000'000'000'000;
+  for (I64 i = 0; i < n; ++i) {
+    const U64 r = hh(183, i);
+    t[i] = now += r % 3 == 0 ? 0 : static_cast<I64>(r % 5'000'000'000);  // repeated timestamps
+  }
+  const I64 t0 = n ? t.front() : now, t1 = n ? t.back() : now;
+  const I64 bounds[] = {kI64Min, t0 - 1, t0, n ? t[un / 2] : now, t1 - 1, t1, kI64Max};
+  const I64 spans[] = {1, 3'600'000'000'000, t1 - t0 + 1, kI64Max / 2};
+  auto searches = [&](auto tag, const I64* tp) {
+    using R = fk::RollingKernels<typename decltype(tag)::type>;
+    std::vector<I64> v;
+    for (I64 b : bounds) v.push_back(R::first_after(kExec, tp, n, b));
+    for (I64 s : spans) v.push_back(R::time_carry_start(kExec, tp, n, s));
+    for (I64 s : spans) v.push_back(R::time_carry_start(kExec, tp + un / 2, n - n / 2, s));  // a later piece
+    return v;
+  };
+  std::vector<std::vector<double>> ref;
+  for (const Window& w : windows) {
+    ref.emplace_back(un);
+    if (opt.compare)
+      RR::groups(kExec, x.data(), offsets.data(), groups, n, w.window, w.min_periods, w.op, ref.back().data());
+  }
+  const std::vector<I64> ref_search = searches(std::type_identity<Reference>{}, t.data());
+  const Dev<double> dx(x);
+  const Dev<I64> doff(offsets), dt(t);
+  std::vector<std::unique_ptr<Dev<double>>> dout;
+  for (std::size_t w = 0; w < std::size(windows); ++w) dout.push_back(std::make_unique<Dev<double>>(un));
+  auto run = [&] {
+    for (std::size_t w = 0; w < std::size(windows); ++w)
+      DR::groups(kExec, dx.get(), doff.get(), groups, n, windows[w].window, windows[w].min_periods, windows[w].op,
+                 dout[w]->get());
+  };
+  run();
+  std::vector<std::vector<double>> a;
+  for (auto& d : dout) a.push_back(d->host());
+  run();
+  for (std::size_t w = 0; w < std::size(windows); ++w)
+    compare(
+        o, opt,
+        "groups op " + std::to_string(static_cast<int>(windows[w].op)) + " window " + std::to_string(windows[w].window),
+        ref[w], a[w], dout[w]->host());
+  compare(o, opt, "first_after / time_carry_start", ref_search, searches(std::type_identity<Device>{}, dt.get()),
+          searches(std::type_identity<Device>{}, dt.get()));
+  o.seconds = timed(opt, [&] { DR::groups(kExec, dx.get(), doff.get(), groups, n, 4, 2, K::mean, dout[0]->get()); });
+  o.bytes = static_cast<double>(n) * 16;
+  return o;
+}
+
+// group_transform's tag step, route back and scatter (transform_device.cpp): the kept rows of 2-word keys with null
+// keys dropped (tag_rows: key words, global row numbers from 2^40, a masked int64 value with its extremes, an
+// unmasked float64 with NaN and -0.0, no value); those rows in another order routed back to the non-empty
+// partitions that own them (return_buckets over starts from 0, ids with gaps); then scattered into their
+// partition: int64 results with a mask over the whole range (the dropped rows stay null), float64 over a
+// sub-range (rows outside it skipped), string codes with nulls.
+Outcome tag_route_scatter(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = static_cast<std::size_t>(n);
+  using RT = fk::TransformKernels<Reference>;
+  using DT = fk::TransformKernels<Device>;
+  const Keys keys(n, false, true);
+  std::vector<U8> keep;
+  const auto words = host_words(keys, n, keep);
+  std::vector<I64> rows(un);
+  const I64 k = fk::GatherKernels<Reference>::select_rows(kExec, keep.data(), n, rows.data());
+  const auto uk = static_cast<std::size_t>(k);
+  const I64 first_row = I64{1} << 40;
+  std::vector<I64> iv = ints(n, 190, 2001, -1000);
+  for (I64 i = 0; i < n; ++i)
+    if (hh(191, i) % 17 == 0) iv[i] = i % 2 ? kI64Min : kI64Max;
+  const std::vector<U8> im = valid(n, 192, 6);
+  const std::vector<double> y = mixed(n, 193);
+  // The route back: buckets from 0 (earlier partitions) and over this one's rows, empty ones left out, as
+  // group_transform builds them.
+  std::vector<I64> starts{0};
+  std::vector<std::uint32_t> ids{3};
+  for (I64 at = first_row, j = 1; at < first_row + n; ++j) {
+    const I64 len = static_cast<I64>(hh(194, j) % 1500);
+    if (len == 0) continue;
+    starts.push_back(at);
+    ids.push_back(static_cast<std::uint32_t>(4 * j + 1));
+    at += len;
+  }
+  const auto nb = static_cast<I64>(starts.size());
+  // Scatter inputs: k routed rows, int64 values with extremes and a mask, floats, string codes.
+  std::vector<I64> sv = ints(k, 195, 1000);
+  for (I64 i = 0; i < k; ++i)
+    if (hh(196, i) % 11 == 0) sv[i] = i % 2 ? kI64Min : kI64Max;
+  const std::vector<U8> svm = valid(k, 197, 5);
+  const std::vector<double> sf = mixed(k, 198);
+  const std::vector<std::int32_t> sc = codes(k, 199, 12);
+  const I64 sub0 = first_row + n / 4, subm = n / 2;
+  // Reference: tag (a masked int64 value, a float64 one, none), route the tagged rows reversed (a computed
+  // partition's key order), scatter.
+  const U64* hw[2] = {words[0].data(), words[1].data()};
+  const fk::ColumnView hiv = host_view(ElementType::int64, iv, &im), hy = host_view(ElementType::float64, y);
+  std::vector<std::vector<U64>> rw(6, std::vector<U64>(uk));
+  std::vector<std::vector<I64>> rrow(3, std::vector<I64>(uk));
+  std::vector<I64> rval(uk);
+  std::vector<double> rfval(uk);
+  std::vector<U8> rvalid(uk);
+  U64* rwp[3][2] = {{rw[0].data(), rw[1].data()}, {rw[2].data(), rw[3].data()}, {rw[4].data(), rw[5].data()}};
+  RT::tag_rows(kExec, hw, 2, rows.data(), k, first_row, &hiv, rwp[0], rrow[0].data(), rval.data(), rvalid.data());
+  RT::tag_rows(kExec, hw, 2, rows.data(), k, first_row, &hy, rwp[1], rrow[1].data(), rfval.data(), nullptr);
+  RT::tag_rows(kExec, hw, 2, rows.data(), k, first_row, nullptr, rwp[2], rrow[2].data(), nullptr, nullptr);
+  const std::vector<I64> back(rrow[0].rbegin(), rrow[0].rend());
+  std::vector<std::uint32_t> rbucket(uk);
+  RT::return_buckets(kExec, back.data(), k, starts.data(), ids.data(), nb, rbucket.data());
+  std::vector<I64> rsi(un);
+  std::vector<double> rsf(static_cast<std::size_t>(subm));
+  std::vector<std::int32_t> rsc(un);
+  std::vector<U8> rsim(un), rscm(un);
+  using SV = fk::SegmentValues;
+  using SR = fk::SegmentResult;
+  auto bytes_of = [](const auto& v) { return reinterpret_cast<const std::byte*>(v.data()); };
+  auto out_of = [](auto& v) { return reinterpret_cast<std::byte*>(v.data()); };
+  RT::scatter(kExec, back.data(), k, SV{ElementType::int64, bytes_of(sv), svm.data()}, first_row, n,
+              SR{ElementType::int64, out_of(rsi), rsim.data()});
+  RT::scatter(kExec, back.data(), k, SV{ElementType::float64, bytes_of(sf), nullptr}, sub0, subm,
+              SR{ElementType::float64, out_of(rsf), nullptr});
+  RT::scatter(kExec, back.data(), k, SV{ElementType::string, bytes_of(sc), nullptr}, first_row, n,
+              SR{ElementType::string, out_of(rsc), rscm.data()});
+  // Device.
+  const Dev<U64> dw0(words[0]), dw1(words[1]);
+  const U64* dw[2] = {dw0.get(), dw1.get()};
+  const Dev<I64> drows(rows), dback(back), dstarts(starts), dsv(sv);
+  const Dev<std::uint32_t> dids(ids);
+  const DevColumn div(ElementType::int64, iv, &im), dy(ElementType::float64, y);
+  const fk::ColumnView div_view = div.view(), dy_view = dy.view();
+  const Dev<U8> dsvm(svm);
+  const Dev<double> dsf(sf);
+  const Dev<std::int32_t> dsc(sc);
+  std::vector<std::unique_ptr<Dev<U64>>> tw;
+  for (int w = 0; w < 6; ++w) tw.push_back(std::make_unique<Dev<U64>>(uk));
+  U64* twp[3][2] = {{tw[0]->get(), tw[1]->get()}, {tw[2]->get(), tw[3]->get()}, {tw[4]->get(), tw[5]->get()}};
+  Dev<I64> trow0(uk), trow1(uk), trow2(uk), tval(uk), osi(un);
+  Dev<double> tfval(uk), osf(static_cast<std::size_t>(subm));
+  Dev<U8> tvalid(uk), osim(un), oscm(un);
+  Dev<std::uint32_t> obucket(uk);
+  Dev<std::int32_t> osc(un);
+  auto tag = [&] {
+    DT::tag_rows(kExec, dw, 2, drows.get(), k, first_row, &div_view, twp[0], trow0.get(), tval.get(), tvalid.get());
+  };
+  auto route_scatter = [&] {
+    DT::return_buckets(kExec, dback.get(), k, dstarts.get(), dids.get(), nb, obucket.get());
+    DT::scatter(kExec, dback.get(), k,
+                SV{ElementType::int64, reinterpret_cast<const std::byte*>(dsv.get()), dsvm.get()}, first_row, n,
+                SR{ElementType::int64, reinterpret_cast<std::byte*>(osi.get()), osim.get()});
+  };
+  auto run = [&] {
+    tag();
+    DT::tag_rows(kExec, dw, 2, drows.get(), k, first_row, &dy_view, twp[1], trow1.get(), tfval.get(), nullptr);
+    DT::tag_rows(kExec, dw, 2, drows.get(), k, first_row, nullptr, twp[2], trow2.get(), nullptr, nullptr);
+    route_scatter();
+    DT::scatter(kExec, dback.get(), k, SV{ElementType::float64, reinterpret_cast<const std::byte*>(dsf.get()), nullptr},
+                sub0, subm, SR{ElementType::float64, reinterpret_cast<std::byte*>(osf.get()), nullptr});
+    DT::scatter(kExec, dback.get(), k, SV{ElementType::string, reinterpret_cast<const std::byte*>(dsc.get()), nullptr},
+                first_row, n, SR{ElementType::string, reinterpret_cast<std::byte*>(osc.get()), oscm.get()});
+  };
+  auto pull = [&] {
+    std::vector<std::vector<U64>> w;
+    for (auto& d : tw) w.push_back(d->host());
+    return std::make_tuple(
+        w, std::vector<std::vector<I64>>{trow0.host(), trow1.host(), trow2.host(), tval.host(), osi.host()},
+        std::vector<std::vector<U8>>{tvalid.host(), osim.host(), oscm.host()}, tfval.host(), osf.host(), obucket.host(),
+        osc.host());
+  };
+  run();
+  const auto [wa, ia, ma, fa, sfa, ba, ca] = pull();
+  run();
+  const auto [wb, ib, mb, fb, sfb, bb, cb] = pull();
+  const char* tags[3] = {"tag_rows (int64 value)", "tag_rows (float64 value)", "tag_rows (no value)"};
+  for (int t = 0; t < 3; ++t) {
+    for (int w = 0; w < 2; ++w)
+      compare(o, opt, std::string(tags[t]) + " word " + std::to_string(w), rw[2 * t + w], wa[2 * t + w], wb[2 * t + w]);
+    compare(o, opt, std::string(tags[t]) + " rows", rrow[t], ia[t], ib[t]);
+  }
+  compare(o, opt, "tag_rows int64 values", rval, ia[3], ib[3]);
+  compare(o, opt, "tag_rows int64 validity", rvalid, ma[0], mb[0]);
+  compare(o, opt, "tag_rows float64 values", rfval, fa, fb);
+  compare(o, opt, "return_buckets", rbucket, ba, bb);
+  compare(o, opt, "scatter int64", rsi, ia[4], ib[4]);
+  compare(o, opt, "scatter int64 validity", rsim, ma[1], mb[1]);
+  compare(o, opt, "scatter float64 (a sub-range)", rsf, sfa, sfb);
+  compare(o, opt, "scatter string codes", rsc, ca, cb);
+  compare(o, opt, "scatter string validity", rscm, ma[2], mb[2]);
+  o.seconds = timed(opt, [&] {
+    tag();
+    route_scatter();
+  });
+  o.bytes = static_cast<double>(k) * (8 + 2 * 8 + 2 * 8 + 8 + 8 + 1 + 8 + 1 + 8 + 4 + 8 + 8 + 1) +
+            static_cast<double>(n) * (8 + 1);
+  return o;
+}
+
+// cumsum()'s per-partition totals (column_sum): float64 exactly summable values with -0.0 and NaN (a null: adds 0),
+// with and without a mask, and int64 values with their extremes (the sum wraps, as the host's), with and without a
+// mask: the bits of each total.
+Outcome column_sum(I64 n, const Options& opt) {
+  Outcome o;
+  std::vector<double> x = exact(n, 200);
+  std::vector<I64> k = ints(n, 201, 1 << 20, -(1 << 19));
+  for (I64 i = 0; i < n; ++i) {
+    const U64 r = hh(202, i);
+    if (r % 29 == 0) x[i] = std::nan("");
+    if (r % 31 == 0) x[i] = -0.0;
+    if (r % 37 == 0) k[i] = r % 2 ? kI64Min : kI64Max;
+  }
+  const std::vector<U8> xm = valid(n, 203, 7), km = valid(n, 204, 5);
+  using RO = fk::OpsKernels<Reference>;
+  using DO = fk::OpsKernels<Device>;
+  const std::vector<U64> ref{RO::column_sum(kExec, host_view(ElementType::float64, x, &xm), n),
+                             RO::column_sum(kExec, host_view(ElementType::float64, x), n),
+                             RO::column_sum(kExec, host_view(ElementType::int64, k, &km), n),
+                             RO::column_sum(kExec, host_view(ElementType::int64, k), n)};
+  const DevColumn dxm(ElementType::float64, x, &xm), dx(ElementType::float64, x), dkm(ElementType::int64, k, &km),
+      dk(ElementType::int64, k);
+  auto run = [&] {
+    return std::vector<U64>{DO::column_sum(kExec, dxm.view(), n), DO::column_sum(kExec, dx.view(), n),
+                            DO::column_sum(kExec, dkm.view(), n), DO::column_sum(kExec, dk.view(), n)};
+  };
+  compare(o, opt, "totals (float64 masked, float64, int64 masked, int64)", ref, run(), run());
+  o.seconds = timed(opt, [&] { (void)DO::column_sum(kExec, dxm.view(), n); });
+  o.bytes = static_cast<double>(n) * 9;
+  return o;
+}
+
 }  // namespace
 
 std::vector<Case> frame_cases() {
@@ -1229,6 +1785,12 @@ std::vector<Case> frame_cases() {
       {"frame.key_decode.words_nulls", [](I64 n, const Options& o) { return key_decode(n, o, false, false); }},
       {"frame.merge.gather_output", join_gather},
       {"frame.expr.where_sqrt_floordiv_clip", expr_evaluate},
+      {"frame.merge.prepared_probe", prepared_join_words},
+      {"frame.merge.prepared_direct", prepared_join_direct},
+      {"frame.partition.sample_hot_rows_word_hashes", hash_sample_hot_rows_word_hashes},
+      {"frame.rolling.groups_carry", rolling_groups_carry},
+      {"frame.transform.tag_route_scatter", tag_route_scatter},
+      {"frame.ops.column_sum", column_sum},
   };
 }
 
