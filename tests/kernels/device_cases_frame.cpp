@@ -702,6 +702,46 @@ Outcome column_values(I64 n, const Options& opt) {
   return o;
 }
 
+// The rolling windows' input column as doubles (RollingKernels::values, rolling.cpp's append_values): float64 as is
+// (NaN, -0.0), int64 with its extremes, timestamps and booleans converted, masked rows NaN.
+Outcome rolling_values(I64 n, const Options& opt) {
+  Outcome o;
+  const auto un = static_cast<std::size_t>(n);
+  const std::vector<double> y = mixed(n, 190);
+  std::vector<I64> k = ints(n, 191, 1000, -500);
+  for (I64 i = 0; i < n; ++i)
+    if (hh(192, i) % 97 == 3) k[i] = i % 2 ? std::numeric_limits<I64>::max() : std::numeric_limits<I64>::min();
+  std::vector<U8> b(un);
+  for (I64 i = 0; i < n; ++i) b[i] = static_cast<U8>(hh(195, i) % 2);
+  const std::vector<U8> ym = valid(n, 193, 7), km = valid(n, 194, 11), bm = valid(n, 196, 5);
+  const DevColumn dy(ElementType::float64, y, &ym), dk(ElementType::int64, k, &km), dt(ElementType::timestamp, k),
+      db(ElementType::boolean, b, &bm);
+  using RR = fk::RollingKernels<Reference>;
+  using DR = fk::RollingKernels<Device>;
+  std::vector<double> ry(un), rk(un), rt(un), rb(un);
+  RR::values(kExec, host_view(ElementType::float64, y, &ym), n, ry.data());
+  RR::values(kExec, host_view(ElementType::int64, k, &km), n, rk.data());
+  RR::values(kExec, host_view(ElementType::timestamp, k), n, rt.data());
+  RR::values(kExec, host_view(ElementType::boolean, b, &bm), n, rb.data());
+  Dev<double> ay(un), ak(un), at(un), ab(un);
+  auto run = [&] {
+    DR::values(kExec, dy.view(), n, ay.get());
+    DR::values(kExec, dk.view(), n, ak.get());
+    DR::values(kExec, dt.view(), n, at.get());
+    DR::values(kExec, db.view(), n, ab.get());
+  };
+  run();
+  const auto ya = ay.host(), ka = ak.host(), ta = at.host(), ba = ab.host();
+  run();
+  compare(o, opt, "float64 with a mask", ry, ya, ay.host());
+  compare(o, opt, "int64 with a mask and its extremes", rk, ka, ak.host());
+  compare(o, opt, "timestamps", rt, ta, at.host());
+  compare(o, opt, "booleans with a mask", rb, ba, ab.host());
+  o.seconds = timed(opt, run);
+  o.bytes = static_cast<double>(n) * (8 + 1 + 8 + 1 + 8 + 1 + 1 + 4 * 8);
+  return o;
+}
+
 // groupby nunique across partitions: each half's distinct (group, value) pairs, then the pairs of both halves
 // (duplicates between them) counted per group and aggregation against the whole input's groups.
 Outcome nunique_pairs(I64 n, const Options& opt) {
@@ -1762,6 +1802,7 @@ std::vector<Case> frame_cases() {
       {"frame.ops.unique_value_counts", unique_value_counts},
       {"frame.ops.column_moments", column_moments},
       {"frame.ops.column_values", column_values},
+      {"frame.rolling.values", rolling_values},
       {"frame.transform.cumsum_shift_mean_rolling", group_transform},
       {"frame.transform.few_groups", group_transform_few_groups},
       {"frame.groupby.nunique_pairs", nunique_pairs},

@@ -55,6 +55,4 @@ void device_free(void* ptr, void* stream) noexcept {
   }
 }
 
-// Page-locked where the device tier is GPU memory (cudaHostAlloc, portable: every context may copy from it);
-// otherwise (a CUDA build on a rank that computes on the host) plain aligned memory, as the host twin.
 }  // namespace slab::detail

@@ -45,6 +45,8 @@ bool cuda_is_device_memory(const void* ptr) noexcept {
   return attr.type == cudaMemoryTypeDevice || attr.type == cudaMemoryTypeManaged;
 }
 
+// Page-locked where the rank computes on a GPU (cudaHostAlloc, portable: every context may copy from it);
+// otherwise (a CUDA build on a rank that computes on the host) plain aligned memory, as the host twin.
 void* pinned_host_alloc(std::size_t bytes, bool pinned) {
   if (!pinned) {
     const std::size_t rounded = ((bytes == 0 ? 1 : bytes) + 63) & ~std::size_t{63};
