@@ -26,7 +26,8 @@ struct Comm::Impl {
   int size = 1;
   void* nccl = nullptr;    ///< ncclComm_t when the device path uses NCCL
   bool owns_nccl = false;  ///< destroy `nccl` with this communicator
-  /// Where the device path runs (its stream, what is GPU memory, its staging pool); null without a device path.
+  /// Where the device path runs (its stream, what is GPU memory, its staging pool); null without a device path
+  /// (set_device_path sets it only with NCCL or staging).
   const ExecutionContext* execution = nullptr;
   bool staging = false;  ///< device buffers go through host memory and MPI
 
@@ -37,7 +38,7 @@ struct Comm::Impl {
 
   /// Whether `p` is a device buffer the device path must handle (the execution context tells).
   [[nodiscard]] bool on_device(const void* p) const noexcept {
-    return execution != nullptr && (nccl != nullptr || staging) && execution->is_device_memory(p);
+    return execution != nullptr && execution->is_device_memory(p);
   }
   /// The device path's stream (a cudaStream_t), null without one.
   [[nodiscard]] void* stream() const noexcept { return execution != nullptr ? execution->stream() : nullptr; }

@@ -292,33 +292,29 @@ QrResult tsqr_explicit(Engine& engine, const RowSource& src) {
   Chunk both = q.submit(
       "tsqr_explicit", std::move(inputs),
       [n, local_rows, d, device_steps](TaskContext& ctx) {
-        const std::size_t total = n * n + local_rows * n;
+        // The rank's rows stacked in one block: in the task's memory for the device steps, a host vector otherwise.
+        BufferPtr stack_buffer;
+        Pin stack;
+        std::vector<double> host_stack;
+        double* a = nullptr;
         if (device_steps) {
-          BufferPtr stack_buffer =
-              ctx.memory().allocate(std::max<std::size_t>(1, local_rows * n) * sizeof(double), "tsqr stack");
-          Pin stack = stack_buffer->pin();
-          auto* a = reinterpret_cast<double*>(stack.data());
-          std::size_t off = 0;
-          for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
-            auto in = ctx.input_as<double>(i);
-            slab::copy(a + off, in.data(), in.size() * sizeof(double), *d.exec);
-            off += in.size();
-          }
-          auto out = ctx.output_as<double>(total);
-          auto r = tsqr_explicit_steps(ctx, a, local_rows, n, out.data() + n * n, d);
-          from_host(out.data(), r.data(), n * n, d);
-          return;
+          stack_buffer = ctx.memory().allocate(std::max<std::size_t>(1, local_rows * n) * sizeof(double), "tsqr stack");
+          stack = stack_buffer->pin();
+          a = reinterpret_cast<double*>(stack.data());
+        } else {
+          host_stack.resize(local_rows * n);
+          a = host_stack.data();
         }
-        std::vector<double> a(local_rows * n);
         std::size_t off = 0;
         for (std::size_t i = 0; i < ctx.num_inputs(); ++i) {
           auto in = ctx.input_as<double>(i);
-          std::memcpy(a.data() + off, in.data(), in.size() * sizeof(double));
+          slab::copy(a + off, in.data(), in.size() * sizeof(double), *d.exec);
           off += in.size();
         }
-        auto out = ctx.output_as<double>(total);
-        auto r = tsqr(ctx.comm(), a.data(), local_rows, n, out.data() + n * n);
-        std::memcpy(out.data(), r.data(), n * n * sizeof(double));
+        auto out = ctx.output_as<double>(n * n + local_rows * n);
+        const auto r = device_steps ? tsqr_explicit_steps(ctx, a, local_rows, n, out.data() + n * n, d)
+                                    : tsqr(ctx.comm(), a, local_rows, n, out.data() + n * n);
+        from_host(out.data(), r.data(), n * n, d);
       },
       device_task(TraceKind::compute, true));
   std::vector<Chunk> qchunks;

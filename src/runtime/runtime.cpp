@@ -160,8 +160,12 @@ struct Runtime::Impl {
     std::string device_error;
     const int count = detail::cuda_device_count();
     const std::vector<int> order = device_order(count, device_error);
+    // The device of node-local rank r (SLAB_DEVICE_ORDER's list, or round robin).
+    const auto device_of_local_rank = [&](int r) {
+      return order.empty() ? r % count : order[static_cast<std::size_t>(r) % order.size()];
+    };
     if (count > 0 && device_error.empty()) {
-      device.id = order.empty() ? local_rank % count : order[static_cast<std::size_t>(local_rank) % order.size()];
+      device.id = device_of_local_rank(local_rank);
       try {
         detail::cuda_set_device(device.id);
         detail::cuda_device_properties(device.id, device.name, device.total_memory);
@@ -195,7 +199,7 @@ struct Runtime::Impl {
     if (count > 0 && device_error.empty()) {
       int sharing = 0;
       for (int r = 0; r < local_size; ++r)
-        if ((order.empty() ? r % count : order[static_cast<std::size_t>(r) % order.size()]) == device.id) ++sharing;
+        if (device_of_local_rank(r) == device.id) ++sharing;
       device_share /= static_cast<std::uint64_t>(std::max(sharing, 1));
     }
     device_limit = options.device_memory_limit.resolve(device_share);

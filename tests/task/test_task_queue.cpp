@@ -35,6 +35,14 @@ void add_doubles(std::span<std::byte> acc, std::span<const std::byte> in) {
   for (std::size_t i = 0; i < acc.size() / sizeof(double); ++i) a[i] += b[i];
 }
 
+// A test engine on the reference place (host tasks are staged as on a GPU) with a host limit of `host_limit`.
+slab::EngineOptions reference_options_with_host_limit(const char* host_limit) {
+  slab::EngineOptions options = slab::testing::engine_options();
+  options.reference_kernels = true;
+  options.host_memory_limit = slab::parse_byte_limit(host_limit, "test");
+  return options;
+}
+
 }  // namespace
 
 TEST(TaskQueue, NothingRunsBeforePersist) {
@@ -334,10 +342,7 @@ TEST(TaskQueue, HostTasksAreStagedWhereTheRankTakesDevicePaths) {
 // names the host limit, not a silent allocation past it.
 TEST(TaskQueue, StagingCopiesPastTheHostLimitAreRefused) {
   if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference place (no CCCL headers)";
-  slab::EngineOptions options = slab::testing::engine_options();
-  options.reference_kernels = true;
-  options.host_memory_limit = slab::parse_byte_limit("4KiB", "test");
-  slab::Engine e(options);
+  slab::Engine e(reference_options_with_host_limit("4KiB"));
   auto& q = e.tasks();
   slab::Chunk small = q.submit("gen small", {}, generate(3, 0, 256));   // 2 KiB: input and output fit
   slab::Chunk large = q.submit("gen large", {}, generate(4, 0, 1024));  // 8 KiB: the copy does not
@@ -362,10 +367,7 @@ TEST(TaskQueue, StagingCopiesPastTheHostLimitAreRefused) {
 // the reduction, as one in a task names the task.
 TEST(TaskQueue, AReductionThatCannotFoldNamesItself) {
   if (!slab::built_with_kernel_reference) GTEST_SKIP() << "this build has no reference place (no CCCL headers)";
-  slab::EngineOptions options = slab::testing::engine_options();
-  options.reference_kernels = true;
-  options.host_memory_limit = slab::parse_byte_limit("4KiB", "test");
-  slab::Engine e(options);
+  slab::Engine e(reference_options_with_host_limit("4KiB"));
   auto& q = e.tasks();
   std::vector<slab::Chunk> chunks;
   for (int c = 0; c < 3; ++c)  // 8 KiB each, made in the device tier (no staging)

@@ -12,17 +12,24 @@
 
 namespace slab::detail {
 
+/// The error of a failed library call `what` whose status reads `text`: OutOfMemory where the library could not
+/// allocate, else CudaError, at the caller's line.
+[[noreturn]] inline void throw_status(const char* what, const std::string& text, bool out_of_memory,
+                                      const std::source_location& where) {
+  if (out_of_memory)
+    throw OutOfMemory(std::string(what) + ": the GPU is out of memory (" + text + ")", where.file_name(),
+                      static_cast<int>(where.line()));
+  throw CudaError(std::string(what) + " failed: " + text, where.file_name(), static_cast<int>(where.line()));
+}
+
 /// @throws CudaError "<what> failed: <name>: <text>" unless `status` is cudaSuccess; OutOfMemory for
 /// cudaErrorMemoryAllocation. A non-sticky error is cleared first, so that the next call does not report it again.
 inline void check_cuda(cudaError_t status, const char* what,
                        std::source_location where = std::source_location::current()) {
   if (status == cudaSuccess) return;
   (void)cudaGetLastError();
-  const std::string text = std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status);
-  if (status == cudaErrorMemoryAllocation)
-    throw OutOfMemory(std::string(what) + ": the GPU is out of memory (" + text + ")", where.file_name(),
-                      static_cast<int>(where.line()));
-  throw CudaError(std::string(what) + " failed: " + text, where.file_name(), static_cast<int>(where.line()));
+  throw_status(what, std::string(cudaGetErrorName(status)) + ": " + cudaGetErrorString(status),
+               status == cudaErrorMemoryAllocation, where);
 }
 
 #if defined(CUBLAS_V2_H_) || defined(CUBLAS_API_H_)
@@ -30,11 +37,8 @@ inline void check_cuda(cudaError_t status, const char* what,
 inline void check_cublas(cublasStatus_t status, const char* what,
                          std::source_location where = std::source_location::current()) {
   if (status == CUBLAS_STATUS_SUCCESS) return;
-  const std::string text = std::string(cublasGetStatusName(status)) + ": " + cublasGetStatusString(status);
-  if (status == CUBLAS_STATUS_ALLOC_FAILED)
-    throw OutOfMemory(std::string(what) + ": the GPU is out of memory (" + text + ")", where.file_name(),
-                      static_cast<int>(where.line()));
-  throw CudaError(std::string(what) + " failed: " + text, where.file_name(), static_cast<int>(where.line()));
+  throw_status(what, std::string(cublasGetStatusName(status)) + ": " + cublasGetStatusString(status),
+               status == CUBLAS_STATUS_ALLOC_FAILED, where);
 }
 #endif
 
@@ -43,11 +47,8 @@ inline void check_cublas(cublasStatus_t status, const char* what,
 inline void check_cusolver(cusolverStatus_t status, const char* what,
                            std::source_location where = std::source_location::current()) {
   if (status == CUSOLVER_STATUS_SUCCESS) return;
-  const std::string text = "cusolverStatus_t " + std::to_string(static_cast<int>(status));
-  if (status == CUSOLVER_STATUS_ALLOC_FAILED)
-    throw OutOfMemory(std::string(what) + ": the GPU is out of memory (" + text + ")", where.file_name(),
-                      static_cast<int>(where.line()));
-  throw CudaError(std::string(what) + " failed: " + text, where.file_name(), static_cast<int>(where.line()));
+  throw_status(what, "cusolverStatus_t " + std::to_string(static_cast<int>(status)),
+               status == CUSOLVER_STATUS_ALLOC_FAILED, where);
 }
 #endif
 
@@ -57,8 +58,7 @@ inline void check_cusolver(cusolverStatus_t status, const char* what,
 inline void check_nccl(ncclResult_t status, const char* what,
                        std::source_location where = std::source_location::current()) {
   if (status == ncclSuccess || status == ncclInProgress) return;
-  throw CudaError(std::string(what) + " failed: " + ncclGetErrorString(status), where.file_name(),
-                  static_cast<int>(where.line()));
+  throw_status(what, ncclGetErrorString(status), false, where);
 }
 #endif
 

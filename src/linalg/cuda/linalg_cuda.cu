@@ -148,7 +148,6 @@ void gpu_qr(const double* a, std::size_t m, std::size_t n, double* r, double* q,
     check_cublas(cublasDgeam(blas(exec), CUBLAS_OP_T, CUBLAS_OP_N, int(n), int(m), &one, w.as<double>(), int(m), &zero,
                              q, int(n), q, int(n)),
                  "cublasDgeam");
-    check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");  // before work and info go
   }
   check_cuda(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
 }
